@@ -1,0 +1,64 @@
+import { type Command, Option } from "commander";
+import { games, getGame } from "../../games/registry.ts";
+import { simulate, type SimulationSummary } from "../../policies/simulate.ts";
+import type { Io } from "../io.ts";
+import { integerIn, jsonObject, nameList } from "../options.ts";
+
+interface SimulateFlags {
+  game: string;
+  variant?: string;
+  config?: Record<string, unknown>;
+  seats: string[];
+  matches: number;
+  seed: string;
+  json?: boolean;
+}
+
+function table(summary: SimulationSummary): string {
+  const rows = summary.seats.map((name, seat) => [
+    String(seat),
+    name,
+    summary.meanReturns[seat].toFixed(4),
+    summary.stderr[seat].toFixed(4),
+  ]);
+  const header = ["seat", "strategy", "mean return", "std. error"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [
+    `${summary.game} v${summary.version} (${summary.variant}), ${summary.matches} match(es), seed ${summary.seed}`,
+    line(header),
+    ...rows.map(line),
+    `${summary.steps} steps, ${summary.actions} actions, ${Math.round(summary.stepsPerSecond).toLocaleString("en")} steps/s`,
+  ].join("\n") + "\n";
+}
+
+export function registerSimulate(program: Command, io: Io): void {
+  program
+    .command("simulate")
+    .description("play matches between built-in strategies in-process and summarise the returns")
+    .addOption(
+      new Option("--game <id>", "the game to play").choices(games.map((g) => g.id)).makeOptionMandatory(),
+    )
+    .option("--variant <name>", "a variant of the game (default: the game's default variant)")
+    .option("--config <json>", "config overrides as a JSON object, or @file.json", jsonObject)
+    .requiredOption(
+      "--seats <strategies>",
+      "one strategy per seat, comma-separated (name or name:arg), or one strategy for every seat",
+      nameList,
+    )
+    .option("--matches <n>", "how many matches", integerIn(1, 100_000_000), 100)
+    .option("--seed <seed>", "the run's seed: a 64-bit integer or any string", "1")
+    .option("--json", "print exactly one JSON object on stdout")
+    .addHelpText("after", "\nList a game's strategies with `ludus strategies --game <id>`.")
+    .action((flags: SimulateFlags) => {
+      const summary = simulate({
+        game: getGame(flags.game),
+        variant: flags.variant,
+        config: flags.config,
+        seats: flags.seats,
+        matches: flags.matches,
+        seed: flags.seed,
+      });
+      io.out(flags.json ? JSON.stringify(summary) + "\n" : table(summary));
+    });
+}

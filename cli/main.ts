@@ -1,0 +1,62 @@
+import { Command, CommanderError } from "commander";
+import { ActionError } from "../games/core/action.ts";
+import { ConfigError } from "../games/core/config.ts";
+import { UnknownGameError } from "../games/registry.ts";
+import { StrategyError } from "../policies/strategy.ts";
+import { ServeError } from "../server/http.ts";
+import { VERSION } from "../server/version.ts";
+import { registerCatalog } from "./commands/catalog.ts";
+import { registerServe } from "./commands/serve.ts";
+import { registerSimulate } from "./commands/simulate.ts";
+import { EXIT, type Io, processIo, UsageError } from "./io.ts";
+
+/** `ludus <command>`: the one entry point to every part of Ludus. */
+
+function program(io: Io): Command {
+  const root = new Command("ludus")
+    .description("Ludus: an authoritative game server for competitive and social-dilemma self-play")
+    .version(VERSION, "-V, --version")
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showSuggestionAfterError()
+    .showHelpAfterError("(run `ludus <command> --help` for usage)")
+    .exitOverride();
+  registerServe(root, io);
+  registerSimulate(root, io);
+  registerCatalog(root, io);
+  for (const command of root.commands) {
+    command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError(
+      `(run \`ludus ${command.name()} --help\` for usage)`,
+    ).exitOverride();
+  }
+  return root;
+}
+
+/** Errors that mean the input was wrong, not the program. */
+const USAGE_ERRORS = [UsageError, ConfigError, StrategyError, UnknownGameError, ActionError, RangeError];
+
+/** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
+export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
+  try {
+    await program(io).parseAsync([...argv], { from: "user" });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed its message already; help and --version exit 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (USAGE_ERRORS.some((kind) => error instanceof kind)) {
+      io.err(`ludus: error: ${(error as Error).message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof ServeError) {
+      io.err(`ludus: error: ${error.message}\n`);
+      return EXIT.failure;
+    }
+    io.err(`ludus: unexpected failure: ${(error as Error)?.stack ?? error}\n`);
+    return EXIT.failure;
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await run(Deno.args));
+}

@@ -1,0 +1,43 @@
+import { InvalidArgumentError } from "commander";
+import { readFileSync } from "node:fs";
+
+/** Parsers for option values: each explains what is allowed when a value is refused. */
+
+export function integerIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\s*-?\d+\s*$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number in [${min}, ${max}].`);
+    }
+    return n;
+  };
+}
+
+/** A JSON object given inline, or `@path` to read it from a file. */
+export function jsonObject(value: string): Record<string, unknown> {
+  let text = value;
+  if (value.startsWith("@")) {
+    try {
+      text = readFileSync(value.slice(1), "utf8");
+    } catch (cause) {
+      throw new InvalidArgumentError(`cannot read ${value.slice(1)}: ${(cause as Error).message}.`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidArgumentError(`expected a JSON object (or @file.json): ${(cause as Error).message}.`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new InvalidArgumentError("expected a JSON object, e.g. '{\"rounds\": 20}'.");
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** A comma-separated list of non-empty names. */
+export function nameList(value: string): string[] {
+  const names = value.split(",").map((s) => s.trim());
+  if (names.some((s) => s === "")) throw new InvalidArgumentError("expected names separated by commas, none empty.");
+  return names;
+}

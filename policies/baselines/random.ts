@@ -1,0 +1,37 @@
+import type { Action, ActionForm } from "../../games/core/action.ts";
+import type { Rng } from "../../games/core/rng.ts";
+import type { StrategyDef } from "../strategy.ts";
+
+const WORDS = ["deal", "trust", "fair", "share", "cooperate", "maybe", "yes", "no", "you", "me", "together", "split"];
+
+/** Uniform over the legal forms, then uniform within the chosen form (its range, its items). */
+export function randomAction(form: ActionForm, rng: Rng): Action {
+  switch (form.kind) {
+    case "fixed":
+      return form.action;
+    case "amount":
+      return {
+        type: form.type,
+        amount: form.integer ? form.min + rng.int(form.max - form.min + 1) : rng.uniform(form.min, form.max),
+      } as Action;
+    case "text": {
+      // A short babble of up to 8 words that fits the limit: enough to exercise message paths.
+      const words: string[] = [];
+      const count = rng.int(9);
+      for (let i = 0; i < count; i++) words.push(rng.pick(WORDS));
+      return { type: form.type, text: words.join(" ").slice(0, form.maxLength) } as Action;
+    }
+    case "split":
+      return { type: form.type, take: form.max.map((max) => rng.int(max + 1)) } as Action;
+  }
+}
+
+export const random: StrategyDef = {
+  name: "random",
+  game: "*",
+  description: "uniform over the legal actions; for a range, uniform over the range",
+  create: () => ({
+    name: "random",
+    act: (ctx) => randomAction(ctx.legal.length === 1 ? ctx.legal[0] : ctx.rng.pick(ctx.legal), ctx.rng),
+  }),
+};

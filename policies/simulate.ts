@@ -1,0 +1,146 @@
+import type { Action } from "../games/core/action.ts";
+import { configure } from "../games/core/config.ts";
+import type { AnyGame } from "../games/core/game.ts";
+import { Rng, type Seed, seedToBigInt } from "../games/core/rng.ts";
+import { createStrategy } from "./baselines/index.ts";
+import type { Strategy, StrategyContext } from "./strategy.ts";
+
+/** Headless self-play: built-in strategies in every seat, in-process, no clocks, no transport. */
+
+/** The game's chance stream and the strategies' stream of one match seed. */
+export const GAME_STREAM = 0;
+export const STRATEGY_STREAM = 1;
+
+export interface MatchOutcome {
+  readonly returns: readonly number[];
+  /** Calls to `apply`. */
+  readonly steps: number;
+  /** Seat actions (a simultaneous step of k seats counts k). */
+  readonly actions: number;
+}
+
+/** Called after every step, for tests and recorders: who moved what, and the step's rewards. */
+export type StepListener = (moves: readonly (Action | undefined)[], rewards: readonly number[]) => void;
+
+/**
+ * Plays one match to the end. The seed fixes everything: the game's chance comes from stream 0
+ * of it and the strategies' coin flips from stream 1.
+ */
+export function playMatch(
+  game: AnyGame,
+  config: unknown,
+  strategies: readonly Strategy[],
+  seed: Seed,
+  onStep?: StepListener,
+): MatchOutcome {
+  const seats = game.seatCount(config);
+  if (strategies.length !== seats) {
+    throw new RangeError(`${game.id} with this config has ${seats} seats, got ${strategies.length} strategies`);
+  }
+  const gameRng = new Rng(seed, GAME_STREAM);
+  const strategyRng = new Rng(seed, STRATEGY_STREAM);
+  const state = game.init(config, gameRng);
+  const moves: (Action | undefined)[] = new Array(seats).fill(undefined);
+  let steps = 0;
+  let actions = 0;
+  for (let toAct = game.toAct(state); toAct.length > 0; toAct = game.toAct(state)) {
+    for (let i = 0; i < toAct.length; i++) {
+      const seat = toAct[i];
+      const context: StrategyContext = {
+        seat,
+        legal: game.legal(state, seat),
+        observation: () => game.observe(state, seat),
+        rng: strategyRng,
+      };
+      moves[seat] = strategies[seat].act(context);
+    }
+    const rewards = game.apply(state, moves, gameRng);
+    onStep?.(moves, rewards);
+    for (let i = 0; i < toAct.length; i++) moves[toAct[i]] = undefined;
+    steps++;
+    actions += toAct.length;
+  }
+  return { returns: game.returns(state), steps, actions };
+}
+
+export interface SimulationOptions {
+  readonly game: AnyGame;
+  readonly variant?: string;
+  readonly config?: unknown;
+  /** One strategy spec per seat (`name` or `name:arg`); a single spec fills every seat. */
+  readonly seats: readonly string[];
+  readonly matches: number;
+  readonly seed: Seed;
+}
+
+export interface SimulationSummary {
+  readonly game: string;
+  readonly version: number;
+  readonly variant: string;
+  readonly config: unknown;
+  readonly matches: number;
+  readonly seed: string;
+  readonly seats: readonly string[];
+  readonly meanReturns: readonly number[];
+  /** Standard error of each seat's mean return across matches. */
+  readonly stderr: readonly number[];
+  readonly steps: number;
+  readonly actions: number;
+  /** The only figure that differs between two runs with the same seed. */
+  readonly stepsPerSecond: number;
+}
+
+/** Match i of a run with seed s is seeded "s/i", so any single match can be replayed alone. */
+export function matchSeed(seed: Seed, index: number): string {
+  return `${seedToBigInt(seed)}/${index}`;
+}
+
+/** Plays `matches` matches and summarises the returns per seat. */
+export function simulate(options: SimulationOptions): SimulationSummary {
+  const { game, matches } = options;
+  if (!Number.isInteger(matches) || matches < 1) throw new RangeError(`matches must be a whole number ≥ 1, got ${matches}`);
+  const { variant, config } = configure(game, options.config ?? {}, options.variant);
+  const seats = game.seatCount(config);
+  const specs = options.seats.length === 1 ? new Array<string>(seats).fill(options.seats[0]) : options.seats;
+  if (specs.length !== seats) {
+    throw new RangeError(
+      `${game.id} (${variant}) has ${seats} seats: name one strategy per seat, or one for all; got ${specs.length}`,
+    );
+  }
+  const strategies = specs.map((spec) => createStrategy(game.id, spec));
+  const sum = new Float64Array(seats);
+  const sumSq = new Float64Array(seats);
+  let steps = 0;
+  let actions = 0;
+  const started = performance.now();
+  for (let m = 0; m < matches; m++) {
+    const outcome = playMatch(game, config, strategies, matchSeed(options.seed, m));
+    for (let s = 0; s < seats; s++) {
+      sum[s] += outcome.returns[s];
+      sumSq[s] += outcome.returns[s] * outcome.returns[s];
+    }
+    steps += outcome.steps;
+    actions += outcome.actions;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const mean = [...sum].map((s) => s / matches);
+  const stderr = mean.map((mu, s) => {
+    if (matches < 2) return 0;
+    const variance = Math.max(0, (sumSq[s] - matches * mu * mu) / (matches - 1));
+    return Math.sqrt(variance / matches);
+  });
+  return {
+    game: game.id,
+    version: game.version,
+    variant,
+    config,
+    matches,
+    seed: String(options.seed),
+    seats: specs,
+    meanReturns: mean,
+    stderr,
+    steps,
+    actions,
+    stepsPerSecond: seconds > 0 ? steps / seconds : 0,
+  };
+}
