@@ -1,0 +1,502 @@
+import { z } from "zod";
+import { type ActionError, type ActionSpace, type AmountForm, parseInput } from "../core/action.ts";
+import type { Game, Viewer } from "../core/game.ts";
+import { buildSchedule, identitySchedule, type Schedule } from "./schedule.ts";
+import { DONATE, PUNISH, REFUSE, startTrace, traceEntries, type TraceEntry, TraceNode, units } from "./trace.ts";
+
+/**
+ * The Donor Game with cultural evolution (Vallinder & Hughes 2024): a population of agents, paired
+ * every round as donor and recipient; a donation is multiplied on arrival, so everyone gains if
+ * donors give, but each donor gains by keeping. Donors judge recipients only by a short trace of
+ * what the recipient, and those it met before, did.
+ */
+
+export type Mechanism = "standard" | "costly-punishment" | "partner-choice";
+
+export const donorConfig = z.strictObject({
+  agents: z.int().min(2).max(1000).default(12)
+    .describe("agents in the population, one per seat; even, as they are split into two groups of agents/2"),
+  games: z.int().min(1).max(2).default(2)
+    .describe("games per match: game 2 resets resources to the endowment and reverses every pair of game 1"),
+  endowment: z.number().positive().max(1e9).default(10).describe("each agent's resources at the start of every game"),
+  cooperationGain: z.number().min(0).max(1000).default(2).describe(
+    "the recipient receives this multiple of a donation",
+  ),
+  punishmentLoss: z.number().min(0).max(1000).default(2)
+    .describe("costly punishment: the recipient loses this multiple of what the donor spends (never below 0)"),
+  mechanism: z.enum(["standard", "costly-punishment", "partner-choice"]).default("standard")
+    .describe("what a donor may do besides donating: nothing more, punish, or refuse to play"),
+  shuffle: z.boolean().default(true)
+    .describe("shuffle agents into the two groups with the match seed; false puts seat k in group A for k < agents/2"),
+  carryTraces: z.boolean().default(true)
+    .describe(
+      "game 2 keeps the traces of game 1 (reputations persist); false starts game 2 afresh, as the reference notebook does",
+    ),
+  traceDepth: z.int().min(1).max(100).default(3)
+    .describe("how many of the recipient's newest trace entries a donor sees"),
+  names: z.array(z.string().regex(/\S/, "a name must not be blank").max(100)).optional()
+    .describe("the agents' names by seat, all distinct (default agent-1 … agent-N): identity kept across matches"),
+  generation: z.int().min(1).default(1).describe("the population's generation, shown to agents"),
+}).check((ctx) => {
+  const { agents, names } = ctx.value;
+  if (agents % 2 !== 0) {
+    ctx.issues.push({ code: "custom", input: agents, path: ["agents"], message: `agents must be even, got ${agents}` });
+  }
+  if (names !== undefined && names.length !== agents) {
+    ctx.issues.push({
+      code: "custom",
+      input: names,
+      path: ["names"],
+      message: `names must give one name per agent (${agents}), got ${names.length}`,
+    });
+  }
+  const repeated = names?.find((name, i) => names.indexOf(name) !== i);
+  if (repeated !== undefined) {
+    ctx.issues.push({ code: "custom", input: names, path: ["names"], message: `names must be distinct: ${repeated}` });
+  }
+});
+export type DonorConfig = z.infer<typeof donorConfig>;
+
+export type DonorAction =
+  | { readonly type: "donate"; readonly amount: number }
+  | { readonly type: "punish"; readonly amount: number }
+  | { readonly type: "refuse" };
+
+export interface DonorState {
+  readonly config: DonorConfig;
+  readonly names: readonly string[];
+  /** Immutable; shared between clones (and between unshuffled matches). */
+  readonly schedule: Schedule;
+  /** 0-based game being played; config.games once the match is over. */
+  game: number;
+  /** 0-based round within the game. */
+  round: number;
+  readonly resources: Float64Array;
+  /** finals[game · agents + seat]: resources at the end of each finished game. */
+  readonly finals: Float64Array;
+  /** Each agent's trace, newest entry first; nodes are immutable, so clones share them. */
+  readonly traces: TraceNode[];
+}
+
+export type DonorRole = "donor" | "recipient" | "over";
+
+export interface DonorSeatView {
+  readonly name: string;
+  readonly resources: number;
+  readonly role: DonorRole;
+  /** This round's partner and its current resources; null once over. */
+  readonly partner: { readonly name: string; readonly resources: number } | null;
+  /** For a donor: the recipient's newest trace entries, newest first; otherwise empty. */
+  readonly recipientTrace: TraceEntry[];
+  /** The agent's resources at the end of each finished game. */
+  readonly results: number[];
+}
+
+export interface DonorObservation {
+  readonly game: "donor-game";
+  /** The viewer's seat, or "public". */
+  readonly seat: number | "public";
+  readonly generation: number;
+  readonly mechanism: Mechanism;
+  readonly endowment: number;
+  readonly cooperationGain: number;
+  readonly punishmentLoss: number;
+  readonly phase: "play" | "over";
+  /** 1-based game and round being played; once over, the last ones played. */
+  readonly gameNumber: number;
+  readonly games: number;
+  readonly round: number;
+  readonly rounds: number;
+  /** The seat's own view; null for the public. */
+  readonly you: DonorSeatView | null;
+  /** Public view only (else null): every agent by seat, with its group and current resources. */
+  readonly agents: { readonly name: string; readonly group: "A" | "B"; readonly resources: number }[] | null;
+  /** Public view only (else null): this round's pairs, as seats; empty once over. */
+  readonly pairs: { readonly donor: number; readonly recipient: number }[] | null;
+  /** Public view only (else null): every agent's resources at the end of each finished game. */
+  readonly finals: number[][] | null;
+}
+
+const REFUSE_ACTION = Object.freeze({ type: "refuse" as const });
+const REFUSE_FORM = Object.freeze({ kind: "fixed" as const, action: REFUSE_ACTION });
+const NOTHING: ActionSpace<DonorAction> = Object.freeze([]);
+const NOBODY: readonly number[] = Object.freeze([]);
+
+function amountForm(type: "donate" | "punish", max: number): AmountForm {
+  return { kind: "amount", type, min: 0, max, integer: false };
+}
+
+let defaultNames: readonly string[] = [];
+
+/** agent-1 … agent-N; the last list is kept, since most matches use the same N. */
+function namesFor(config: DonorConfig): readonly string[] {
+  if (config.names) return config.names;
+  if (defaultNames.length !== config.agents) {
+    defaultNames = Object.freeze(Array.from({ length: config.agents }, (_, k) => `agent-${k + 1}`));
+  }
+  return defaultNames;
+}
+
+function isOver(state: DonorState): boolean {
+  return state.game >= state.config.games;
+}
+
+/** Whether `seat` gives in the current round (game 2 reverses game 1's roles). */
+function isDonor(state: DonorState, seat: number): boolean {
+  return state.schedule.giver[state.round * state.config.agents + seat] === (state.game === 0 ? 1 : 0);
+}
+
+const ANSWER = /answer\s*:/i;
+const NUMBER = String.raw`[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)`;
+const LEADING_NUMBER = new RegExp(String.raw`^\s*(${NUMBER})`);
+const DONATE_OR_PUNISH = new RegExp(String.raw`\b(donate|punish)\b\D*?(${NUMBER})`, "i");
+
+function toNumber(text: string): number {
+  return Number(text.replace(",", "."));
+}
+
+/**
+ * The reference notebook's answer forms: whatever follows the first `Answer:`; a leading number is
+ * a donation; `Donate, 3` / `Punish, 2,5` (any case, decimal comma allowed); in partner choice any
+ * mention of `refuse`. A negative amount is read as written, so the space refuses it.
+ */
+function answerAlias(text: string, mechanism: Mechanism): DonorAction | undefined {
+  const at = ANSWER.exec(text);
+  const answer = at ? text.slice(at.index + at[0].length) : text;
+  if (mechanism === "partner-choice" && answer.toLowerCase().includes("refuse")) return REFUSE_ACTION;
+  const leading = LEADING_NUMBER.exec(answer);
+  if (leading) return { type: "donate", amount: toNumber(leading[1]) };
+  const verb = DONATE_OR_PUNISH.exec(answer);
+  if (verb) return { type: verb[1].toLowerCase() as "donate" | "punish", amount: toNumber(verb[2]) };
+  return undefined;
+}
+
+function mechanismRules(config: DonorConfig): string {
+  switch (config.mechanism) {
+    case "costly-punishment":
+      return "Instead of donating, the donor may punish: it spends x units (again from 0 to all it has) " +
+        `and the recipient loses ${config.punishmentLoss}·x units, though never going below 0. `;
+    case "partner-choice":
+      return "Instead of donating, the donor may refuse to play with the recipient: nothing changes hands. ";
+    case "standard":
+      return "";
+  }
+}
+
+function answerHint(mechanism: Mechanism): string {
+  switch (mechanism) {
+    case "costly-punishment":
+      return "Answer with `donate <x>` or `punish <x>` (for example `Donate, 2.5`), or JSON such as " +
+        '{"type":"punish","amount":1}.';
+    case "partner-choice":
+      return 'Answer with the amount you give (for example `2.5`), `refuse`, or JSON such as {"type":"donate","amount":2.5}.';
+    case "standard":
+      return 'Answer with the amount you give (for example `2.5`), or JSON such as {"type":"donate","amount":2.5}.';
+  }
+}
+
+export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservation> = {
+  id: "donor-game",
+  version: 1,
+  title: "Donor game",
+  summary: "A population of agents meets in pairs, one donor and one recipient per pair and round. " +
+    "The donor gives up any share of its resources and the recipient receives twice as much, so " +
+    "giving makes the population rich while keeping makes the donor richer. Donors see the recipient's " +
+    "trace: its last move and the moves of those it met before. Variants add costly punishment or " +
+    "refusing a partner.",
+  seats: { min: 2, max: 1000 },
+  schema: donorConfig,
+  variants: {
+    standard: { description: "donate any amount from 0 to all you have (the paper's main setting)", config: {} },
+    "costly-punishment": {
+      description: "a donor may instead spend x to take 2x from the recipient",
+      config: { mechanism: "costly-punishment" },
+    },
+    "partner-choice": {
+      description: "a donor may instead refuse to play with the recipient",
+      config: { mechanism: "partner-choice" },
+    },
+  },
+  defaultVariant: "standard",
+
+  seatCount: (config) => config.agents,
+
+  rules(config) {
+    const n = config.agents;
+    const half = n / 2;
+    const secondGame = config.games === 2
+      ? `After game 1, everyone's resources go back to ${config.endowment} and game 2 replays every pair ` +
+        `with the roles reversed. ${
+          config.carryTraces ? "Traces carry over from game 1 into game 2." : "Traces start afresh in game 2."
+        } `
+      : "";
+    return `Donor game for ${n} agents (generation ${config.generation}), ${config.games} game(s) of ${n} rounds. ` +
+      `Every agent starts each game with ${config.endowment} units of a resource. The agents are split into ` +
+      `two groups of ${half}. In every round each agent is paired with one agent of the other group: one is ` +
+      `the donor, the other the recipient. Over a game you meet each agent of the other group twice, once ` +
+      `in each role, and you are the donor in ${half} of the ${n} rounds; the roles mostly alternate from round ` +
+      "to round, but not always. All pairs of a round act at the same time. " +
+      `The donor chooses an amount x to give up, any real number from 0 to all it has; the recipient ` +
+      `receives ${config.cooperationGain}·x. ${mechanismRules(config)}` +
+      "A donor sees its own resources, the recipient's name and resources, and the recipient's trace: " +
+      `its ${config.traceDepth} newest entries, newest first. When a donor acts, its trace becomes the ` +
+      "recipient's trace plus a sentence on what the donor just did, so the first entry tells what the " +
+      "recipient did in its last donation, the next what the recipient's own partner did before that, and " +
+      `so on. Every agent's trace starts with a sentence saying it has had no interactions. ${secondGame}` +
+      "Your score is the sum of your resources at the end of each game.";
+  },
+
+  init(config, rng) {
+    const n = config.agents;
+    let schedule: Schedule;
+    if (config.shuffle) {
+      const order = Array.from({ length: n }, (_, k) => k);
+      schedule = buildSchedule(rng.shuffle(order));
+    } else {
+      schedule = identitySchedule(n);
+    }
+    return {
+      config,
+      names: namesFor(config),
+      schedule,
+      game: 0,
+      round: 0,
+      resources: new Float64Array(n).fill(config.endowment),
+      finals: new Float64Array(config.games * n),
+      traces: Array.from({ length: n }, (_, seat) => startTrace(seat)),
+    };
+  },
+
+  toAct(state) {
+    if (isOver(state)) return NOBODY;
+    const s = state.schedule;
+    return state.game === 0 ? s.donors[state.round] : s.recipients[state.round];
+  },
+
+  legal(state, seat) {
+    if (isOver(state) || !isDonor(state, seat)) return NOTHING;
+    const max = state.resources[seat];
+    switch (state.config.mechanism) {
+      case "standard":
+        return [amountForm("donate", max)];
+      case "costly-punishment":
+        return [amountForm("donate", max), amountForm("punish", max)];
+      case "partner-choice":
+        return [amountForm("donate", max), REFUSE_FORM];
+    }
+  },
+
+  apply(state, moves) {
+    if (isOver(state)) throw new RangeError("the match is over");
+    const { config, schedule, resources, traces } = state;
+    const n = config.agents;
+    const { game, round } = state;
+    const donors = game === 0 ? schedule.donors[round] : schedule.recipients[round];
+    const rewards = new Array<number>(n).fill(0);
+    for (let k = 0; k < donors.length; k++) {
+      const donor = donors[k];
+      const recipient = schedule.partner[round * n + donor];
+      const move = moves[donor];
+      const before = resources[donor];
+      const received = resources[recipient];
+      let kind: number;
+      let amount = 0;
+      if (move?.type === "refuse" && config.mechanism === "partner-choice") {
+        kind = REFUSE;
+      } else if (
+        (move?.type === "donate" || (move?.type === "punish" && config.mechanism === "costly-punishment")) &&
+        move.amount >= 0 && move.amount <= before
+      ) {
+        amount = move.amount;
+        resources[donor] = before - amount;
+        if (move.type === "donate") {
+          kind = DONATE;
+          resources[recipient] = received + config.cooperationGain * amount;
+        } else {
+          kind = PUNISH;
+          resources[recipient] = Math.max(0, received - config.punishmentLoss * amount);
+        }
+      } else {
+        // Moves come through `parse`, which refuses these; reaching here is a caller's bug.
+        throw new RangeError(`seat ${donor} made an illegal move: ${JSON.stringify(move)}`);
+      }
+      rewards[donor] = resources[donor] - before;
+      rewards[recipient] = resources[recipient] - received;
+      traces[donor] = new TraceNode(kind, game, round, donor, recipient, amount, before, traces[recipient]);
+    }
+    if (++state.round === n) {
+      state.finals.set(resources, game * n);
+      state.round = 0;
+      if (++state.game < config.games) {
+        resources.fill(config.endowment);
+        if (!config.carryTraces) {
+          for (let seat = 0; seat < n; seat++) traces[seat] = startTrace(seat);
+        }
+      }
+    }
+    return rewards;
+  },
+
+  /**
+   * The sum over games of each agent's resources at the end of the game, counting the game in
+   * progress at its current resources. (The reference notebook scores 2 × the resources after game 2,
+   * a slip we do not copy.) Step rewards are resource changes, so they sum per game to final − endowment.
+   */
+  returns(state) {
+    const n = state.config.agents;
+    const totals = isOver(state) ? new Array<number>(n).fill(0) : Array.from(state.resources);
+    for (let g = 0; g < state.game; g++) {
+      for (let seat = 0; seat < n; seat++) totals[seat] += state.finals[g * n + seat];
+    }
+    return totals;
+  },
+
+  observe(state, viewer: Viewer) {
+    const { config, names, schedule, resources } = state;
+    const n = config.agents;
+    const over = isOver(state);
+    const finished = state.game;
+    const header = {
+      game: "donor-game" as const,
+      seat: viewer,
+      generation: config.generation,
+      mechanism: config.mechanism,
+      endowment: config.endowment,
+      cooperationGain: config.cooperationGain,
+      punishmentLoss: config.punishmentLoss,
+      phase: over ? "over" as const : "play" as const,
+      gameNumber: over ? config.games : state.game + 1,
+      games: config.games,
+      round: over ? n : state.round + 1,
+      rounds: n,
+    };
+    if (viewer === "public") {
+      const pairs: { donor: number; recipient: number }[] = [];
+      if (!over) {
+        for (const donor of donorGame.toAct(state)) {
+          pairs.push({ donor, recipient: schedule.partner[state.round * n + donor] });
+        }
+      }
+      return {
+        ...header,
+        you: null,
+        agents: names.map((name, seat) => ({
+          name,
+          group: schedule.group[seat] === 0 ? "A" as const : "B" as const,
+          resources: resources[seat],
+        })),
+        pairs,
+        finals: Array.from({ length: finished }, (_, g) => Array.from(state.finals.subarray(g * n, (g + 1) * n))),
+      };
+    }
+    const results = Array.from({ length: finished }, (_, g) => state.finals[g * n + viewer]);
+    let you: DonorSeatView;
+    if (over) {
+      you = {
+        name: names[viewer],
+        resources: resources[viewer],
+        role: "over",
+        partner: null,
+        recipientTrace: [],
+        results,
+      };
+    } else {
+      const partner = schedule.partner[state.round * n + viewer];
+      const donor = isDonor(state, viewer);
+      you = {
+        name: names[viewer],
+        resources: resources[viewer],
+        role: donor ? "donor" : "recipient",
+        partner: { name: names[partner], resources: resources[partner] },
+        recipientTrace: donor
+          ? traceEntries(state.traces[partner], config.traceDepth, names, config.punishmentLoss)
+          : [],
+        results,
+      };
+    }
+    return { ...header, you, agents: null, pairs: null, finals: null };
+  },
+
+  describe(obs) {
+    const lines: string[] = [];
+    const where = obs.phase === "over"
+      ? `The match is over (${obs.games} game(s) of ${obs.rounds} rounds).`
+      : `Game ${obs.gameNumber} of ${obs.games}, round ${obs.round} of ${obs.rounds}.`;
+    const you = obs.you;
+    if (you === null) {
+      lines.push(`Donor game, generation ${obs.generation}. ${where}`);
+      if (obs.pairs && obs.pairs.length > 0 && obs.agents) {
+        const agents = obs.agents;
+        lines.push("Pairs this round (donor → recipient):");
+        for (const p of obs.pairs) lines.push(`- ${agents[p.donor].name} → ${agents[p.recipient].name}`);
+      }
+      lines.push("Resources now:");
+      for (const a of obs.agents ?? []) lines.push(`- ${a.name} (group ${a.group}): ${units(a.resources)}`);
+      (obs.finals ?? []).forEach((finals, g) => {
+        lines.push(
+          `At the end of game ${g + 1}: ${
+            finals.map((r, seat) => `${obs.agents![seat].name} ${units(r)}`).join(", ")
+          }.`,
+        );
+      });
+      return lines.join("\n");
+    }
+    lines.push(`You are ${you.name}, of generation ${obs.generation}. ${where}`);
+    you.results.forEach((r, g) => lines.push(`You ended game ${g + 1} with ${units(r)} units.`));
+    if (you.role === "over") {
+      const total = you.results.reduce((sum, r) => sum + r, 0);
+      lines.push(`Your score, the sum over the games, is ${units(total)}.`);
+      return lines.join("\n");
+    }
+    lines.push(`You have ${units(you.resources)} units.`);
+    const partner = you.partner!;
+    if (you.role === "recipient") {
+      lines.push(
+        `This round you are the recipient: ${partner.name}, who has ${units(partner.resources)} units, decides ` +
+          "what to do with you. There is nothing for you to do.",
+      );
+      return lines.join("\n");
+    }
+    lines.push(
+      `This round you are the donor, and ${partner.name}, who has ${
+        units(partner.resources)
+      } units, is your recipient.`,
+    );
+    lines.push(`${partner.name}'s trace, newest first:`);
+    for (const entry of you.recipientTrace) lines.push(`- ${entry.sentence}`);
+    const max = units(you.resources);
+    lines.push(
+      `Choose how many units to give up: any number from 0 to ${max} (inclusive). ` +
+        `${partner.name} receives ${obs.cooperationGain} times what you give.`,
+    );
+    if (obs.mechanism === "costly-punishment") {
+      lines.push(
+        `Or punish ${partner.name}: spend any number from 0 to ${max} units, and ${partner.name} loses ` +
+          `${obs.punishmentLoss} times that (never going below 0).`,
+      );
+    }
+    if (obs.mechanism === "partner-choice") {
+      lines.push(`Or refuse to play with ${partner.name}: nothing changes hands.`);
+    }
+    lines.push(answerHint(obs.mechanism));
+    return lines.join("\n");
+  },
+
+  parse(input, state, seat): DonorAction | ActionError {
+    const space = donorGame.legal(state, seat);
+    return parseInput(space, input, (text) => answerAlias(text, state.config.mechanism));
+  },
+
+  clone(state) {
+    return {
+      config: state.config,
+      names: state.names,
+      schedule: state.schedule,
+      game: state.game,
+      round: state.round,
+      resources: state.resources.slice(),
+      finals: state.finals.slice(),
+      traces: state.traces.slice(),
+    };
+  },
+};
