@@ -1,0 +1,584 @@
+import { z } from "zod";
+import {
+  type ActionError,
+  type ActionSpace,
+  parseInput,
+  parseSplitText,
+  type SplitForm,
+  type TextForm,
+} from "../core/action.ts";
+import type { Game, Viewer } from "../core/game.ts";
+import type { Rng } from "../core/rng.ts";
+
+/**
+ * Trust-and-Split: every round two seats chat, then claim at the same time how many units of each
+ * item they keep; over-claims are scaled down in proportion. Who values the units more is private
+ * (rock-paper-scissors hands) or public ("ties"), so talk is cheap but informative.
+ */
+
+export const VALUATIONS = ["rps", "rps-alternating", "ties"] as const;
+export type Valuation = (typeof VALUATIONS)[number];
+
+const itemName = z.string().regex(/^[a-z]{1,20}$/, "an item name is 1 to 20 lowercase letters")
+  // Split actions may name items as JSON fields next to `type` and `take`.
+  .refine((name) => name !== "type" && name !== "take", "`type` and `take` cannot name an item");
+
+export const tasConfig = z.strictObject({
+  rounds: z.int().min(1).max(10_000).default(10).describe("rounds per match"),
+  items: z.array(itemName).min(1).max(10).default(["coins"])
+    .describe("the item types split every round (lowercase plural nouns)"),
+  quantity: z.int().min(1).max(1000).default(10).describe("units of each item to split every round"),
+  messages: z.int().min(0).max(10).default(1)
+    .describe("messages each seat sends per round before the claims, taking turns (0: no chat)"),
+  messageChars: z.int().min(1).max(10_000).default(500).describe("longest message, in characters"),
+  valuation: z.enum(VALUATIONS).default("rps").describe(
+    "how per-unit values are drawn: `rps` (private rock-paper-scissors hands, the winning hand values " +
+      "every unit at `high`, the other at `low`), `rps-alternating` (as rps in round 1, then the winning " +
+      "hand passes to the other seat every round), `ties` (public values, each seat and item `high` or " +
+      "`low` with probability 1/2, redrawn until both value some item `high`)",
+  ),
+  high: z.number().default(10).describe("the high per-unit value (the winning hand's)"),
+  low: z.number().min(0).default(1).describe("the low per-unit value (the losing hand's)"),
+}).check((ctx) => {
+  const { high, low, items } = ctx.value;
+  if (!(high > low)) {
+    ctx.issues.push({
+      code: "custom",
+      input: high,
+      path: ["high"],
+      message: `the high value must exceed the low value, got high=${high} low=${low}`,
+    });
+  }
+  const repeated = items.find((item, i) => items.indexOf(item) !== i);
+  if (repeated !== undefined) {
+    ctx.issues.push({ code: "custom", input: items, path: ["items"], message: `item \`${repeated}\` is listed twice` });
+  }
+});
+export type TasConfig = z.infer<typeof tasConfig>;
+
+export const HANDS = ["rock", "paper", "scissors"] as const;
+export type Hand = (typeof HANDS)[number];
+export type Standing = "upper" | "lower";
+
+export type TasAction =
+  | { readonly type: "message"; readonly text: string }
+  | { readonly type: "split"; readonly take: readonly number[] };
+
+export interface TasMessage {
+  /** 1-based round. */
+  readonly round: number;
+  readonly seat: number;
+  readonly text: string;
+}
+
+export interface TasState {
+  readonly config: TasConfig;
+  /** Rounds completed. */
+  round: number;
+  /** Messages sent in the current round. */
+  said: number;
+  /** The seat that speaks first in the current round. */
+  starter: number;
+  /** Hands (indices into HANDS) by round and seat: hands[2 * round + seat]; unused under "ties". */
+  readonly hands: Uint8Array;
+  /** Per-unit values by round, seat and item: values[(2 * round + seat) * items + item]. */
+  readonly values: Float64Array;
+  /** Units claimed, laid out as `values`. */
+  readonly claims: Int32Array;
+  /** Points by round and seat: rewards[2 * round + seat]. */
+  readonly rewards: Float64Array;
+  readonly totals: [number, number];
+  readonly chat: TasMessage[];
+}
+
+/** One completed round, everything revealed. Pairs are by seat. */
+export interface TasRoundSummary {
+  /** Both hands (null under "ties"). */
+  readonly hands: [Hand, Hand] | null;
+  /** Who held the winning hand (null under "ties"). */
+  readonly standing: [Standing, Standing] | null;
+  /** Per-unit values, one per item. */
+  readonly values: [number[], number[]];
+  /** Units claimed, one per item. */
+  readonly claims: [number[], number[]];
+  /** Units received after proportional scaling, one per item. */
+  readonly received: [number[], number[]];
+  readonly rewards: [number, number];
+}
+
+export interface TasObservation {
+  readonly game: "trust-and-split";
+  /** The viewer's seat, or "public". */
+  readonly seat: number | "public";
+  /** 1-based round being played (rounds + 1 once over). */
+  readonly round: number;
+  readonly rounds: number;
+  readonly phase: "message" | "split" | "over";
+  readonly valuation: Valuation;
+  readonly items: string[];
+  /** Units of each item per round. */
+  readonly quantity: number;
+  readonly high: number;
+  readonly low: number;
+  /** Messages each seat sends per round. */
+  readonly messages: number;
+  readonly messageChars: number;
+  /** Who speaks first this round (null once over). */
+  readonly starter: number | null;
+  /** Who sends the next message (null outside the message phase). */
+  readonly speaker: number | null;
+  /** The viewer's own hand this round (null for the public, under "ties", and once over). */
+  readonly hand: Hand | null;
+  /**
+   * This round's per-unit values by seat and item, when public ("ties"); null otherwise. Under
+   * the rps valuations a seat does not see its own value: with distinct hands it would give away
+   * the other's hand.
+   */
+  readonly values: [number[], number[]] | null;
+  readonly history: TasRoundSummary[];
+  readonly totals: [number, number];
+  /** Every message so far. */
+  readonly chat: TasMessage[];
+}
+
+interface Spaces {
+  readonly message: ActionSpace<TasAction>;
+  readonly split: ActionSpace<TasAction>;
+}
+
+const NOTHING: ActionSpace<TasAction> = Object.freeze([]);
+const BOTH = Object.freeze([0, 1]);
+const SEAT = [Object.freeze([0]), Object.freeze([1])];
+const NOBODY: readonly number[] = Object.freeze([]);
+const NO_REWARD = Object.freeze([0, 0]);
+
+// A config's action spaces never change, so each config builds them once.
+const spacesByConfig = new WeakMap<TasConfig, Spaces>();
+
+function spaces(config: TasConfig): Spaces {
+  let cached = spacesByConfig.get(config);
+  if (cached === undefined) {
+    const message: TextForm = Object.freeze({ kind: "text", type: "message", maxLength: config.messageChars });
+    const split: SplitForm = Object.freeze({
+      kind: "split",
+      type: "split",
+      items: Object.freeze([...config.items]),
+      max: Object.freeze(config.items.map(() => config.quantity)),
+    });
+    cached = { message: Object.freeze([message]), split: Object.freeze([split]) };
+    spacesByConfig.set(config, cached);
+  }
+  return cached;
+}
+
+/** True when hand `a` beats hand `b` (rock > scissors > paper > rock). */
+export function beats(a: number, b: number): boolean {
+  return (a + 3 - b) % 3 === 1;
+}
+
+/**
+ * Deals hands `h0` and `h1` (indices into HANDS, distinct) for the current round and sets the
+ * values they imply. The draw uses it; so can tests that need a known deal.
+ */
+export function setHands(state: TasState, h0: number, h1: number): void {
+  if (h0 === h1 || HANDS[h0] === undefined || HANDS[h1] === undefined) {
+    throw new RangeError(`hands must be distinct of 0..2, got ${h0}, ${h1}`);
+  }
+  const { config, round } = state;
+  const n = config.items.length;
+  state.hands[2 * round] = h0;
+  state.hands[2 * round + 1] = h1;
+  const upper = beats(h0, h1) ? 0 : 1;
+  const base = 2 * round * n;
+  state.values.fill(upper === 0 ? config.high : config.low, base, base + n);
+  state.values.fill(upper === 1 ? config.high : config.low, base + n, base + 2 * n);
+}
+
+/** Draws the current round's values. */
+function deal(state: TasState, rng: Rng): void {
+  const { config, round } = state;
+  if (config.valuation === "ties") {
+    const n = config.items.length;
+    const mask = (1 << n) - 1;
+    let mine: number, theirs: number;
+    // Each output bit is a fair coin: n for seat 0's items, n for seat 1's; redraw until both value some item high.
+    do {
+      const bits = rng.next();
+      mine = bits & mask;
+      theirs = (bits >>> n) & mask;
+    } while ((mine & theirs) === 0);
+    const base = 2 * round * n;
+    for (let i = 0; i < n; i++) {
+      state.values[base + i] = mine & (1 << i) ? config.high : config.low;
+      state.values[base + n + i] = theirs & (1 << i) ? config.high : config.low;
+    }
+    return;
+  }
+  if (config.valuation === "rps-alternating" && round > 0) {
+    // The winning hand passes to the seat that lost the last round; its hand is uniform.
+    const upper = beats(state.hands[2 * round - 2], state.hands[2 * round - 1]) ? 1 : 0;
+    const winner = rng.int(3);
+    const loser = (winner + 2) % 3;
+    setHands(state, upper === 0 ? winner : loser, upper === 0 ? loser : winner);
+    return;
+  }
+  // One of the six ordered pairs of distinct hands, uniformly.
+  const k = rng.int(6);
+  const h0 = k >> 1;
+  setHands(state, h0, (h0 + 1 + (k & 1)) % 3);
+}
+
+function speaker(state: TasState): number {
+  return state.said % 2 === 0 ? state.starter : 1 - state.starter;
+}
+
+function inMessagePhase(state: TasState): boolean {
+  return state.said < 2 * state.config.messages;
+}
+
+function phase(state: TasState): TasObservation["phase"] {
+  if (state.round >= state.config.rounds) return "over";
+  return inMessagePhase(state) ? "message" : "split";
+}
+
+/** Units received per item from the two claims: all claims when they fit, else in proportion. */
+function received(quantity: number, own: number, other: number): number {
+  const total = own + other;
+  return total > quantity ? (quantity * own) / total : own;
+}
+
+function slice(array: Float64Array | Int32Array, round: number, seat: number, n: number): number[] {
+  const base = (2 * round + seat) * n;
+  return Array.from(array.subarray(base, base + n));
+}
+
+function summary(state: TasState, r: number): TasRoundSummary {
+  const { config } = state;
+  const n = config.items.length;
+  const claims: [number[], number[]] = [slice(state.claims, r, 0, n), slice(state.claims, r, 1, n)];
+  const rps = config.valuation !== "ties";
+  const h0 = state.hands[2 * r];
+  const h1 = state.hands[2 * r + 1];
+  return {
+    hands: rps ? [HANDS[h0], HANDS[h1]] : null,
+    standing: rps ? (beats(h0, h1) ? ["upper", "lower"] : ["lower", "upper"]) : null,
+    values: [slice(state.values, r, 0, n), slice(state.values, r, 1, n)],
+    claims,
+    received: [
+      claims[0].map((c, i) => received(config.quantity, c, claims[1][i])),
+      claims[1].map((c, i) => received(config.quantity, c, claims[0][i])),
+    ],
+    rewards: [state.rewards[2 * r], state.rewards[2 * r + 1]],
+  };
+}
+
+function num(x: number): string {
+  return Number.isInteger(x) ? String(x) : String(Math.round(x * 1000) / 1000);
+}
+
+/** `10 coins` or `10 hats, 10 books and 10 balls`. */
+function amounts(items: readonly string[], counts: readonly number[]): string {
+  const parts = items.map((item, i) => `${num(counts[i])} ${item}`);
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
+}
+
+function valueList(items: readonly string[], values: readonly number[]): string {
+  return items.map((item, i) => `${item} ${num(values[i])}`).join(", ");
+}
+
+/** How to write a claim: the proposal token for one item, the `Proposal:` list for several, or JSON. */
+function claimFormat(items: readonly string[], quantity: number): string {
+  const text = items.length === 1
+    ? `<<proposal_start>> x <<proposal_end>> where x is a whole number from 0 to ${quantity}`
+    : `Proposal: ${items.map((item) => `x ${item}`).join(", ")} with each x a whole number from 0 to ${quantity}`;
+  const json = items.length === 1
+    ? `{"type":"split","${items[0]}":x}`
+    : `{"type":"split","take":[${items.map(() => "x").join(",")}]}`;
+  return `${text} (or JSON ${json})`;
+}
+
+const MESSAGE_TOKENS = /<<message_start>>([\s\S]*?)(?:<<message_end>>|$)|<message>([\s\S]*?)(?:<\/message>|$)/i;
+const PROPOSAL_TOKENS = /<<proposal_start>>([\s\S]*?)<<proposal_end>>|<([a-z]+)_to_self>([\s\S]*?)<\/\2_to_self>/i;
+const PROPOSAL_PREFIX = /^\s*proposal\s*:/i;
+const BARE_CLAIM = /^[\s\d.,:=a-z]*\d[\s\d.,:=a-z]*$/i;
+
+/** The text inside the message tokens, or the whole text: in the message phase any text is the message. */
+function messageAlias(text: string): TasAction {
+  const m = MESSAGE_TOKENS.exec(text);
+  return { type: "message", text: m ? (m[1] ?? m[2]).trim() : text };
+}
+
+/**
+ * `<<proposal_start>> 7 <<proposal_end>>`, `<coins_to_self> 7 </coins_to_self>`,
+ * `Proposal: 3 hats, 10 books, 0 balls`, or a bare `7` / `3 hats, 7 books`; other text falls
+ * through to the generic parser (`split 7`).
+ */
+function splitAlias(space: ActionSpace<TasAction>, text: string): TasAction | ActionError | undefined {
+  const form = space[0] as SplitForm;
+  const claim = claimText(form, text);
+  // The split space has one form, of type `split`, so a parsed split is a TasAction.
+  return claim === undefined ? undefined : parseSplitText(space, form, claim) as TasAction | ActionError;
+}
+
+/** The part of `text` that states a claim, when it is written in one of the claim aliases. */
+function claimText(form: SplitForm, text: string): string | undefined {
+  const m = PROPOSAL_TOKENS.exec(text);
+  if (m) return m[1] ?? m[3];
+  if (PROPOSAL_PREFIX.test(text)) return text.replace(PROPOSAL_PREFIX, "");
+  // A bare claim holds only counts and item names (singular or plural), so `split 7` stays generic.
+  const named = (word: string) => form.items.some((item) => word === item || word + "s" === item);
+  return BARE_CLAIM.test(text) && (text.toLowerCase().match(/[a-z]+/g) ?? []).every(named) ? text : undefined;
+}
+
+export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation> = {
+  id: "trust-and-split",
+  version: 1,
+  title: "Trust-and-Split",
+  summary: "Two players split a pile of items every round. Each round they exchange short messages, " +
+    "then both claim at the same time how many units they keep; claims that add up to more than the " +
+    "pile are scaled down in proportion. By default each player privately holds a rock, paper or " +
+    "scissors hand, and the winning hand makes every unit worth ten times more, so the players gain " +
+    "most by telling the truth and letting the winner take all, and a liar can grab more for itself.",
+  seats: { min: 2, max: 2 },
+  schema: tasConfig,
+  variants: {
+    rps: {
+      description: "Trust-and-Split as published: 10 coins, private rock-paper-scissors hands (winner 10 " +
+        "per coin, loser 1), one message each per round, 10 rounds",
+      config: {},
+    },
+    alternating: {
+      description: "as rps, but after a random first round the winning hand passes to the other player every round",
+      config: { valuation: "rps-alternating" },
+    },
+    "no-press": {
+      description: "No-Press Split: 10 hats, books and balls, public values of 10 or 1 per item with at least " +
+        "one item both value at 10, no messages",
+      config: { valuation: "ties", items: ["hats", "books", "balls"], messages: 0 },
+    },
+  },
+  defaultVariant: "rps",
+
+  seatCount: () => 2,
+
+  rules(config) {
+    const { high, low, quantity, items, rounds } = config;
+    const pile = amounts(items, items.map(() => quantity));
+    const values = config.valuation === "ties"
+      ? `At the start of every round each player values each item at ${num(high)} or ${num(low)} per unit, ` +
+        "each with probability 1/2 and independently of everything else; the draw is repeated until at least " +
+        `one item is worth ${num(high)} to both players. Both players see both players' values.`
+      : "At the start of every round each player is dealt a hand of rock, paper or scissors, the two hands " +
+        "always different (rock beats scissors, scissors beats paper, paper beats rock). The player with the " +
+        `winning hand, the upper hand, values every unit at ${num(high)}; the other values every unit at ` +
+        `${num(low)}. You see only your own hand, so you do not know your value until you learn the other ` +
+        "player's hand; both hands are revealed when the round ends. " +
+        (config.valuation === "rps-alternating"
+          ? "The hands of round 1 are random; after that the upper hand passes to the other player every round."
+          : "Hands are dealt at random every round, so over many rounds each player holds the upper hand " +
+            "about half the time.");
+    const talk = config.messages > 0
+      ? `Each round opens with a chat: one player sends a message, then the other, until each has sent ` +
+        `${config.messages} message(s) of at most ${config.messageChars} characters. The first speaker is ` +
+        "drawn at random in round 1 and alternates every round. Both players read every message; nothing " +
+        "said is binding. After the chat, "
+      : "There is no chat. In every round ";
+    // An over-claim for the example, whatever the quantity: 7 and 5 of 10.
+    const a = Math.ceil((7 * quantity) / 10);
+    const b = Math.ceil(quantity / 2);
+    const example = `claims of ${a} and ${b} give ${quantity * a}/${a + b} and ${quantity * b}/${a + b} units`;
+    return `Trust-and-Split for two players, ${rounds} round(s). Every round there are ${pile} to split. ` +
+      `${values} ${talk}both players claim at the same time how many units of each item they keep, a whole ` +
+      `number from 0 to ${quantity}; neither sees the other's claim until the round ends. If the two claims ` +
+      `for an item add up to at most ${quantity}, each player receives its claim and any units left over are ` +
+      `lost. If they add up to more, the ${quantity} units are shared in proportion to the claims (${example}). ` +
+      "Your points for a round are the units you receive times your per-unit value, summed over the items; " +
+      "units need not be whole. Your score is the sum of your points over all rounds.";
+  },
+
+  init(config, rng) {
+    const n = config.items.length;
+    const state: TasState = {
+      config,
+      round: 0,
+      said: 0,
+      starter: rng.int(2),
+      hands: new Uint8Array(2 * config.rounds),
+      values: new Float64Array(2 * n * config.rounds),
+      claims: new Int32Array(2 * n * config.rounds),
+      rewards: new Float64Array(2 * config.rounds),
+      totals: [0, 0],
+      chat: [],
+    };
+    deal(state, rng);
+    return state;
+  },
+
+  toAct(state) {
+    if (state.round >= state.config.rounds) return NOBODY;
+    return inMessagePhase(state) ? SEAT[speaker(state)] : BOTH;
+  },
+
+  legal(state, seat) {
+    if (state.round >= state.config.rounds || (seat !== 0 && seat !== 1)) return NOTHING;
+    if (inMessagePhase(state)) return speaker(state) === seat ? spaces(state.config).message : NOTHING;
+    return spaces(state.config).split;
+  },
+
+  apply(state, moves, rng) {
+    const { config } = state;
+    if (inMessagePhase(state)) {
+      const seat = speaker(state);
+      const action = moves[seat] as { readonly text: string };
+      state.chat.push({ round: state.round + 1, seat, text: action.text });
+      state.said++;
+      return NO_REWARD;
+    }
+    const take0 = (moves[0] as { readonly take: readonly number[] }).take;
+    const take1 = (moves[1] as { readonly take: readonly number[] }).take;
+    const n = config.items.length;
+    const q = config.quantity;
+    const base = 2 * state.round * n;
+    let r0 = 0;
+    let r1 = 0;
+    for (let i = 0; i < n; i++) {
+      const c0 = take0[i];
+      const c1 = take1[i];
+      state.claims[base + i] = c0;
+      state.claims[base + n + i] = c1;
+      const denom = c0 + c1 > q ? c0 + c1 : q;
+      // One division per product keeps integer cases exact (7 of 12 claimed coins at 10 each: 700/12).
+      r0 += (q * c0 * state.values[base + i]) / denom;
+      r1 += (q * c1 * state.values[base + n + i]) / denom;
+    }
+    state.rewards[2 * state.round] = r0;
+    state.rewards[2 * state.round + 1] = r1;
+    state.totals[0] += r0;
+    state.totals[1] += r1;
+    state.round++;
+    state.said = 0;
+    state.starter = 1 - state.starter;
+    if (state.round < config.rounds) deal(state, rng);
+    return [r0, r1];
+  },
+
+  returns: (state) => [state.totals[0], state.totals[1]],
+
+  observe(state, viewer: Viewer) {
+    if (viewer !== "public" && viewer !== 0 && viewer !== 1) {
+      throw new RangeError(`no seat ${viewer} in trust-and-split`);
+    }
+    const { config, round } = state;
+    const n = config.items.length;
+    const now = phase(state);
+    const playing = now !== "over";
+    const ties = config.valuation === "ties";
+    const history: TasRoundSummary[] = [];
+    for (let r = 0; r < round; r++) history.push(summary(state, r));
+    return {
+      game: "trust-and-split",
+      seat: viewer,
+      round: round + 1,
+      rounds: config.rounds,
+      phase: now,
+      valuation: config.valuation,
+      items: [...config.items],
+      quantity: config.quantity,
+      high: config.high,
+      low: config.low,
+      messages: config.messages,
+      messageChars: config.messageChars,
+      starter: playing ? state.starter : null,
+      speaker: now === "message" ? speaker(state) : null,
+      hand: playing && !ties && viewer !== "public" ? HANDS[state.hands[2 * round + viewer]] : null,
+      values: playing && ties ? [slice(state.values, round, 0, n), slice(state.values, round, 1, n)] : null,
+      history,
+      totals: [state.totals[0], state.totals[1]],
+      chat: state.chat.map((m) => ({ ...m })),
+    };
+  },
+
+  describe(obs) {
+    const spectator = obs.seat === "public";
+    const me = spectator ? 0 : obs.seat as number;
+    const other = 1 - me;
+    const who = (seat: number) => (spectator ? `player ${seat}` : seat === me ? "you" : "the other player");
+    const Who = (seat: number) => who(seat).replace(/^./, (c) => c.toUpperCase());
+    const lines: string[] = [];
+    lines.push(
+      obs.phase === "over" ? `The match is over after ${obs.rounds} rounds.` : `Round ${obs.round} of ${obs.rounds}.`,
+    );
+    lines.push(spectator ? "You are watching players 0 and 1." : `You are player ${me}.`);
+    if (obs.history.length > 0) {
+      lines.push("Previous rounds:");
+      obs.history.forEach((h, i) => {
+        const order = spectator ? [0, 1] : [me, other];
+        const hands = h.hands && h.standing
+          ? order.map((s) => `${who(s)} had ${h.hands![s]} (${h.standing![s]} hand)`).join(", ") + "; "
+          : order.map((s) => `${who(s)} valued ${valueList(obs.items, h.values[s])}`).join("; ") + "; ";
+        const claims = order.map((s) =>
+          `${who(s)} claimed ${amounts(obs.items, h.claims[s])} and received ${amounts(obs.items, h.received[s])}`
+        ).join(", ");
+        const points = order.map((s) => `${who(s)} ${num(h.rewards[s])}`).join(", ");
+        lines.push(`- Round ${i + 1}: ${hands}${claims}; points: ${points}.`);
+      });
+    }
+    lines.push(
+      spectator
+        ? `Totals: player 0 ${num(obs.totals[0])}, player 1 ${num(obs.totals[1])}.`
+        : `Your total is ${num(obs.totals[me])}; the other player's total is ${num(obs.totals[other])}.`,
+    );
+    if (obs.phase === "over") return lines.join("\n");
+    if (obs.values) {
+      const order = spectator ? [0, 1] : [me, other];
+      lines.push(
+        `Per-unit values this round: ${
+          order.map((s) => `${who(s)}: ${valueList(obs.items, obs.values![s])}`).join("; ")
+        }.`,
+      );
+    } else if (obs.hand) {
+      lines.push(
+        `Your hand this round is ${obs.hand}. You do not know the other player's hand: the winning hand values ` +
+          `each unit at ${num(obs.high)}, the losing hand at ${num(obs.low)}.`,
+      );
+    } else {
+      lines.push("The hands stay hidden until the round ends.");
+    }
+    const thisRound = obs.chat.filter((m) => m.round === obs.round);
+    for (const m of thisRound) lines.push(`${Who(m.seat)} said: ${m.text}`);
+    if (spectator) return lines.join("\n");
+    if (obs.phase === "message") {
+      lines.push(
+        obs.speaker === me
+          ? `Send your message now, at most ${obs.messageChars} characters, as ` +
+            `<<message_start>> your message <<message_end>> (or JSON {"type":"message","text":"..."}).`
+          : "Wait for the other player's message.",
+      );
+    } else {
+      const pile = amounts(obs.items, obs.items.map(() => obs.quantity));
+      lines.push(`Claim how much of the ${pile} you keep: ${claimFormat(obs.items, obs.quantity)}.`);
+    }
+    return lines.join("\n");
+  },
+
+  parse(input, state, seat): TasAction | ActionError {
+    const space = trustAndSplit.legal(state, seat);
+    const messaging = space.length > 0 && space[0].kind === "text";
+    return parseInput(space, input, (text) => (messaging ? messageAlias(text) : splitAlias(space, text)));
+  },
+
+  clone(state) {
+    return {
+      config: state.config,
+      round: state.round,
+      said: state.said,
+      starter: state.starter,
+      hands: state.hands.slice(),
+      values: state.values.slice(),
+      claims: state.claims.slice(),
+      rewards: state.rewards.slice(),
+      totals: [state.totals[0], state.totals[1]],
+      chat: state.chat.map((m) => ({ ...m })),
+    };
+  },
+};
