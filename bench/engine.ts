@@ -162,7 +162,10 @@ const results = cases.map((c) => {
   return {
     game: c.game,
     unit: c.unit,
-    engine: { [`${c.unit}PerSecond`]: Math.round(engine.unitsPerSecond), stepsPerSecond: Math.round(engine.stepsPerSecond) },
+    engine: {
+      [`${c.unit}PerSecond`]: Math.round(engine.unitsPerSecond),
+      stepsPerSecond: Math.round(engine.stepsPerSecond),
+    },
     baseline: { [`${c.unit}PerSecond`]: Math.round(bare) },
     ratio: Number((engine.unitsPerSecond / bare).toFixed(3)),
     cli: {

@@ -98,7 +98,9 @@ export function matchSeed(seed: Seed, index: number): string {
 /** Plays `matches` matches and summarises the returns per seat. */
 export function simulate(options: SimulationOptions): SimulationSummary {
   const { game, matches } = options;
-  if (!Number.isInteger(matches) || matches < 1) throw new RangeError(`matches must be a whole number ≥ 1, got ${matches}`);
+  if (!Number.isInteger(matches) || matches < 1) {
+    throw new RangeError(`matches must be a whole number ≥ 1, got ${matches}`);
+  }
   const { variant, config } = configure(game, options.config ?? {}, options.variant);
   const seats = game.seatCount(config);
   const specs = options.seats.length === 1 ? new Array<string>(seats).fill(options.seats[0]) : options.seats;

@@ -35,7 +35,9 @@ export function registerCatalog(program: Command, io: Io): void {
         io.out(`${g.id}:\n`);
         for (const s of g.strategies) {
           const arg = s.arg ? `[:${s.arg.name}]` : "";
-          const detail = s.arg ? ` (${s.arg.name}: ${s.arg.description}${s.arg.default ? `; default ${s.arg.default}` : ""})` : "";
+          const detail = s.arg
+            ? ` (${s.arg.name}: ${s.arg.description}${s.arg.default ? `; default ${s.arg.default}` : ""})`
+            : "";
           io.out(`  ${s.name}${arg} — ${s.description}${detail}\n`);
         }
       }

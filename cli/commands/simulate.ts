@@ -23,12 +23,15 @@ function table(summary: SimulationSummary): string {
   ]);
   const header = ["seat", "strategy", "mean return", "std. error"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   return [
     `${summary.game} v${summary.version} (${summary.variant}), ${summary.matches} match(es), seed ${summary.seed}`,
     line(header),
     ...rows.map(line),
-    `${summary.steps} steps, ${summary.actions} actions, ${Math.round(summary.stepsPerSecond).toLocaleString("en")} steps/s`,
+    `${summary.steps} steps, ${summary.actions} actions, ${
+      Math.round(summary.stepsPerSecond).toLocaleString("en")
+    } steps/s`,
   ].join("\n") + "\n";
 }
 

@@ -312,7 +312,9 @@ export function parseSplitText(space: ActionSpace, form: SplitForm, text: string
     return checkSplit(space, form, form.items.map((item) => byName.get(item)!));
   }
   const numbers = (text.match(NUMBER) ?? []).map(parseNumber);
-  if (numbers.length === 0) return malformed(space, `\`${form.type}\` needs one count per item (${form.items.join(", ")})`);
+  if (numbers.length === 0) {
+    return malformed(space, `\`${form.type}\` needs one count per item (${form.items.join(", ")})`);
+  }
   return checkSplit(space, form, numbers.slice(0, form.items.length));
 }
 

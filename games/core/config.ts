@@ -26,7 +26,9 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, al
     return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `\`${k}\``).join(", ")} ` +
       `(allowed: ${allowed.join(", ")})`;
   }
-  const got = issue.path.length === 1 && issue.path[0] in raw ? ` (got ${JSON.stringify(raw[issue.path[0] as string])})` : "";
+  const got = issue.path.length === 1 && issue.path[0] in raw
+    ? ` (got ${JSON.stringify(raw[issue.path[0] as string])})`
+    : "";
   return `${at}: ${issue.message.replace(/^Invalid input: /, "")}${got}`;
 }
 

@@ -55,10 +55,9 @@ export class Rng {
    *   1 for the strategies of a simulated match), so one does not shift the other
    */
   constructor(seed: Seed, stream = 0) {
-    let state = seedToBigInt(seed) ^ ((BigInt(stream) * 0xd1b54a32d192ed03n) & MASK64);
-    let a: bigint, b: bigint;
-    [state, a] = splitmix64(state);
-    [, b] = splitmix64(state);
+    const state = seedToBigInt(seed) ^ ((BigInt(stream) * 0xd1b54a32d192ed03n) & MASK64);
+    const [afterFirst, a] = splitmix64(state);
+    const [, b] = splitmix64(afterFirst);
     this.s0 = Number(a & 0xffffffffn);
     this.s1 = Number(a >> 32n);
     this.s2 = Number(b & 0xffffffffn);

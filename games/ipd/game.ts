@@ -164,7 +164,9 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
   legal(state, seat) {
     if (state.round >= state.config.rounds) return NOTHING;
     if (state.said < 2 * state.config.messages) {
-      return state.said % 2 === seat ? [{ kind: "text", type: "message", maxLength: state.config.messageChars }] : NOTHING;
+      return state.said % 2 === seat
+        ? [{ kind: "text", type: "message", maxLength: state.config.messageChars }]
+        : NOTHING;
     }
     return seat === 0 || seat === 1 ? MOVE_SPACE : NOTHING;
   },

@@ -47,7 +47,11 @@ export function memoryOne(name: string, line: string, p: (obs: IpdObservation) =
  */
 export function extortion(payoffs: IpdObservation["payoffs"], chi: number): MemoryOne {
   const { reward: R, sucker: S, temptation: T, punishment: P } = payoffs;
-  const phiMax = Math.min(1 / ((chi - 1) * (R - P) || Infinity), 1 / (chi * (T - P) + (P - S)), 1 / (T - P + chi * (P - S)));
+  const phiMax = Math.min(
+    1 / ((chi - 1) * (R - P) || Infinity),
+    1 / (chi * (T - P) + (P - S)),
+    1 / (T - P + chi * (P - S)),
+  );
   const phi = phiMax / 2;
   return [1, 1 - phi * (chi - 1) * (R - P), 1 - phi * (chi * (T - P) + (P - S)), phi * (T - P + chi * (P - S)), 0];
 }

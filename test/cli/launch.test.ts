@@ -45,7 +45,17 @@ describe("the launcher", () => {
     const bad = await launch("ludus", "simulate", "--game", "nope", "--seats", "random").exited;
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/Allowed choices are ipd, donor-game, trust-and-split/);
-    const ok = await launch("ludus", "simulate", "--game", "ipd", "--seats", "always-defect", "--matches", "1", "--json")
+    const ok = await launch(
+      "ludus",
+      "simulate",
+      "--game",
+      "ipd",
+      "--seats",
+      "always-defect",
+      "--matches",
+      "1",
+      "--json",
+    )
       .exited;
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out).meanReturns).toEqual([10, 10]);

@@ -4,7 +4,16 @@ import { ludus } from "../support/cli.ts";
 describe("ludus simulate", () => {
   it("prints exactly one JSON object with the summary", async () => {
     const { code, out, err } = await ludus(
-      "simulate", "--game", "ipd", "--seats", "tit-for-tat,always-defect", "--matches", "3", "--seed", "7", "--json",
+      "simulate",
+      "--game",
+      "ipd",
+      "--seats",
+      "tit-for-tat,always-defect",
+      "--matches",
+      "3",
+      "--seed",
+      "7",
+      "--json",
     );
     expect(err).toBe("");
     expect(code).toBe(0);
@@ -23,20 +32,41 @@ describe("ludus simulate", () => {
   });
 
   it("gives identical output for the same seed, apart from stepsPerSecond", async () => {
-    const args = ["simulate", "--game", "trust-and-split", "--seats", "random", "--matches", "20", "--seed", "abc", "--json"];
+    const args = [
+      "simulate",
+      "--game",
+      "trust-and-split",
+      "--seats",
+      "random",
+      "--matches",
+      "20",
+      "--seed",
+      "abc",
+      "--json",
+    ];
     const strip = (text: string) => ({ ...JSON.parse(text), stepsPerSecond: 0 });
     const a = strip((await ludus(...args)).out);
     expect(strip((await ludus(...args)).out)).toEqual(a);
-    const other = strip((await ludus(...args.slice(0, -3), "abd", "--json")).out);
+    const other = strip((await ludus(...args.slice(0, -2), "abd", "--json")).out);
     expect(other.meanReturns).not.toEqual(a.meanReturns);
   });
 
   it("fills every donor-game agent from one strategy, or takes one per agent", async () => {
-    const one = JSON.parse((await ludus("simulate", "--game", "donor-game", "--seats", "donate:0", "--matches", "2", "--json")).out);
+    const one = JSON.parse(
+      (await ludus("simulate", "--game", "donor-game", "--seats", "donate:0", "--matches", "2", "--json")).out,
+    );
     expect(one.seats).toHaveLength(12);
     expect(one.meanReturns).toEqual(new Array(12).fill(20)); // two games, nothing given: 10 + 10
     const many = await ludus(
-      "simulate", "--game", "donor-game", "--config", '{"agents": 2}', "--seats", "donate:1,donate:0", "--matches", "1",
+      "simulate",
+      "--game",
+      "donor-game",
+      "--config",
+      '{"agents": 2}',
+      "--seats",
+      "donate:1,donate:0",
+      "--matches",
+      "1",
     );
     expect(many.code).toBe(0);
     expect(many.out).toMatch(/donor-game v1 \(standard\), 1 match\(es\), seed 1/);
@@ -51,18 +81,39 @@ describe("ludus simulate", () => {
 
   it("explains every bad flag and value, with exit code 2", async () => {
     const cases: [string[], RegExp][] = [
-      [["simulate", "--game", "chess", "--seats", "random"], /argument 'chess' is invalid. Allowed choices are ipd, donor-game, trust-and-split/],
+      [
+        ["simulate", "--game", "chess", "--seats", "random"],
+        /argument 'chess' is invalid. Allowed choices are ipd, donor-game, trust-and-split/,
+      ],
       [["simulate", "--seats", "random"], /required option '--game <id>' not specified/],
       [["simulate", "--game", "ipd"], /required option '--seats <strategies>' not specified/],
-      [["simulate", "--game", "ipd", "--seats", "random", "--matches", "0"], /expected a whole number in \[1, 100000000\]/],
+      [
+        ["simulate", "--game", "ipd", "--seats", "random", "--matches", "0"],
+        /expected a whole number in \[1, 100000000\]/,
+      ],
       [["simulate", "--game", "ipd", "--seats", "random", "--matches", "ten"], /expected a whole number/],
       [["simulate", "--game", "ipd", "--seats", "random", "--config", "{rounds:3}"], /expected a JSON object/],
       [["simulate", "--game", "ipd", "--seats", "random", "--config", "[1]"], /expected a JSON object/],
-      [["simulate", "--game", "ipd", "--seats", "random", "--config", '{"rounds":-1}'], /invalid config for ipd: `rounds`: Too small/],
-      [["simulate", "--game", "ipd", "--seats", "random", "--config", '{"turns":3}'], /unknown key `turns` \(allowed: payoffs, rounds/],
-      [["simulate", "--game", "ipd", "--seats", "random", "--variant", "x"], /unknown variant `x` \(variants: classic, lola\)/],
-      [["simulate", "--game", "ipd", "--seats", "nice"], /unknown strategy `nice` for ipd \(strategies: random, always-cooperate/],
-      [["simulate", "--game", "ipd", "--seats", "random,random,random"], /has 2 seats: name one strategy per seat, or one for all; got 3/],
+      [
+        ["simulate", "--game", "ipd", "--seats", "random", "--config", '{"rounds":-1}'],
+        /invalid config for ipd: `rounds`: Too small/,
+      ],
+      [
+        ["simulate", "--game", "ipd", "--seats", "random", "--config", '{"turns":3}'],
+        /unknown key `turns` \(allowed: payoffs, rounds/,
+      ],
+      [
+        ["simulate", "--game", "ipd", "--seats", "random", "--variant", "x"],
+        /unknown variant `x` \(variants: classic, lola\)/,
+      ],
+      [
+        ["simulate", "--game", "ipd", "--seats", "nice"],
+        /unknown strategy `nice` for ipd \(strategies: random, always-cooperate/,
+      ],
+      [
+        ["simulate", "--game", "ipd", "--seats", "random,random,random"],
+        /has 2 seats: name one strategy per seat, or one for all; got 3/,
+      ],
       [["simulate", "--game", "ipd", "--seats", "random,"], /none empty/],
       [["simulate", "--game", "ipd", "--seats", "random", "--bogus"], /unknown option '--bogus'/],
       [["simulat"], /unknown command 'simulat'\n\(Did you mean simulate\?\)/],
@@ -79,7 +130,12 @@ describe("ludus simulate", () => {
 
 describe("ludus help and listings", () => {
   it("has --help on every command, exit 0", async () => {
-    for (const argv of [["--help"], ["simulate", "--help"], ["serve", "--help"], ["games", "--help"], ["strategies", "--help"]]) {
+    for (
+      const argv of [["--help"], ["simulate", "--help"], ["serve", "--help"], ["games", "--help"], [
+        "strategies",
+        "--help",
+      ]]
+    ) {
       const { code, out } = await ludus(...argv);
       expect(code).toBe(0);
       expect(out).toMatch(/^Usage: ludus/);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  type ActionSpace,
   ActionError,
+  type ActionSpace,
   describeSpace,
   parseInput,
   parseJsonAction,

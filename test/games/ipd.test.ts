@@ -3,7 +3,7 @@ import { ActionError } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { type MemoryOne, memoryOneValues } from "../../games/ipd/analysis.ts";
-import { type IpdAction, type IpdConfig, ipd } from "../../games/ipd/game.ts";
+import { ipd, type IpdAction, type IpdConfig } from "../../games/ipd/game.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { extortion } from "../../policies/baselines/ipd.ts";
 import { playMatch } from "../../policies/simulate.ts";
@@ -55,7 +55,9 @@ describe("ipd: known answers", () => {
 
   it("the extortioner enforces (own − P) = 3 (other − P) against a cooperator", () => {
     const p = extortion(classic.payoffs, 3);
-    for (const [got, want] of p.map((x, i) => [x, [1, 11 / 13, 1 / 2, 7 / 26, 0][i]])) expect(got).toBeCloseTo(want, 12);
+    for (const [got, want] of p.map((x, i) => [x, [1, 11 / 13, 1 / 2, 7 / 26, 0][i]])) {
+      expect(got).toBeCloseTo(want, 12);
+    }
     const v = memoryOneValues(p, ALLC, classic, 0.999999);
     const P = classic.payoffs.punishment;
     expect((v.average[0] - P) / (v.average[1] - P)).toBeCloseTo(3, 4);
@@ -149,6 +151,8 @@ describe("ipd strategies", () => {
   });
 
   it("memory-one reproduces tit-for-tat", () => {
-    expect(play(classic, "memory-one:1/1/0/1/0", "always-defect")).toEqual(play(classic, "tit-for-tat", "always-defect"));
+    expect(play(classic, "memory-one:1/1/0/1/0", "always-defect")).toEqual(
+      play(classic, "tit-for-tat", "always-defect"),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServeError, type RunningServer, startHttpServer } from "../../server/http.ts";
+import { type RunningServer, ServeError, startHttpServer } from "../../server/http.ts";
 
 describe("the HTTP API", () => {
   let server: RunningServer;
