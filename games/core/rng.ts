@@ -43,7 +43,7 @@ export function seedToBigInt(seed: Seed): bigint {
 }
 
 export class Rng {
-  // Four 32-bit words; never all zero.
+  // Four 32-bit words (as signed int32); never all zero.
   private s0: number;
   private s1: number;
   private s2: number;
@@ -58,10 +58,10 @@ export class Rng {
     const state = seedToBigInt(seed) ^ ((BigInt(stream) * 0xd1b54a32d192ed03n) & MASK64);
     const [afterFirst, a] = splitmix64(state);
     const [, b] = splitmix64(afterFirst);
-    this.s0 = Number(a & 0xffffffffn);
-    this.s1 = Number(a >> 32n);
-    this.s2 = Number(b & 0xffffffffn);
-    this.s3 = Number(b >> 32n);
+    this.s0 = Number(BigInt.asIntN(32, a));
+    this.s1 = Number(BigInt.asIntN(32, a >> 32n));
+    this.s2 = Number(BigInt.asIntN(32, b));
+    this.s3 = Number(BigInt.asIntN(32, b >> 32n));
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 
@@ -72,13 +72,13 @@ export class Rng {
     }
     if (words.every((w) => w === 0)) throw new RangeError("an Rng state cannot be all zero");
     const rng = new Rng(0);
-    [rng.s0, rng.s1, rng.s2, rng.s3] = words;
+    [rng.s0, rng.s1, rng.s2, rng.s3] = words.map((w) => w | 0);
     return rng;
   }
 
   /** The four state words, for snapshots. */
   state(): [number, number, number, number] {
-    return [this.s0, this.s1, this.s2, this.s3];
+    return [this.s0 >>> 0, this.s1 >>> 0, this.s2 >>> 0, this.s3 >>> 0];
   }
 
   clone(): Rng {
@@ -87,6 +87,7 @@ export class Rng {
 
   /** The next unsigned 32-bit output. */
   next(): number {
+    // The state words are kept as signed int32 so V8 stores them unboxed; only the output is unsigned.
     const s1 = this.s1;
     const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
     const t = s1 << 9;
@@ -96,10 +97,6 @@ export class Rng {
     this.s0 ^= this.s3;
     this.s2 ^= t;
     this.s3 = rotl(this.s3, 11);
-    this.s0 >>>= 0;
-    this.s1 >>>= 0;
-    this.s2 >>>= 0;
-    this.s3 >>>= 0;
     return result;
   }
 
