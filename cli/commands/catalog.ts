@@ -3,6 +3,11 @@ import { games } from "../../games/registry.ts";
 import { catalog } from "../../server/catalog.ts";
 import type { Io } from "../io.ts";
 
+interface ConfigProperty {
+  default?: unknown;
+  description?: string;
+}
+
 export function registerCatalog(program: Command, io: Io): void {
   program
     .command("games")
@@ -16,6 +21,11 @@ export function registerCatalog(program: Command, io: Io): void {
         io.out(`${g.id} v${g.version} — ${g.title} (${seats} seats)\n  ${g.summary}\n  variants:\n`);
         for (const [name, v] of Object.entries(g.variants)) {
           io.out(`    ${name}${name === g.defaultVariant ? " (default)" : ""}: ${v.description}\n`);
+        }
+        io.out("  config (--config JSON; defaults before any variant's preset):\n");
+        for (const [key, p] of Object.entries(g.config.properties ?? {}) as [string, ConfigProperty][]) {
+          const fallback = p.default === undefined ? "optional" : `default ${JSON.stringify(p.default)}`;
+          io.out(`    ${key} (${fallback}): ${p.description ?? ""}\n`);
         }
       }
     });

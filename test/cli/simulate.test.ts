@@ -116,6 +116,11 @@ describe("ludus simulate", () => {
       ],
       [["simulate", "--game", "ipd", "--seats", "random,"], /none empty/],
       [["simulate", "--game", "ipd", "--seats", "random", "--bogus"], /unknown option '--bogus'/],
+      [
+        ["serve", "--port", "70000"],
+        /option '--port <n>' argument '70000' is invalid. expected a whole number in \[0, 65535\]/,
+      ],
+      [["serve", "--host"], /option '--host <address>' argument missing/],
       [["simulat"], /unknown command 'simulat'\n\(Did you mean simulate\?\)/],
     ];
     for (const [argv, message] of cases) {
@@ -147,6 +152,8 @@ describe("ludus help and listings", () => {
     const games = await ludus("games");
     expect(games.out).toMatch(/ipd v1 — Iterated prisoner's dilemma \(2 seats\)/);
     expect(games.out).toMatch(/lola: /);
+    expect(games.out).toMatch(/rounds \(default 10\): rounds per match/);
+    expect(games.out).toMatch(/names \(optional\): the agents' names/);
     const json = JSON.parse((await ludus("games", "--json")).out);
     expect(json.games.map((g: { id: string }) => g.id)).toEqual(["ipd", "donor-game", "trust-and-split"]);
     const strategies = await ludus("strategies", "--game", "donor-game");
