@@ -17,11 +17,3 @@ export const EXIT = {
   /** Bad usage: unknown command or flag, bad value, bad config, unknown game or strategy. */
   usage: 2,
 } as const;
-
-/** Bad input from the person at the terminal; printed without a stack trace, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}

@@ -1,5 +1,4 @@
 import { Command, CommanderError } from "commander";
-import { ActionError } from "../games/core/action.ts";
 import { ConfigError } from "../games/core/config.ts";
 import { UnknownGameError } from "../games/registry.ts";
 import { StrategyError } from "../policies/strategy.ts";
@@ -8,7 +7,7 @@ import { VERSION } from "../server/version.ts";
 import { registerCatalog } from "./commands/catalog.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSimulate } from "./commands/simulate.ts";
-import { EXIT, type Io, processIo, UsageError } from "./io.ts";
+import { EXIT, type Io, processIo } from "./io.ts";
 
 /** `ludus <command>`: the one entry point to every part of Ludus. */
 
@@ -32,7 +31,7 @@ function program(io: Io): Command {
 }
 
 /** Errors that mean the input was wrong, not the program. */
-const USAGE_ERRORS = [UsageError, ConfigError, StrategyError, UnknownGameError, ActionError, RangeError];
+const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError];
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {

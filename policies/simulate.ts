@@ -3,7 +3,7 @@ import { configure } from "../games/core/config.ts";
 import type { AnyGame } from "../games/core/game.ts";
 import { Rng, type Seed, seedToBigInt } from "../games/core/rng.ts";
 import { createStrategy } from "./baselines/index.ts";
-import type { Strategy, StrategyContext } from "./strategy.ts";
+import { type Strategy, type StrategyContext, StrategyError } from "./strategy.ts";
 
 /** Headless self-play: built-in strategies in every seat, in-process, no clocks, no transport. */
 
@@ -105,7 +105,7 @@ export function simulate(options: SimulationOptions): SimulationSummary {
   const seats = game.seatCount(config);
   const specs = options.seats.length === 1 ? new Array<string>(seats).fill(options.seats[0]) : options.seats;
   if (specs.length !== seats) {
-    throw new RangeError(
+    throw new StrategyError(
       `${game.id} (${variant}) has ${seats} seats: name one strategy per seat, or one for all; got ${specs.length}`,
     );
   }

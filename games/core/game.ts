@@ -41,7 +41,10 @@ export interface Game<S, A extends Action, C, O> {
   toAct(state: S): readonly number[];
   /** What `seat` may do now (empty when it is not to act). */
   legal(state: S, seat: number): ActionSpace<A>;
-  /** Applies one action per seat in `toAct` (indexed by seat) and returns the step's rewards, one per seat. */
+  /**
+   * Applies one action per seat in `toAct` (indexed by seat) and returns the step's rewards, one per
+   * seat. The actions must be legal, as `parse` returns them: callers validate, `apply` does not re-check.
+   */
   apply(state: S, moves: readonly (A | undefined)[], rng: Rng): readonly number[];
   /** Raw payoffs so far (final once `toAct` is empty), one per seat. */
   returns(state: S): readonly number[];
