@@ -15,6 +15,11 @@ export interface StrategyContext<A extends Action = Action, O = unknown> {
 export interface Strategy<A extends Action = Action, O = unknown> {
   readonly name: string;
   act(context: StrategyContext<A, O>): A;
+  /**
+   * The probability of each action it may take here, for exact analysis (expected values, best
+   * responses, exploitability). Only strategies over finite choices that know it implement it.
+   */
+  distribution?(context: StrategyContext<A, O>): readonly { readonly action: A; readonly probability: number }[];
 }
 
 /** A named strategy, optionally with one argument written `name:arg` (e.g. `donate:0.5`). */

@@ -1,4 +1,4 @@
-import type { Action, ActionForm } from "../../games/core/action.ts";
+import type { Action, ActionForm, FixedForm } from "../../games/core/action.ts";
 import type { Rng } from "../../games/core/rng.ts";
 import type { StrategyDef } from "../strategy.ts";
 
@@ -33,5 +33,11 @@ export const random: StrategyDef = {
   create: () => ({
     name: "random",
     act: (ctx) => randomAction(ctx.legal.length === 1 ? ctx.legal[0] : ctx.rng.pick(ctx.legal), ctx.rng),
+    distribution(ctx) {
+      if (ctx.legal.some((form) => form.kind !== "fixed")) {
+        throw new RangeError("random has a finite distribution only where every legal action is a fixed choice");
+      }
+      return ctx.legal.map((form) => ({ action: (form as FixedForm).action, probability: 1 / ctx.legal.length }));
+    },
   }),
 };
