@@ -1,11 +1,21 @@
 import type { AnyGame } from "./core/game.ts";
 import { configSchema } from "./core/config.ts";
+import { dealOrNoDeal } from "./deal-or-no-deal/game.ts";
 import { donorGame } from "./donor-game/game.ts";
 import { ipd } from "./ipd/game.ts";
+import { simpleNegotiation } from "./simple-negotiation/game.ts";
+import { ticTacToe } from "./tic-tac-toe/game.ts";
 import { trustAndSplit } from "./trust-and-split/game.ts";
 
 /** Every game Ludus hosts. Adding one here is all it takes for every layer to offer it. */
-export const games: readonly AnyGame[] = [ipd, donorGame, trustAndSplit];
+export const games: readonly AnyGame[] = [
+  ipd,
+  donorGame,
+  trustAndSplit,
+  dealOrNoDeal,
+  simpleNegotiation,
+  ticTacToe,
+];
 
 /** An unknown game id, with the ids that exist. */
 export class UnknownGameError extends Error {

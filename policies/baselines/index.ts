@@ -1,7 +1,10 @@
 import { type Strategy, type StrategyDef, StrategyError } from "../strategy.ts";
+import { dealOrNoDealStrategies } from "./deal-or-no-deal.ts";
 import { donorGameStrategies } from "./donor-game.ts";
 import { ipdStrategies } from "./ipd.ts";
 import { random } from "./random.ts";
+import { simpleNegotiationStrategies } from "./simple-negotiation.ts";
+import { ticTacToeStrategies } from "./tic-tac-toe.ts";
 import { trustAndSplitStrategies } from "./trust-and-split.ts";
 
 /** Every built-in strategy, for every game. */
@@ -10,6 +13,9 @@ export const strategies: readonly StrategyDef[] = [
   ...ipdStrategies,
   ...donorGameStrategies,
   ...trustAndSplitStrategies,
+  ...dealOrNoDealStrategies,
+  ...simpleNegotiationStrategies,
+  ...ticTacToeStrategies,
 ];
 
 /** The strategies that can sit at `gameId`'s table. */

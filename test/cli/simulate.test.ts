@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { games as registry } from "../../games/registry.ts";
 import { ludus } from "../support/cli.ts";
 
 describe("ludus simulate", () => {
@@ -83,7 +84,7 @@ describe("ludus simulate", () => {
     const cases: [string[], RegExp][] = [
       [
         ["simulate", "--game", "chess", "--seats", "random"],
-        /argument 'chess' is invalid. Allowed choices are ipd, donor-game, trust-and-split/,
+        /argument 'chess' is invalid. Allowed choices are ipd, donor-game, trust-and-split, /,
       ],
       [["simulate", "--seats", "random"], /required option '--game <id>' not specified/],
       [["simulate", "--game", "ipd"], /required option '--seats <strategies>' not specified/],
@@ -155,7 +156,7 @@ describe("ludus help and listings", () => {
     expect(games.out).toMatch(/rounds \(default 10\): rounds per match/);
     expect(games.out).toMatch(/names \(optional\): the agents' names/);
     const json = JSON.parse((await ludus("games", "--json")).out);
-    expect(json.games.map((g: { id: string }) => g.id)).toEqual(["ipd", "donor-game", "trust-and-split"]);
+    expect(json.games.map((g: { id: string }) => g.id)).toEqual(registry.map((g) => g.id));
     const strategies = await ludus("strategies", "--game", "donor-game");
     expect(strategies.out).toMatch(/donate\[:f\]/);
     expect((await ludus("strategies", "--game", "go")).code).toBe(2);

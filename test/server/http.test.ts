@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { games as registry } from "../../games/registry.ts";
 import { type RunningServer, ServeError, startHttpServer } from "../../server/http.ts";
 
 describe("the HTTP API", () => {
@@ -12,12 +13,12 @@ describe("the HTTP API", () => {
     const res = await fetch(`${server.url}/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/application\/json/);
-    expect(await res.json()).toMatchObject({ status: "ok", name: "ludus", games: 3 });
+    expect(await res.json()).toMatchObject({ status: "ok", name: "ludus", games: registry.length });
   });
 
   it("publishes the registry at GET /games and GET /games/:id", async () => {
     const { games } = await (await fetch(`${server.url}/games`)).json();
-    expect(games.map((g: { id: string }) => g.id)).toEqual(["ipd", "donor-game", "trust-and-split"]);
+    expect(games.map((g: { id: string }) => g.id)).toEqual(registry.map((g) => g.id));
     const ipd = games[0];
     expect(ipd).toMatchObject({ id: "ipd", version: 1, seats: { min: 2, max: 2 }, defaultVariant: "classic" });
     expect(ipd.config.properties.rounds).toMatchObject({ type: "integer", default: 10 });
@@ -31,7 +32,7 @@ describe("the HTTP API", () => {
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toEqual({
       code: "unknown_game",
-      message: "no game `chess`; games: ipd, donor-game, trust-and-split",
+      message: `no game \`chess\`; games: ${registry.map((g) => g.id).join(", ")}`,
     });
     const nowhere = await fetch(`${server.url}/nowhere`);
     expect(nowhere.status).toBe(404);
