@@ -40,7 +40,23 @@ export interface SplitForm {
   readonly max: readonly number[];
 }
 
-export type ActionForm<A extends Action = Action> = FixedForm<A> | AmountForm | TextForm | SplitForm;
+/**
+ * `{type, give, get}`: a trade of some of what the actor holds for some of what it asks for, e.g.
+ * `{type: "offer", give: {Wood: 3}, get: {Gold: 2}}`. Each side names at least one resource, each
+ * count a whole number from 1 to that resource's maximum; a text of at most `maxText` characters
+ * may ride along in `text`.
+ */
+export interface ExchangeForm {
+  readonly kind: "exchange";
+  readonly type: string;
+  /** The most of each resource that may be given; resources at 0 cannot be. */
+  readonly give: Readonly<Record<string, number>>;
+  /** The most of each resource that may be asked for. */
+  readonly get: Readonly<Record<string, number>>;
+  readonly maxText: number;
+}
+
+export type ActionForm<A extends Action = Action> = FixedForm<A> | AmountForm | TextForm | SplitForm | ExchangeForm;
 
 /** What a seat may do now; empty when it has nothing to do. */
 export type ActionSpace<A extends Action = Action> = readonly ActionForm<A>[];
@@ -53,6 +69,11 @@ export interface TextAction extends Action {
 }
 export interface SplitAction extends Action {
   readonly take: readonly number[];
+}
+export interface ExchangeAction extends Action {
+  readonly give: Readonly<Record<string, number>>;
+  readonly get: Readonly<Record<string, number>>;
+  readonly text?: string;
 }
 
 export type ActionErrorCode = "not_your_turn" | "malformed_action" | "illegal_action";
@@ -90,7 +111,13 @@ function formLabel(form: ActionForm): string {
       return `${form.type} <text of at most ${form.maxLength} characters>`;
     case "split":
       return `${form.type} ${form.items.map((item, i) => `<${item}: integer in [0, ${form.max[i]}]>`).join(" ")}`;
+    case "exchange":
+      return `${form.type} <give: ${bundleRange(form.give)}> -> <get: ${bundleRange(form.get)}>`;
   }
+}
+
+function bundleRange(max: Readonly<Record<string, number>>): string {
+  return Object.entries(max).filter(([, n]) => n > 0).map(([name, n]) => `${name} 1-${n}`).join(", ");
 }
 
 function fixedLabel(action: Action): string {
@@ -169,7 +196,57 @@ function matchForm(space: ActionSpace, form: ActionForm, input: Record<string, u
     }
     case "split":
       return matchSplit(space, form, input);
+    case "exchange": {
+      const extra = unexpectedKeys(input, ["type", "give", "get", "text"]);
+      if (extra.length) return malformed(space, `unexpected field \`${extra[0]}\` in a \`${form.type}\` action`);
+      return checkExchange(space, form, input.give, input.get, input.text);
+    }
   }
+}
+
+/** Checks both sides of a trade (and any text beside it) for an exchange form. */
+export function checkExchange(
+  space: ActionSpace,
+  form: ExchangeForm,
+  give: unknown,
+  get: unknown,
+  text?: unknown,
+): ExchangeAction | ActionError {
+  const sides = { give, get } as const;
+  const checked: Record<string, Record<string, number>> = {};
+  for (const side of ["give", "get"] as const) {
+    const raw = sides[side];
+    const max = form[side];
+    if (!isPlainObject(raw)) {
+      return malformed(
+        space,
+        `\`${side}\` must be an object of counts by resource, e.g. {"${Object.keys(max)[0]}": 1}`,
+      );
+    }
+    const bundle: Record<string, number> = {};
+    for (const [name, n] of Object.entries(raw)) {
+      if (!(name in max)) {
+        return malformed(space, `\`${name}\` is not a resource here (resources: ${Object.keys(max).join(", ")})`);
+      }
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 1) {
+        return malformed(space, `the ${name} count in \`${side}\` must be a whole number of at least 1`);
+      }
+      if (n > max[name]) {
+        return illegal(space, `the ${name} count in \`${side}\` is ${n}; at most ${max[name]} is possible now`);
+      }
+      bundle[name] = n;
+    }
+    if (Object.keys(bundle).length === 0) {
+      return malformed(space, "a trade gives at least one resource and asks for at least one");
+    }
+    checked[side] = bundle;
+  }
+  if (text === undefined) return { type: form.type, give: checked.give, get: checked.get };
+  if (typeof text !== "string") return malformed(space, `the \`text\` beside a \`${form.type}\` must be a string`);
+  if (text.length > form.maxText) {
+    return illegal(space, `the text is ${text.length} characters long; at most ${form.maxText} are allowed`);
+  }
+  return { type: form.type, give: checked.give, get: checked.get, text };
 }
 
 /** Checks an amount for an amount form. */
@@ -294,7 +371,27 @@ function matchTextForm(space: ActionSpace, form: ActionForm, rest: string): Acti
       return checkText(space, form, rest);
     case "split":
       return parseSplitText(space, form, rest);
+    case "exchange":
+      return parseExchangeText(space, form, rest);
   }
+}
+
+/** `3 Wood, 2 Gold -> 5 Gold` (or `and` between items) → a trade. */
+function parseExchangeText(space: ActionSpace, form: ExchangeForm, text: string): ExchangeAction | ActionError {
+  const sides = text.split("->");
+  if (sides.length !== 2) return malformed(space, `write a trade as \`${form.type} 3 Wood -> 2 Gold\``);
+  const [give, get] = sides.map((side) => {
+    const bundle: Record<string, number> = {};
+    for (const m of side.matchAll(/(\d+)\s*([a-z]+)/gi)) {
+      const name = Object.keys(form.give).find((r) =>
+        r.toLowerCase() === m[2].toLowerCase().replace(/s$/, "") ||
+        r.toLowerCase() === m[2].toLowerCase()
+      ) ?? m[2];
+      bundle[name] = (bundle[name] ?? 0) + Number(m[1]);
+    }
+    return bundle;
+  });
+  return checkExchange(space, form, give, get);
 }
 
 /** `7`, `3 7`, `3 hats, 7 books` or `hats 3 books 7` → one count per item. */

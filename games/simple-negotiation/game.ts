@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { ActionError, type ActionSpace, describeSpace, type FixedForm, type TextForm } from "../core/action.ts";
+import {
+  ActionError,
+  type ActionSpace,
+  describeSpace,
+  type ExchangeForm,
+  type FixedForm,
+  type TextForm,
+} from "../core/action.ts";
 import type { Game, Viewer } from "../core/game.ts";
 
 /**
@@ -7,8 +14,8 @@ import type { Game, Viewer } from "../core/game.ts";
  * private, and take turns chatting, offering trades, and accepting or denying the offer made to
  * them. Returns are the raw gains in inventory value, never a win or a loss.
  *
- * Offers do not fit the generic action forms (a bundle given for a bundle asked), so `legal`
- * lists chat, accept and deny, and `parse` validates offers itself.
+ * Offers are exchange forms (a bundle given for a bundle asked), limited by what each side holds;
+ * `parse` reads them itself, for the SPIRAL token and for messages that name what each side holds.
  */
 
 export const RESOURCES = ["Wood", "Gold"] as const;
@@ -161,14 +168,25 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const OFFER_HOW = "offer <what you give> -> <what you ask for>, as in [Offer: 3 Wood -> 2 Gold] " +
-  '(JSON {"type":"offer","give":{"Wood":3},"get":{"Gold":2}})';
-
-/** What the seat may do now, offers included (the generic forms cannot express them). */
+/** What the seat may do now, in one line. */
 function legalText(state: SnState, seat: number): string {
-  const space = simpleNegotiation.legal(state, seat);
-  const [chat, ...answers] = describeSpace(space).split(" | ");
-  return [chat, OFFER_HOW, ...answers].join(" | ");
+  return describeSpace(simpleNegotiation.legal(state, seat));
+}
+
+/**
+ * The trades open to `seat`: anything it holds, for up to all there is of each resource (asking for
+ * more than the other holds is allowed, as in SPIRAL; such an offer simply cannot be accepted).
+ */
+function offerForm(state: SnState, seat: number): ExchangeForm | undefined {
+  const give: Record<string, number> = {};
+  const get: Record<string, number> = {};
+  for (let r = 0; r < R; r++) {
+    give[RESOURCES[r]] = state.inventory[2 * seat + r];
+    get[RESOURCES[r]] = state.inventory[r] + state.inventory[2 + r];
+  }
+  const any = (bundle: Record<string, number>) => Object.values(bundle).some((n) => n > 0);
+  if (!any(give) || !any(get)) return undefined;
+  return { kind: "exchange", type: "offer", give, get, maxText: state.config.messageChars };
 }
 
 function illegal(state: SnState, seat: number, reason: string): ActionError {
@@ -426,8 +444,10 @@ export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation>
   legal(state, seat) {
     if (isOver(state) || seat !== (state.turn & 1)) return NOTHING;
     const s = spaces(state.config);
-    if (state.offerFrom !== 1 - seat) return s.talk;
-    return executable(state) ? s.answer : s.refuse;
+    const answers = state.offerFrom !== 1 - seat ? s.talk : executable(state) ? s.answer : s.refuse;
+    const offer = offerForm(state, seat);
+    // Chat first, then the trade, then the answers to a waiting offer.
+    return offer ? [answers[0], offer, ...answers.slice(1)] : answers;
   },
 
   apply(state, moves) {

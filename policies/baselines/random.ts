@@ -23,7 +23,18 @@ export function randomAction(form: ActionForm, rng: Rng): Action {
     }
     case "split":
       return { type: form.type, take: form.max.map((max) => rng.int(max + 1)) } as Action;
+    case "exchange":
+      return { type: form.type, give: randomBundle(form.give, rng), get: randomBundle(form.get, rng) } as Action;
   }
+}
+
+/** A non-empty random subset of the resources that can be named, each with a count from 1 to its max. */
+function randomBundle(max: Readonly<Record<string, number>>, rng: Rng): Record<string, number> {
+  const names = Object.keys(max).filter((name) => max[name] >= 1);
+  const chosen = rng.shuffle([...names]).slice(0, 1 + rng.int(names.length));
+  const bundle: Record<string, number> = {};
+  for (const name of names) if (chosen.includes(name)) bundle[name] = 1 + rng.int(max[name]);
+  return bundle;
 }
 
 export const random: StrategyDef = {

@@ -15,6 +15,9 @@ const space: ActionSpace = [
 ];
 const split: ActionSpace = [{ kind: "split", type: "split", items: ["hats", "books"], max: [10, 5] }];
 const coins: ActionSpace = [{ kind: "split", type: "split", items: ["coins"], max: [10] }];
+const trade: ActionSpace = [
+  { kind: "exchange", type: "offer", give: { Wood: 10, Gold: 0 }, get: { Wood: 20, Gold: 20 }, maxText: 5 },
+];
 
 function error(result: unknown): ActionError {
   expect(result).toBeInstanceOf(ActionError);
@@ -86,6 +89,49 @@ describe("action forms", () => {
     expect(error(parseTextAction(space, "{oops")).message).toMatch(/not valid JSON/);
     expect(error(parseTextAction(space, "donate lots")).message).toMatch(/needs an amount/);
     expect(error(parseTextAction(space, "dance")).message).toMatch(/could not read an action in "dance"/);
+  });
+
+  it("check trades: both sides named, within what may be given and asked", () => {
+    expect(describeSpace(trade)).toBe("offer <give: Wood 1-10> -> <get: Wood 1-20, Gold 1-20>");
+    expect(parseJsonAction(trade, { type: "offer", give: { Wood: 3 }, get: { Gold: 2 } })).toEqual({
+      type: "offer",
+      give: { Wood: 3 },
+      get: { Gold: 2 },
+    });
+    expect(parseJsonAction(trade, { type: "offer", give: { Wood: 1 }, get: { Gold: 1 }, text: "hi" })).toEqual({
+      type: "offer",
+      give: { Wood: 1 },
+      get: { Gold: 1 },
+      text: "hi",
+    });
+    expect(parseTextAction(trade, "offer 3 wood -> 2 Gold, 1 woods")).toEqual({
+      type: "offer",
+      give: { Wood: 3 },
+      get: { Gold: 2, Wood: 1 },
+    });
+    expect(error(parseTextAction(trade, "offer 3 Wood -> ")).message).toMatch(
+      /^a trade gives at least one resource and asks for at least one/,
+    );
+    expect(error(parseTextAction(trade, "offer 3 Wood")).message).toMatch(/write a trade as `offer 3 Wood -> 2 Gold`/);
+    expect(error(parseJsonAction(trade, { type: "offer", give: { Gold: 1 }, get: { Wood: 1 } })).message).toMatch(
+      /the Gold count in `give` is 1; at most 0 is possible now/,
+    );
+    expect(error(parseJsonAction(trade, { type: "offer", give: { Wood: 11 }, get: { Wood: 1 } })).code).toBe(
+      "illegal_action",
+    );
+    expect(error(parseJsonAction(trade, { type: "offer", give: { Iron: 1 }, get: { Wood: 1 } })).message).toMatch(
+      /`Iron` is not a resource here \(resources: Wood, Gold\)/,
+    );
+    expect(error(parseJsonAction(trade, { type: "offer", give: { Wood: 0.5 }, get: { Wood: 1 } })).code).toBe(
+      "malformed_action",
+    );
+    expect(error(parseJsonAction(trade, { type: "offer", give: [1], get: { Wood: 1 } })).message).toMatch(
+      /`give` must be an object of counts by resource/,
+    );
+    expect(
+      error(parseJsonAction(trade, { type: "offer", give: { Wood: 1 }, get: { Wood: 1 }, text: "toolong" }))
+        .message,
+    ).toMatch(/at most 5 are allowed/);
   });
 
   it("try a game's aliases first and still check their legality", () => {

@@ -50,7 +50,8 @@ function strategy(name: string): Strategy {
 function anyAction(state: SnState, seat: number, picker: Rng): SnAction {
   const legal = sn.legal(state, seat);
   const roll = picker.int(4);
-  if (roll === 0 && legal.length > 1) return (legal[1 + picker.int(legal.length - 1)] as { action: SnAction }).action;
+  const answers = legal.filter((form) => form.kind === "fixed");
+  if (roll === 0 && answers.length > 0) return (picker.pick(answers) as { action: SnAction }).action;
   if (roll <= 1) return { type: "chat", text: `note ${picker.int(100)}` };
   const obs = sn.observe(state, seat);
   const give = picker.int(2);
@@ -113,14 +114,15 @@ describe("simple-negotiation: known answers (games.md §8.2)", () => {
 describe("simple-negotiation: offers and answers", () => {
   it("only the recipient may accept or deny, and the buttons appear only for it", () => {
     const state = sn.init(standard, rng);
-    expect(sn.legal(state, 0).map((f) => f.kind)).toEqual(["text"]);
+    expect(sn.legal(state, 0).map((f) => f.kind)).toEqual(["text", "exchange"]);
     expect(error(sn.parse("[Accept]", state, 0)).message).toBe(
-      "there is no offer to accept. Legal now: chat <text of at most 1000 characters> | offer <what you give> -> " +
-        '<what you ask for>, as in [Offer: 3 Wood -> 2 Gold] (JSON {"type":"offer","give":{"Wood":3},"get":{"Gold":2}}).',
+      "there is no offer to accept. Legal now: chat <text of at most 1000 characters> | " +
+        "offer <give: Wood 1-10, Gold 1-10> -> <get: Wood 1-20, Gold 1-20>.",
     );
     act(state, "[Offer: 2 Gold -> 2 Wood]");
     expect(sn.legal(state, 1)).toEqual([
       { kind: "text", type: "chat", maxLength: 1000 },
+      { kind: "exchange", type: "offer", give: { Wood: 10, Gold: 10 }, get: { Wood: 20, Gold: 20 }, maxText: 1000 },
       { kind: "fixed", action: { type: "accept" } },
       { kind: "fixed", action: { type: "deny" } },
     ]);
@@ -128,7 +130,7 @@ describe("simple-negotiation: offers and answers", () => {
     act(state, "Let me think.");
     // The offer still waits; its maker cannot accept it.
     expect(sn.observe(state, 0).offer).toEqual({ from: 0, to: 1, give: { Gold: 2 }, get: { Wood: 2 } });
-    expect(sn.legal(state, 0).map((f) => f.kind)).toEqual(["text"]);
+    expect(sn.legal(state, 0).map((f) => f.kind)).toEqual(["text", "exchange"]);
     expect(error(sn.parse({ type: "accept" }, state, 0)).message).toMatch(
       /^the pending offer is your own; only player 1 may accept it\./,
     );
@@ -164,7 +166,11 @@ describe("simple-negotiation: offers and answers", () => {
   it("re-checks holdings at acceptance: no accept when the recipient lacks what is asked", () => {
     const state = sn.init(standard, rng);
     act(state, { type: "offer", give: { Wood: 1 }, get: { Gold: 12 } });
-    expect(sn.legal(state, 1).map((f) => (f.kind === "fixed" ? f.action.type : f.type))).toEqual(["chat", "deny"]);
+    expect(sn.legal(state, 1).map((f) => (f.kind === "fixed" ? f.action.type : f.type))).toEqual([
+      "chat",
+      "offer",
+      "deny",
+    ]);
     expect(error(sn.parse("[Accept]", state, 1)).message).toMatch(
       /^the trade cannot be made: you do not hold what it names\. Legal now: chat .* \| deny\.$/,
     );
@@ -259,7 +265,7 @@ describe("simple-negotiation: parsing", () => {
       const e = error(sn.parse(input, state, 0));
       expect(e.code).toBe(code);
       expect(e.message).toMatch(message);
-      expect(e.message).toContain("Legal now: chat <text of at most 1000 characters> | offer <what you give>");
+      expect(e.message).toContain("Legal now: chat <text of at most 1000 characters> | offer <give: Wood 1-10");
     }
     expect(error(sn.parse("[Accept]", state, 1)).code).toBe("not_your_turn");
   });
