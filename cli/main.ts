@@ -5,6 +5,7 @@ import { StrategyError } from "../policies/strategy.ts";
 import { ServeError } from "../server/http.ts";
 import { VERSION } from "../server/version.ts";
 import { registerCatalog } from "./commands/catalog.ts";
+import { registerExploitability } from "./commands/exploitability.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSimulate } from "./commands/simulate.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
@@ -22,6 +23,7 @@ function program(io: Io): Command {
   registerServe(root, io);
   registerSimulate(root, io);
   registerCatalog(root, io);
+  registerExploitability(root, io);
   for (const command of root.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError(
       `(run \`ludus ${command.name()} --help\` for usage)`,

@@ -3,6 +3,8 @@ import { configSchema } from "./core/config.ts";
 import { dealOrNoDeal } from "./deal-or-no-deal/game.ts";
 import { donorGame } from "./donor-game/game.ts";
 import { ipd } from "./ipd/game.ts";
+import { kuhnPoker } from "./kuhn-poker/game.ts";
+import { leducPoker } from "./leduc-poker/game.ts";
 import { simpleNegotiation } from "./simple-negotiation/game.ts";
 import { ticTacToe } from "./tic-tac-toe/game.ts";
 import { trustAndSplit } from "./trust-and-split/game.ts";
@@ -12,6 +14,8 @@ export const games: readonly AnyGame[] = [
   ipd,
   donorGame,
   trustAndSplit,
+  kuhnPoker,
+  leducPoker,
   dealOrNoDeal,
   simpleNegotiation,
   ticTacToe,

@@ -2,6 +2,8 @@ import { type Strategy, type StrategyDef, StrategyError } from "../strategy.ts";
 import { dealOrNoDealStrategies } from "./deal-or-no-deal.ts";
 import { donorGameStrategies } from "./donor-game.ts";
 import { ipdStrategies } from "./ipd.ts";
+import { kuhnPokerStrategies } from "./kuhn-poker.ts";
+import { leducPokerStrategies } from "./leduc-poker.ts";
 import { random } from "./random.ts";
 import { simpleNegotiationStrategies } from "./simple-negotiation.ts";
 import { ticTacToeStrategies } from "./tic-tac-toe.ts";
@@ -13,6 +15,8 @@ export const strategies: readonly StrategyDef[] = [
   ...ipdStrategies,
   ...donorGameStrategies,
   ...trustAndSplitStrategies,
+  ...kuhnPokerStrategies,
+  ...leducPokerStrategies,
   ...dealOrNoDealStrategies,
   ...simpleNegotiationStrategies,
   ...ticTacToeStrategies,

@@ -1,0 +1,551 @@
+import { z } from "zod";
+import { ActionError, type ActionSpace, describeSpace, parseInput } from "../core/action.ts";
+import type { Game, Viewer } from "../core/game.ts";
+import type { Rng } from "../core/rng.ts";
+import type { ExactGame } from "../analysis/tree.ts";
+
+/**
+ * Kuhn poker (Kuhn 1950), as OpenSpiel plays it: a three-card deck, one card each, an ante of one
+ * chip, and at most one bet of one chip per hand. A match may be several hands, the first move
+ * passing from seat to seat.
+ */
+
+export const kuhnConfig = z.strictObject({
+  rounds: z.int().min(1).max(100_000).default(1)
+    .describe("hands per match; the seat that acts first alternates from hand to hand"),
+  firstPlayer: z.int().min(0).max(1).default(0).describe("the seat that acts first in hand 1"),
+  fixedPot: z.boolean().default(false).describe(
+    "false: bets and calls add a chip to the pot, so a hand is worth ±1 or ±2 (OpenSpiel); true: the pot " +
+      "stays at the two antes, so the winner of a hand nets +1 and the loser −1 whatever was bet (TextArena)",
+  ),
+});
+export type KuhnConfig = z.infer<typeof kuhnConfig>;
+
+export const CARDS = ["J", "Q", "K"] as const;
+export type Card = (typeof CARDS)[number];
+
+export type KuhnActionType = "check" | "bet" | "call" | "fold";
+export interface KuhnAction {
+  readonly type: KuhnActionType;
+}
+
+export interface KuhnState {
+  readonly config: KuhnConfig;
+  /** The hand in play, 0-based (`rounds` once the match is over). */
+  hand: number;
+  /** Whether the hand in play has its cards; false only between a hand's end and the next deal. */
+  dealt: boolean;
+  /**
+   * Every hand's record, HAND_SIZE numbers from HAND_SIZE * hand: the cards of seats 0 and 1 (0 J,
+   * 1 Q, 2 K), the betting bits (bit k set when the k-th action put a chip in, a bet or a call),
+   * the number of actions, and seat 0's result. One plain array: allocating typed arrays would
+   * cost more than playing a short match.
+   */
+  readonly log: number[];
+  readonly totals: [number, number];
+}
+
+const HAND_SIZE = 5;
+const BETS = 2;
+const LENGTH = 3;
+const RESULT = 4;
+
+/** A finished hand as a viewer saw it. Pairs are by seat. */
+export interface KuhnHandSummary {
+  /** The seat that acted first. */
+  readonly first: number;
+  /** Both cards, with null for any the viewer never saw (a fold reveals nothing). */
+  readonly cards: [Card | null, Card | null];
+  /** OpenSpiel's betting letters: p (check or fold), b (bet or call). */
+  readonly betting: string;
+  readonly actions: KuhnActionType[];
+  readonly showdown: boolean;
+  readonly winner: number;
+  readonly rewards: [number, number];
+}
+
+export interface KuhnObservation {
+  readonly game: "kuhn-poker";
+  /** The viewer's seat, or "public". */
+  readonly seat: number | "public";
+  /** 1-based hand in play (`hands` + 1 once over). */
+  readonly hand: number;
+  readonly hands: number;
+  readonly phase: "betting" | "over";
+  readonly fixedPot: boolean;
+  /** The seat that acts first this hand (null once over). */
+  readonly first: number | null;
+  readonly toAct: number | null;
+  /** The viewer's card this hand (null for the public and once over). */
+  readonly card: Card | null;
+  /**
+   * OpenSpiel's information-state string for this hand: the viewer's card digit (0 J, 1 Q, 2 K)
+   * and the betting letters, e.g. "0pb" (null for the public and once over).
+   */
+  readonly infoState: string | null;
+  /** This hand's betting letters, p (check or fold) and b (bet or call). */
+  readonly betting: string;
+  readonly actions: KuhnActionType[];
+  readonly pot: number;
+  readonly contributions: [number, number];
+  /** What the viewer may do now. */
+  readonly legal: KuhnActionType[];
+  readonly history: KuhnHandSummary[];
+  readonly totals: [number, number];
+}
+
+const CHECK: KuhnAction = Object.freeze({ type: "check" });
+const BET: KuhnAction = Object.freeze({ type: "bet" });
+const CALL: KuhnAction = Object.freeze({ type: "call" });
+const FOLD: KuhnAction = Object.freeze({ type: "fold" });
+// OpenSpiel's order: Pass before Bet, so "the first action" is check or fold.
+const OPEN: ActionSpace<KuhnAction> = Object.freeze([
+  Object.freeze({ kind: "fixed" as const, action: CHECK }),
+  Object.freeze({ kind: "fixed" as const, action: BET }),
+]);
+const FACING: ActionSpace<KuhnAction> = Object.freeze([
+  Object.freeze({ kind: "fixed" as const, action: FOLD }),
+  Object.freeze({ kind: "fixed" as const, action: CALL }),
+]);
+const NOTHING: ActionSpace<KuhnAction> = Object.freeze([]);
+const SEAT = [Object.freeze([0]), Object.freeze([1])];
+const NOBODY: readonly number[] = Object.freeze([]);
+
+/** Seat 0's reward r as a frozen pair, for r in [-2, 2]: finished hands allocate nothing. */
+const REWARDS: readonly (readonly number[])[] = [-2, -1, 0, 1, 2].map((r) => Object.freeze([r, r === 0 ? 0 : -r]));
+const NO_REWARD = REWARDS[2];
+
+/**
+ * How a hand stands after its betting, indexed by (length << 3 | bets): 0 still open, 1 showdown
+ * for the antes, 2 showdown after a bet and a call, 3 the second player folded, 4 the first did.
+ */
+const OUTCOME = new Int8Array(32);
+OUTCOME[(2 << 3) | 0b00] = 1; // pp
+OUTCOME[(2 << 3) | 0b11] = 2; // bb
+OUTCOME[(2 << 3) | 0b01] = 3; // bp
+OUTCOME[(3 << 3) | 0b010] = 4; // pbp
+OUTCOME[(3 << 3) | 0b110] = 2; // pbb
+
+/** The six deals as (seat 0's card, seat 1's card), each with probability 1/6. */
+export const DEALS: readonly (readonly [number, number])[] = Object.freeze(
+  [[0, 1], [0, 2], [1, 0], [1, 2], [2, 0], [2, 1]].map((d) => Object.freeze(d as [number, number])),
+);
+const DEAL_ODDS: readonly number[] = Object.freeze(DEALS.map(() => 1 / DEALS.length));
+const NO_CHANCE: readonly number[] = Object.freeze([]);
+
+/** A match before its first deal. */
+export function start(config: KuhnConfig): KuhnState {
+  return {
+    config,
+    hand: 0,
+    dealt: false,
+    log: new Array<number>(HAND_SIZE * config.rounds).fill(0),
+    totals: [0, 0],
+  };
+}
+
+/** Deals the hand in play: `c0` to seat 0 and `c1` to seat 1 (0 J, 1 Q, 2 K, distinct). */
+export function deal(state: KuhnState, c0: number, c1: number): void {
+  if (state.dealt || state.hand >= state.config.rounds) throw new RangeError("no hand is waiting for its cards");
+  if (c0 === c1 || CARDS[c0] === undefined || CARDS[c1] === undefined) {
+    throw new RangeError(`Kuhn cards are two distinct of 0 (J), 1 (Q), 2 (K); got ${c0}, ${c1}`);
+  }
+  state.log[HAND_SIZE * state.hand] = c0;
+  state.log[HAND_SIZE * state.hand + 1] = c1;
+  state.dealt = true;
+}
+
+/** The odds of the deals the hand in play waits for (empty when it has its cards or the match is over). */
+export function chanceOdds(state: KuhnState): readonly number[] {
+  return state.dealt || state.hand >= state.config.rounds ? NO_CHANCE : DEAL_ODDS;
+}
+
+/** Deals DEALS[outcome]: the one chance event of Kuhn poker, drawn or enumerated. */
+export function resolveChance(state: KuhnState, outcome: number): void {
+  const cards = DEALS[outcome];
+  deal(state, cards[0], cards[1]);
+}
+
+/** The seat that acts first in hand `hand`. */
+function firstOf(state: KuhnState, hand: number): number {
+  return (state.config.firstPlayer + hand) & 1;
+}
+
+function over(state: KuhnState): boolean {
+  return state.hand >= state.config.rounds || !state.dealt;
+}
+
+/** Whether the seat to act faces a bet. */
+function facing(state: KuhnState): boolean {
+  const at = HAND_SIZE * state.hand;
+  const n = state.log[at + LENGTH];
+  return n > 0 && ((state.log[at + BETS] >> (n - 1)) & 1) === 1;
+}
+
+/** The seat to act in the hand in play. */
+function actor(state: KuhnState): number {
+  return firstOf(state, state.hand) ^ (state.log[HAND_SIZE * state.hand + LENGTH] & 1);
+}
+
+/**
+ * Applies the action of the seat to act and settles the hand when it ends; never deals. Returns
+ * the step's rewards by seat.
+ */
+export function play(state: KuhnState, action: KuhnAction): readonly number[] {
+  const h = state.hand;
+  const log = state.log;
+  const at = HAND_SIZE * h;
+  const n = log[at + LENGTH];
+  const chip = action.type === "bet" || action.type === "call" ? 1 : 0;
+  const bets = log[at + BETS] | (chip << n);
+  log[at + BETS] = bets;
+  log[at + LENGTH] = n + 1;
+  const outcome = OUTCOME[((n + 1) << 3) | bets];
+  if (outcome === 0) return NO_REWARD;
+  const first = firstOf(state, h);
+  let won: number; // for the first player
+  if (outcome === 3) won = 1;
+  else if (outcome === 4) won = -1;
+  else {
+    const stake = state.config.fixedPot ? 1 : outcome;
+    won = log[at + first] > log[at + 1 - first] ? stake : -stake;
+  }
+  const r0 = first === 0 ? won : -won;
+  log[at + RESULT] = r0;
+  state.totals[0] += r0;
+  state.totals[1] -= r0;
+  state.hand = h + 1;
+  state.dealt = false;
+  return REWARDS[r0 + 2];
+}
+
+/** The words of a hand's actions, from its betting bits. */
+function actionWords(bets: number, length: number): KuhnActionType[] {
+  const words: KuhnActionType[] = [];
+  for (let k = 0; k < length; k++) {
+    const chip = (bets >> k) & 1;
+    const facingBet = k > 0 && ((bets >> (k - 1)) & 1) === 1;
+    words.push(chip ? (facingBet ? "call" : "bet") : (facingBet ? "fold" : "check"));
+  }
+  return words;
+}
+
+function letters(bets: number, length: number): string {
+  let s = "";
+  for (let k = 0; k < length; k++) s += (bets >> k) & 1 ? "b" : "p";
+  return s;
+}
+
+/** Chips each seat has put in the hand in play. */
+function contributions(state: KuhnState): [number, number] {
+  const put: [number, number] = [1, 1];
+  if (state.config.fixedPot || over(state)) return put;
+  const first = firstOf(state, state.hand);
+  const at = HAND_SIZE * state.hand;
+  const bets = state.log[at + BETS];
+  for (let k = 0; k < state.log[at + LENGTH]; k++) put[first ^ (k & 1)] += (bets >> k) & 1;
+  return put;
+}
+
+/** OpenSpiel's information-state string of the hand in play: card digit, then betting letters. */
+export function handInfoState(state: KuhnState, seat: number): string {
+  const at = HAND_SIZE * state.hand;
+  return `${state.log[at + seat]}${letters(state.log[at + BETS], state.log[at + LENGTH])}`;
+}
+
+/**
+ * What `seat` knows over the whole match: each finished hand (own card, betting, the other card
+ * when shown), then the hand in play. With one hand it is OpenSpiel's string.
+ */
+export function matchInfoState(state: KuhnState, seat: number): string {
+  let key = "";
+  for (let h = 0; h < state.hand; h++) {
+    const at = HAND_SIZE * h;
+    const bets = state.log[at + BETS];
+    const length = state.log[at + LENGTH];
+    const other = OUTCOME[(length << 3) | bets] <= 2 ? String(state.log[at + 1 - seat]) : "";
+    key += `${state.log[at + seat]}${letters(bets, length)}${other}|`;
+  }
+  return state.hand < state.config.rounds ? key + handInfoState(state, seat) : key;
+}
+
+function summary(state: KuhnState, h: number, viewer: Viewer): KuhnHandSummary {
+  const at = HAND_SIZE * h;
+  const bets = state.log[at + BETS];
+  const length = state.log[at + LENGTH];
+  const showdown = OUTCOME[(length << 3) | bets] <= 2;
+  const r0 = state.log[at + RESULT];
+  const seen = (seat: number) => showdown || viewer === seat ? CARDS[state.log[at + seat]] : null;
+  return {
+    first: firstOf(state, h),
+    cards: [seen(0), seen(1)],
+    betting: letters(bets, length),
+    actions: actionWords(bets, length),
+    showdown,
+    winner: r0 > 0 ? 0 : 1,
+    rewards: [r0, r0 === 0 ? 0 : -r0],
+  };
+}
+
+function player(seat: number, me: number | null): string {
+  return me === null ? `player ${seat}` : seat === me ? "you" : "the other player";
+}
+
+const PAST: Record<KuhnActionType, string> = { check: "checked", bet: "bet", call: "called", fold: "folded" };
+
+/** `[check]`-style tokens (TextArena); the first one found decides. */
+const BRACKET = /\[\s*(check|bet|call|fold)\s*\]/i;
+/** `<PASS>` / `<BET>` (MARS), also inside `<answer>…</answer>`. */
+const ANGLE = /<\s*(pass|bet)\s*>/i;
+
+/**
+ * Text aliases: `[check]` `[bet]` `[call]` `[fold]` (TextArena), `<PASS>` `<BET>` (MARS) and `Pass` /
+ * `Bet` as OpenSpiel writes them, where Pass checks or folds and Bet bets or calls as the situation
+ * allows, and ACPC letters `c` (check or call), `r` (bet), `f` (fold). A lowercase `bet` is the plain
+ * action word, so facing a bet it is refused rather than read as a call.
+ */
+function alias(text: string, facingBet: boolean): KuhnAction | undefined {
+  const bracket = BRACKET.exec(text);
+  if (bracket) return { type: bracket[1].toLowerCase() as KuhnActionType };
+  const angle = ANGLE.exec(text);
+  const raw = angle ? angle[1].toUpperCase() : text.trim().replace(/[.!]$/, "");
+  // Pass and the one-letter forms in any case; bet only as OpenSpiel and MARS write it.
+  const word = raw.length === 1 || raw.toLowerCase() === "pass" ? raw.toLowerCase() : raw;
+  switch (word) {
+    case "pass":
+      return facingBet ? FOLD : CHECK;
+    case "BET":
+    case "Bet":
+      return facingBet ? CALL : BET;
+    case "c":
+      return facingBet ? CALL : CHECK;
+    case "r":
+      return BET;
+    case "f":
+      return FOLD;
+  }
+  return undefined;
+}
+
+/** The action type an input asks for, when it names one of the four. */
+function requested(input: unknown, facingBet: boolean): string | undefined {
+  if (typeof input === "object" && input !== null && typeof (input as { type?: unknown }).type === "string") {
+    return (input as { type: string }).type;
+  }
+  if (typeof input !== "string") return undefined;
+  const trimmed = input.trim();
+  if (trimmed.startsWith("{")) {
+    try {
+      return requested(JSON.parse(trimmed), facingBet);
+    } catch {
+      return undefined;
+    }
+  }
+  return alias(trimmed, facingBet)?.type ?? trimmed.toLowerCase().split(/\s+/)[0];
+}
+
+/** Why an action that is not legal now is not, in poker terms. */
+const WHY: Record<"open" | "facing", Partial<Record<string, string>>> = {
+  open: {
+    call: "there is no bet to call",
+    fold: "there is no bet to fold to, and checking costs nothing",
+  },
+  facing: {
+    check: "you face a bet, so you cannot check",
+    bet: "there is already a bet, and a hand allows only one",
+  },
+};
+
+export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation> = {
+  id: "kuhn-poker",
+  version: 1,
+  title: "Kuhn poker",
+  summary: "The smallest real poker: a deck of a jack, a queen and a king, one card each, an ante of one chip " +
+    "and at most one bet of one chip. The player who acts first checks or bets; facing a bet, a player calls or " +
+    "folds. The higher card takes the pot at showdown. A classic testbed for equilibrium play, with known exact " +
+    "values; matches may run several hands with the first move alternating.",
+  seats: { min: 2, max: 2 },
+  schema: kuhnConfig,
+  variants: {
+    standard: {
+      description: "OpenSpiel's rules: one hand, player 0 acts first, bets grow the pot (hands worth ±1 or ±2)",
+      config: {},
+    },
+    textarena: {
+      description: "TextArena's KuhnPoker-v0: three hands, player 1 acts first in hand 1 and the first move " +
+        "alternates, and the pot stays at the two antes, so every hand is worth exactly ±1",
+      config: { rounds: 3, firstPlayer: 1, fixedPot: true },
+    },
+  },
+  defaultVariant: "standard",
+
+  seatCount: () => 2,
+
+  rules(config) {
+    const hands = config.rounds === 1
+      ? `one hand; player ${config.firstPlayer} acts first`
+      : `${config.rounds} hands; player ${config.firstPlayer} acts first in hand 1, and the first move passes ` +
+        "to the other player every hand";
+    const pot = config.fixedPot
+      ? "Bets and calls do not change the pot in this variant: it stays at the two antes, so the winner of a " +
+        "hand gains exactly 1 chip and the loser loses 1, whatever was bet; betting matters only because a " +
+        "player who folds loses the hand."
+      : "Bets and calls go into the pot: a hand that ends without a bet is worth 1 chip, one with a bet and a " +
+        "call 2 chips, and a fold loses the 1 chip already in.";
+    return `Kuhn poker for two players, ${hands}. The deck has three cards, jack (J) < queen (Q) < king (K). ` +
+      "At the start of every hand each player puts 1 chip (the ante) into the pot and is dealt one card at " +
+      "random; the third card stays face down, and you see only your own card. The first player checks or " +
+      "bets 1 chip. After a check, the second player checks (showdown) or bets; after a bet, the other player " +
+      "calls (puts in 1 chip too, then showdown) or folds (gives up the pot; no cards are shown). At showdown " +
+      `the higher card wins the pot. ${pot} Your score is the sum of your net chips over all hands.`;
+  },
+
+  init(config, rng) {
+    const state = start(config);
+    resolveChance(state, rng.int(DEALS.length));
+    return state;
+  },
+
+  toAct(state) {
+    return over(state) ? NOBODY : SEAT[actor(state)];
+  },
+
+  legal(state, seat) {
+    if (over(state) || seat !== actor(state)) return NOTHING;
+    return facing(state) ? FACING : OPEN;
+  },
+
+  apply(state, moves, rng: Rng) {
+    const rewards = play(state, moves[actor(state)]!);
+    if (!state.dealt && state.hand < state.config.rounds) resolveChance(state, rng.int(DEALS.length));
+    return rewards;
+  },
+
+  returns: (state) => [state.totals[0], state.totals[1]],
+
+  observe(state, viewer) {
+    if (viewer !== "public" && viewer !== 0 && viewer !== 1) throw new RangeError(`no seat ${viewer} in kuhn-poker`);
+    const { config } = state;
+    const history: KuhnHandSummary[] = [];
+    for (let h = 0; h < state.hand; h++) history.push(summary(state, h, viewer));
+    const playing = !over(state);
+    const h = state.hand;
+    const bets = playing ? state.log[HAND_SIZE * h + BETS] : 0;
+    const length = playing ? state.log[HAND_SIZE * h + LENGTH] : 0;
+    const toAct = playing ? actor(state) : null;
+    const put = contributions(state);
+    const own = playing && viewer !== "public";
+    return {
+      game: "kuhn-poker",
+      seat: viewer,
+      hand: h + 1,
+      hands: config.rounds,
+      phase: playing ? "betting" : "over",
+      fixedPot: config.fixedPot,
+      first: playing ? firstOf(state, h) : null,
+      toAct,
+      card: own ? CARDS[state.log[HAND_SIZE * h + viewer]] : null,
+      infoState: own ? handInfoState(state, viewer) : null,
+      betting: letters(bets, length),
+      actions: actionWords(bets, length),
+      pot: playing ? put[0] + put[1] : 0,
+      contributions: playing ? put : [0, 0],
+      legal: toAct !== null && toAct === viewer ? (facing(state) ? ["fold", "call"] : ["check", "bet"]) : [],
+      history,
+      totals: [state.totals[0], state.totals[1]],
+    };
+  },
+
+  describe(obs) {
+    const me = obs.seat === "public" ? null : obs.seat;
+    const who = (seat: number) => player(seat, me);
+    const Who = (seat: number) => who(seat).replace(/^./, (c) => c.toUpperCase());
+    const lines: string[] = [];
+    lines.push(
+      obs.phase === "over"
+        ? `Kuhn poker: the match is over after ${obs.hands} hand(s).`
+        : `Kuhn poker, hand ${obs.hand} of ${obs.hands}.`,
+    );
+    lines.push(me === null ? "You are watching players 0 and 1." : `You are player ${me}.`);
+    obs.history.forEach((past, i) => {
+      const order = me === null ? [0, 1] : [me, 1 - me];
+      const cards = order.map((s) => `${who(s)} had ${past.cards[s] ?? "an unseen card"}`);
+      const moves = past.actions.map((a, k) => `${who(past.first ^ (k & 1))} ${PAST[a]}`).join(", ");
+      const end = past.showdown ? `showdown, ${who(past.winner)} won` : "no showdown";
+      lines.push(
+        `- Hand ${i + 1}: ${cards.join(", ")}; ${moves}; ${end} ` +
+          `(${order.map((s) => `${who(s)} ${signed(past.rewards[s])}`).join(", ")}).`,
+      );
+    });
+    const totals = me === null
+      ? `Totals: player 0 ${signed(obs.totals[0])}, player 1 ${signed(obs.totals[1])}.`
+      : `Your total is ${signed(obs.totals[me])}; the other player's is ${signed(obs.totals[1 - me])}.`;
+    if (obs.phase === "over") {
+      lines.push(totals);
+      return lines.join("\n");
+    }
+    if (obs.card) lines.push(`Your card is ${obs.card} (J < Q < K).`);
+    lines.push(`${Who(obs.first!)} ${me === obs.first ? "act" : "acts"} first this hand.`);
+    lines.push(
+      obs.actions.length === 0
+        ? "No one has acted yet."
+        : `So far: ${obs.actions.map((a, k) => `${who(obs.first! ^ (k & 1))} ${PAST[a]}`).join(", ")}.`,
+    );
+    lines.push(
+      obs.fixedPot
+        ? "The pot holds the two antes and stays at 2 chips: the winner of this hand gains 1, the loser loses 1."
+        : `The pot holds ${obs.pot} chips (${who(0)} put in ${obs.contributions[0]}, ${who(1)} ${
+          obs.contributions[1]
+        }).`,
+    );
+    lines.push(totals);
+    if (me !== null) {
+      lines.push(
+        obs.legal.length > 0
+          ? `Your move: ${obs.legal.join(" or ")}. Answer with ${obs.legal.map((a) => `[${a}]`).join(" or ")} ` +
+            `(or JSON {"type":"${obs.legal[0]}"}).`
+          : "Wait for the other player's move.",
+      );
+    }
+    return lines.join("\n");
+  },
+
+  parse(input, state, seat): KuhnAction | ActionError {
+    const space = kuhnPoker.legal(state, seat);
+    if (space.length === 0) {
+      const reason = over(state) ? "the match is over" : `it is player ${kuhnPoker.toAct(state)[0]}'s turn`;
+      return new ActionError("not_your_turn", reason, "");
+    }
+    const facingBet = facing(state);
+    const result = parseInput(space, input, (text) => alias(text, facingBet));
+    if (result instanceof ActionError && result.code === "illegal_action") {
+      const why = WHY[facingBet ? "facing" : "open"][requested(input, facingBet) ?? ""];
+      if (why) return new ActionError("illegal_action", why, describeSpace(space));
+    }
+    return result;
+  },
+
+  clone(state) {
+    return {
+      config: state.config,
+      hand: state.hand,
+      dealt: state.dealt,
+      log: state.log.slice(),
+      totals: [state.totals[0], state.totals[1]],
+    };
+  },
+};
+
+/** Kuhn poker for exact analysis: its deals enumerated, keyed by what each seat knows over the match. */
+export const kuhnPokerExact: ExactGame<KuhnState, KuhnAction, KuhnConfig> = {
+  game: kuhnPoker,
+  start,
+  chance: chanceOdds,
+  resolve: resolveChance,
+  play: (state, _seat, action) => void play(state, action),
+  infoState: matchInfoState,
+};
+
+function signed(x: number): string {
+  return x > 0 ? `+${x}` : String(x);
+}
