@@ -14,6 +14,7 @@ import { Rng } from "../games/core/rng.ts";
 import { getGame } from "../games/registry.ts";
 import { createStrategy } from "../policies/baselines/index.ts";
 import { matchSeed, playMatch } from "../policies/simulate.ts";
+import { rate } from "./rate.ts";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "2" }, "cli-matches": { type: "string", default: "20000" } },
@@ -29,21 +30,6 @@ interface Case {
   units(outcome: { steps: number; actions: number }): number;
   /** The bare loop: plays `matches` matches' worth of the same work; returns the units done. */
   bare(matches: number, rng: Rng): number;
-}
-
-/** Runs `work(batch)` in growing batches until `seconds` have passed; returns units per second. */
-function rate(work: (batch: number) => number, seconds: number): number {
-  work(50); // warm up the JIT
-  let units = 0;
-  let batch = 50;
-  const start = performance.now();
-  let elapsed = 0;
-  while (elapsed < seconds * 1000) {
-    units += work(batch);
-    elapsed = performance.now() - start;
-    if (elapsed < 100) batch *= 2;
-  }
-  return units / (elapsed / 1000);
 }
 
 const cases: Case[] = [

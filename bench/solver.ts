@@ -18,24 +18,10 @@ import { kuhnPoker } from "../games/kuhn-poker/game.ts";
 import { leducPoker, leducPokerExact } from "../games/leduc-poker/game.ts";
 import { random } from "../policies/baselines/random.ts";
 import { playMatch } from "../policies/simulate.ts";
+import { rate } from "./rate.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "2" } } });
 const SECONDS = Number(values.seconds);
-
-/** Runs `work(batch)` in growing batches until `seconds` have passed; returns units per second. */
-function rate(work: (batch: number) => number, seconds: number): number {
-  work(50); // warm up the JIT
-  let units = 0;
-  let batch = 50;
-  const start = performance.now();
-  let elapsed = 0;
-  while (elapsed < seconds * 1000) {
-    units += work(batch);
-    elapsed = performance.now() - start;
-    if (elapsed < 100) batch *= 2;
-  }
-  return units / (elapsed / 1000);
-}
 
 /** Hands per second through playMatch with `hands` hands a match. */
 function engineRate(game: AnyGame, raw: Record<string, unknown>, hands: number): number {

@@ -11,35 +11,92 @@ export type Seed = bigint | number | string;
 const MASK64 = (1n << 64n) - 1n;
 const TWO_POW_32 = 4294967296;
 
-/** splitmix64 (Steele, Lea & Flood), the seeding generator the xoshiro authors recommend. */
-function splitmix64(state: bigint): [next: bigint, output: bigint] {
-  const next = (state + 0x9e3779b97f4a7c15n) & MASK64;
-  let z = next;
-  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
-  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
-  return [next, z ^ (z >> 31n)];
+// Seeding runs once per match, so it works on 64-bit words held as two uint32 halves [hi, lo]
+// rather than BigInt, which costs about a microsecond per seed.
+type Word = [hi: number, lo: number];
+
+/** The high 32 bits of the 64-bit product of two uint32. */
+function mulHigh(a: number, b: number): number {
+  const a0 = a & 0xffff, a1 = a >>> 16, b0 = b & 0xffff, b1 = b >>> 16;
+  const t = a1 * b0 + ((a0 * b0) >>> 16);
+  const w = (t & 0xffff) + a0 * b1;
+  return (a1 * b1 + Math.floor(t / 65536) + Math.floor(w / 65536)) >>> 0;
 }
 
-/** FNV-1a, 64-bit, over the UTF-8 bytes of a string: turns a name into a 64-bit seed. */
-function fnv1a64(text: string): bigint {
-  let hash = 0xcbf29ce484222325n;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & MASK64;
+function mul(a: Word, b: Word): Word {
+  const hi = mulHigh(a[1], b[1]) + Math.imul(a[0], b[1]) + Math.imul(a[1], b[0]);
+  return [hi >>> 0, Math.imul(a[1], b[1]) >>> 0];
+}
+
+function add(a: Word, b: Word): Word {
+  const lo = a[1] + b[1];
+  return [(a[0] + b[0] + (lo >= TWO_POW_32 ? 1 : 0)) >>> 0, lo >>> 0];
+}
+
+/** z ^ (z >>> k), for 0 < k < 32. */
+function xorShift(z: Word, k: number): Word {
+  return [(z[0] ^ (z[0] >>> k)) >>> 0, (z[1] ^ ((z[1] >>> k) | (z[0] << (32 - k)))) >>> 0];
+}
+
+const GOLDEN: Word = [0x9e3779b9, 0x7f4a7c15];
+const MIX1: Word = [0xbf58476d, 0x1ce4e5b9];
+const MIX2: Word = [0x94d049bb, 0x133111eb];
+const STREAM: Word = [0xd1b54a32, 0xd192ed03];
+
+/** splitmix64 (Steele, Lea & Flood), the seeding generator the xoshiro authors recommend. */
+function splitmix64(state: Word): [next: Word, output: Word] {
+  const next = add(state, GOLDEN);
+  const z = mul(xorShift(mul(xorShift(next, 30), MIX1), 27), MIX2);
+  return [next, xorShift(z, 31)];
+}
+
+/**
+ * FNV-1a, 64-bit, over the UTF-8 bytes of a string: turns a name into a 64-bit seed. Computed on
+ * two 32-bit halves rather than BigInt, since every simulated match hashes its seed string.
+ */
+function fnv1a64Word(text: string): Word {
+  const bytes = /^[\x00-\x7f]*$/.test(text) ? undefined : new TextEncoder().encode(text);
+  const length = bytes ? bytes.length : text.length;
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  for (let i = 0; i < length; i++) {
+    lo = (lo ^ (bytes ? bytes[i] : text.charCodeAt(i))) >>> 0;
+    // × 0x100000001b3 = × 2^40 + × 0x1b3, mod 2^64; every partial product stays below 2^53.
+    const low = lo * 0x1b3;
+    hi = (hi * 0x1b3 + Math.floor(low / TWO_POW_32) + ((lo << 8) >>> 0)) % TWO_POW_32;
+    lo = low % TWO_POW_32;
   }
-  return hash;
+  return [hi, lo];
+}
+
+function toBigInt(word: Word): bigint {
+  return (BigInt(word[0]) << 32n) | BigInt(word[1]);
+}
+
+function fromBigInt(value: bigint): Word {
+  const v = value & MASK64;
+  return [Number(v >> 32n), Number(v & 0xffffffffn)];
+}
+
+export function fnv1a64(text: string): bigint {
+  return toBigInt(fnv1a64Word(text));
 }
 
 /** Reduces a seed to 64 bits: integers as themselves (mod 2^64), other strings by FNV-1a. */
-export function seedToBigInt(seed: Seed): bigint {
-  if (typeof seed === "bigint") return seed & MASK64;
+function seedWord(seed: Seed): Word {
+  if (typeof seed === "bigint") return fromBigInt(seed);
   if (typeof seed === "number") {
     if (!Number.isSafeInteger(seed)) {
       throw new RangeError(`a numeric seed must be a safe integer, got ${seed}`);
     }
-    return BigInt(seed) & MASK64;
+    return seed >= 0 ? [Math.floor(seed / TWO_POW_32), seed % TWO_POW_32] : fromBigInt(BigInt(seed));
   }
-  if (/^-?\d{1,20}$/.test(seed)) return BigInt(seed) & MASK64;
-  return fnv1a64(seed);
+  if (/^-?\d{1,20}$/.test(seed)) return fromBigInt(BigInt(seed));
+  return fnv1a64Word(seed);
+}
+
+export function seedToBigInt(seed: Seed): bigint {
+  return toBigInt(seedWord(seed));
 }
 
 export class Rng {
@@ -55,13 +112,14 @@ export class Rng {
    *   1 for the strategies of a simulated match), so one does not shift the other
    */
   constructor(seed: Seed, stream = 0) {
-    const state = seedToBigInt(seed) ^ ((BigInt(stream) * 0xd1b54a32d192ed03n) & MASK64);
-    const [afterFirst, a] = splitmix64(state);
+    const seed64 = seedWord(seed);
+    const mix = mul([0, stream >>> 0], STREAM);
+    const [afterFirst, a] = splitmix64([(seed64[0] ^ mix[0]) >>> 0, (seed64[1] ^ mix[1]) >>> 0]);
     const [, b] = splitmix64(afterFirst);
-    this.s0 = Number(BigInt.asIntN(32, a));
-    this.s1 = Number(BigInt.asIntN(32, a >> 32n));
-    this.s2 = Number(BigInt.asIntN(32, b));
-    this.s3 = Number(BigInt.asIntN(32, b >> 32n));
+    this.s0 = a[1] | 0;
+    this.s1 = a[0] | 0;
+    this.s2 = b[1] | 0;
+    this.s3 = b[0] | 0;
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Rng, seedToBigInt } from "../../games/core/rng.ts";
+import { fnv1a64, Rng, seedToBigInt } from "../../games/core/rng.ts";
 
 describe("Rng (xoshiro128** seeded by splitmix64)", () => {
   it("matches the reference C implementation from a raw state", () => {
@@ -19,6 +19,30 @@ describe("Rng (xoshiro128** seeded by splitmix64)", () => {
     expect([1, 2, 3, 4].map(() => rng.next())).toEqual([1776835114, 4165204688, 17111135, 2317295270]);
   });
 
+  it("seeds every stream exactly as a BigInt splitmix64 reference does", () => {
+    const M = 2n ** 64n - 1n;
+    const splitmix = (x: bigint): [bigint, bigint] => {
+      const next = (x + 0x9e3779b97f4a7c15n) & M;
+      let z = ((next ^ (next >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+      z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+      return [next, z ^ (z >> 31n)];
+    };
+    const reference = (seed: bigint, stream: number) => {
+      const [next, a] = splitmix(seed ^ ((BigInt(stream) * 0xd1b54a32d192ed03n) & M));
+      const [, b] = splitmix(next);
+      return [a & 0xffffffffn, a >> 32n, b & 0xffffffffn, b >> 32n].map(Number);
+    };
+    const seeds = [0n, 1n, 42n, 2n ** 63n + 12345n, M, 0xdeadbeefcafef00dn];
+    for (const seed of seeds) {
+      for (const stream of [0, 1, 7, 2 ** 31 + 5]) {
+        expect(new Rng(seed, stream).state()).toEqual(reference(seed, stream));
+        expect(new Rng(`${seed}`, stream).state()).toEqual(reference(seed, stream));
+      }
+    }
+    expect(new Rng(-5).state()).toEqual(reference(M - 4n, 0));
+    expect(new Rng(2 ** 53 - 1).state()).toEqual(reference(2n ** 53n - 1n, 0));
+  });
+
   it("accepts 64-bit seeds as bigint, number or decimal string, and any other string", () => {
     expect(new Rng(42n).state()).toEqual(new Rng(42).state());
     expect(new Rng("42").state()).toEqual(new Rng(42).state());
@@ -27,6 +51,20 @@ describe("Rng (xoshiro128** seeded by splitmix64)", () => {
     expect(new Rng("tournament-7").state()).toEqual(new Rng("tournament-7").state());
     expect(new Rng("tournament-7").state()).not.toEqual(new Rng("tournament-8").state());
     expect(() => new Rng(0.5)).toThrow(/safe integer/);
+  });
+
+  it("hashes string seeds with FNV-1a 64 (published vectors, and a BigInt reference for UTF-8)", () => {
+    expect(fnv1a64("")).toBe(0xcbf29ce484222325n);
+    expect(fnv1a64("a")).toBe(0xaf63dc4c8601ec8cn);
+    expect(fnv1a64("foobar")).toBe(0x85944171f73967e8n);
+    const reference = (text: string) => {
+      let h = 0xcbf29ce484222325n;
+      for (const b of new TextEncoder().encode(text)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & (2n ** 64n - 1n);
+      return h;
+    };
+    for (const text of ["1/0", "tournament-7", "héllo wörld ☃", "x".repeat(300)]) {
+      expect(fnv1a64(text)).toBe(reference(text));
+    }
   });
 
   it("gives independent streams of one seed", () => {
