@@ -54,8 +54,14 @@ function splitmix64(state: Word): [next: Word, output: Word] {
  * FNV-1a, 64-bit, over the UTF-8 bytes of a string: turns a name into a 64-bit seed. Computed on
  * two 32-bit halves rather than BigInt, since every simulated match hashes its seed string.
  */
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 function fnv1a64Word(text: string): Word {
-  const bytes = /^[\x00-\x7f]*$/.test(text) ? undefined : new TextEncoder().encode(text);
+  // ASCII strings are their own UTF-8 bytes; anything else is encoded first.
+  const bytes = isAscii(text) ? undefined : new TextEncoder().encode(text);
   const length = bytes ? bytes.length : text.length;
   let hi = 0xcbf29ce4;
   let lo = 0x84222325;

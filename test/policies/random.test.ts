@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
-import { ipd } from "../../games/ipd/game.ts";
+import { ipd, type IpdConfig } from "../../games/ipd/game.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 
 describe("the random strategy", () => {
-  const { config } = configure(ipd, { messages: 1 });
+  const { config } = configure<IpdConfig>(ipd, { messages: 1 });
   const state = ipd.init(config, new Rng(1));
   const context = (seat: number) => ({
     seat,
