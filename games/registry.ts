@@ -2,6 +2,7 @@ import type { AnyGame } from "./core/game.ts";
 import { configSchema } from "./core/config.ts";
 import { dealOrNoDeal } from "./deal-or-no-deal/game.ts";
 import { donorGame } from "./donor-game/game.ts";
+import { holdem } from "./holdem/game.ts";
 import { ipd } from "./ipd/game.ts";
 import { kuhnPoker } from "./kuhn-poker/game.ts";
 import { leducPoker } from "./leduc-poker/game.ts";
@@ -16,6 +17,7 @@ export const games: readonly AnyGame[] = [
   trustAndSplit,
   kuhnPoker,
   leducPoker,
+  holdem,
   dealOrNoDeal,
   simpleNegotiation,
   ticTacToe,

@@ -1,6 +1,7 @@
 import { type Strategy, type StrategyDef, StrategyError } from "../strategy.ts";
 import { dealOrNoDealStrategies } from "./deal-or-no-deal.ts";
 import { donorGameStrategies } from "./donor-game.ts";
+import { holdemStrategies } from "./holdem.ts";
 import { ipdStrategies } from "./ipd.ts";
 import { kuhnPokerStrategies } from "./kuhn-poker.ts";
 import { leducPokerStrategies } from "./leduc-poker.ts";
@@ -17,6 +18,7 @@ export const strategies: readonly StrategyDef[] = [
   ...trustAndSplitStrategies,
   ...kuhnPokerStrategies,
   ...leducPokerStrategies,
+  ...holdemStrategies,
   ...dealOrNoDealStrategies,
   ...simpleNegotiationStrategies,
   ...ticTacToeStrategies,
