@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Action, ActionError, type SplitForm } from "../../games/core/action.ts";
+import type { Action, SplitForm } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
@@ -21,6 +21,7 @@ import { dealOrNoDealStrategies } from "../../policies/baselines/deal-or-no-deal
 import { random, randomAction } from "../../policies/baselines/random.ts";
 import { playMatch } from "../../policies/simulate.ts";
 import type { Strategy } from "../../policies/strategy.ts";
+import { actionError as error, must, playInputs } from "../support/actions.ts";
 
 function config(raw: Record<string, unknown> = {}, variant?: string): DondConfig {
   return configure<DondConfig>(dond, raw, variant).config;
@@ -35,25 +36,8 @@ const offers = config();
 const talk = config({}, "dialogue");
 const rng = new Rng(0);
 
-function must<A>(result: A | ActionError): A {
-  if (result instanceof ActionError) throw new Error(result.message);
-  return result;
-}
-
-function error(result: unknown): ActionError {
-  expect(result).toBeInstanceOf(ActionError);
-  return result as ActionError;
-}
-
 /** Parses each input for whoever is to act and applies it; returns the last step's rewards. */
-function act(state: DondState, ...inputs: unknown[]): readonly number[] {
-  let rewards: readonly number[] = [0, 0];
-  for (const input of inputs) {
-    const [seat] = dond.toAct(state);
-    rewards = dond.apply(state, Object.assign([], { [seat]: must(dond.parse(input, state, seat)) }), rng);
-  }
-  return rewards;
-}
+const act = (state: DondState, ...inputs: unknown[]) => playInputs(dond, state, rng, ...inputs);
 
 function propose(...take: number[]): DondAction {
   return { type: "propose", take };

@@ -26,6 +26,7 @@ import {
 } from "../../games/holdem/game.ts";
 import { MatchStateError, parseMatchState, parseReply, renderMatchState } from "../../games/holdem/matchstate.ts";
 import { randomAction } from "../../policies/baselines/random.ts";
+import { actionError as error, must } from "../support/actions.ts";
 
 function config(raw: Record<string, unknown> = {}, variant?: string): HoldemConfig {
   return configure<HoldemConfig>(holdem as unknown as AnyGame, raw, variant).config;
@@ -35,16 +36,6 @@ const hunl = config();
 const hulhe = config({}, "hulhe");
 const small = config({}, "small");
 const HUNL = parseGamedef(HUNL_GAMEDEF);
-
-function must<A>(result: A | ActionError): A {
-  if (result instanceof ActionError) throw new Error(result.message);
-  return result;
-}
-
-function error(result: unknown): ActionError {
-  if (!(result instanceof ActionError)) throw new Error(`expected an error, got ${JSON.stringify(result)}`);
-  return result;
-}
 
 /** The seat to act. */
 function turn(state: HoldemState): number {

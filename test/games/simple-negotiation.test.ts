@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { ActionError } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
@@ -12,6 +11,7 @@ import { random } from "../../policies/baselines/random.ts";
 import { simpleNegotiationStrategies } from "../../policies/baselines/simple-negotiation.ts";
 import { playMatch } from "../../policies/simulate.ts";
 import type { Strategy } from "../../policies/strategy.ts";
+import { actionError as error, must, playInputs } from "../support/actions.ts";
 
 function config(raw: Record<string, unknown> = {}, variant?: string): SnConfig {
   return configure<SnConfig>(sn, raw, variant).config;
@@ -20,25 +20,8 @@ function config(raw: Record<string, unknown> = {}, variant?: string): SnConfig {
 const standard = config();
 const rng = new Rng(0);
 
-function must<A>(result: A | ActionError): A {
-  if (result instanceof ActionError) throw new Error(result.message);
-  return result;
-}
-
-function error(result: unknown): ActionError {
-  expect(result).toBeInstanceOf(ActionError);
-  return result as ActionError;
-}
-
 /** Parses each input for whoever is to act and applies it; returns the last step's rewards. */
-function act(state: SnState, ...inputs: unknown[]): readonly number[] {
-  let rewards: readonly number[] = [0, 0];
-  for (const input of inputs) {
-    const [seat] = sn.toAct(state);
-    rewards = sn.apply(state, Object.assign([], { [seat]: must(sn.parse(input, state, seat)) }), rng);
-  }
-  return rewards;
-}
+const act = (state: SnState, ...inputs: unknown[]) => playInputs(sn, state, rng, ...inputs);
 
 function strategy(name: string): Strategy {
   return name === "random"

@@ -15,6 +15,7 @@ import {
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { randomAction } from "../../policies/baselines/random.ts";
 import { playMatch } from "../../policies/simulate.ts";
+import { must } from "../support/actions.ts";
 
 function config(raw: Record<string, unknown> = {}, variant?: string): TasConfig {
   return configure<TasConfig>(tas, raw, variant).config;
@@ -56,11 +57,6 @@ function roundWith(h0: number, h1: number, c0: number, c1: number): readonly num
   expect(tas.returns(state)).toEqual(rewards);
   expect(tas.observe(state, 0).history[0].rewards).toEqual(rewards);
   return rewards;
-}
-
-function must<A>(result: A | ActionError): A {
-  if (result instanceof ActionError) throw new Error(result.message);
-  return result;
 }
 
 function parse(state: TasState, seat: number, input: unknown): TasAction {
