@@ -19,7 +19,9 @@ import { rate } from "./rate.ts";
 
 // The evaluator builds its tables when first imported; nothing above imports it, so this times the build.
 const started = performance.now();
-const { CATEGORIES, evaluate, evaluate7, handCategory } = await import("../games/holdem/evaluator.ts");
+const { CATEGORIES, countSevenCardHands, evaluate, evaluate7, SEVEN_CARD_CATEGORY_COUNTS } = await import(
+  "../games/holdem/evaluator.ts"
+);
 const loadMs = performance.now() - started;
 const { holdem } = await import("../games/holdem/game.ts");
 const { holdemStrategies } = await import("../policies/baselines/holdem.ts");
@@ -35,19 +37,6 @@ const { values } = parseArgs({
 });
 const SECONDS = Number(values.seconds);
 const POOL = Number(values.pool);
-
-/** Known category counts of all seven-card hands, weakest category first. */
-const SEVEN_CARD_COUNTS = [
-  23_294_460,
-  58_627_800,
-  31_433_400,
-  6_461_620,
-  6_180_020,
-  4_047_644,
-  3_473_184,
-  224_848,
-  41_584,
-];
 
 /** Units per second of `work()`, one pass at a time, through the benchmarks' shared timing loop. */
 function passRate(work: () => number, seconds: number): number {
@@ -122,21 +111,8 @@ const play = [
 ].map((c) => ({ ...c, handsPerSecond: Math.round(handsPerSecond(c.variant, c.seats)) }));
 
 function enumerateAll() {
-  const counts = new Array<number>(CATEGORIES.length).fill(0);
   const start = performance.now();
-  for (let a = 0; a < 52; a++) {
-    for (let b = a + 1; b < 52; b++) {
-      for (let c = b + 1; c < 52; c++) {
-        for (let d = c + 1; d < 52; d++) {
-          for (let e = d + 1; e < 52; e++) {
-            for (let f = e + 1; f < 52; f++) {
-              for (let g = f + 1; g < 52; g++) counts[handCategory(evaluate7(a, b, c, d, e, f, g))]++;
-            }
-          }
-        }
-      }
-    }
-  }
+  const counts = countSevenCardHands();
   const seconds = (performance.now() - start) / 1000;
   const hands = counts.reduce((x, y) => x + y, 0);
   return {
@@ -144,7 +120,7 @@ function enumerateAll() {
     seconds: Number(seconds.toFixed(3)),
     evaluationsPerSecond: Math.round(hands / seconds),
     counts: Object.fromEntries(CATEGORIES.map((name, i) => [name, counts[i]])),
-    matchesKnownCounts: counts.every((n, i) => n === SEVEN_CARD_COUNTS[i]),
+    matchesKnownCounts: counts.every((n, i) => n === SEVEN_CARD_CATEGORY_COUNTS[i]),
   };
 }
 

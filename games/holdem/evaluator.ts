@@ -329,3 +329,35 @@ export function describeHand(value: number): string {
       return `pair of ${RANK_PLURALS[r[0]]}${kickers(1)}`;
   }
 }
+
+/** The published number of seven-card hands in each category, weakest first: what `countSevenCardHands` must give. */
+export const SEVEN_CARD_CATEGORY_COUNTS: readonly number[] = Object.freeze([
+  23_294_460,
+  58_627_800,
+  31_433_400,
+  6_461_620,
+  6_180_020,
+  4_047_644,
+  3_473_184,
+  224_848,
+  41_584,
+]);
+
+/** Evaluates every one of the 133,784,560 seven-card hands and counts them by category (about a second). */
+export function countSevenCardHands(): number[] {
+  const counts = new Array<number>(CATEGORIES.length).fill(0);
+  for (let a = 0; a < 52; a++) {
+    for (let b = a + 1; b < 52; b++) {
+      for (let c = b + 1; c < 52; c++) {
+        for (let d = c + 1; d < 52; d++) {
+          for (let e = d + 1; e < 52; e++) {
+            for (let f = e + 1; f < 52; f++) {
+              for (let g = f + 1; g < 52; g++) counts[handCategory(evaluate7(a, b, c, d, e, f, g))]++;
+            }
+          }
+        }
+      }
+    }
+  }
+  return counts;
+}
