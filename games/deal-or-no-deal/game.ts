@@ -13,6 +13,7 @@ import {
 } from "../core/action.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import { allInstances, type Counts, type Instance, instanceProblem, ITEMS, TOTAL_VALUE, worthOf } from "./instances.ts";
+import { seatName } from "../core/text.ts";
 
 /**
  * Deal or No Deal (Lewis et al. 2017): two players divide a pool of books, hats and balls, each
@@ -487,7 +488,7 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
   describe(obs) {
     const spectator = obs.seat === "public";
     const me = spectator ? 0 : obs.seat as number;
-    const who = (seat: number) => (spectator ? `player ${seat}` : seat === me ? "you" : "the other player");
+    const who = (seat: number) => seatName(seat, obs.seat);
     const Who = (seat: number) => who(seat).replace(/^./, (c) => c.toUpperCase());
     const dialogueGame = obs.protocol === "dialogue";
     const lines: string[] = [];

@@ -48,6 +48,7 @@ import {
   parseReply,
   renderMatchState,
 } from "./matchstate.ts";
+import { seatName, signed } from "../core/text.ts";
 
 /**
  * Heads-up hold'em with the ACPC dealer's rules: any structure an ACPC game definition gives
@@ -595,10 +596,6 @@ function stackText(stack: number): string {
   return stack === UNLIMITED_STACK ? "unlimited" : String(stack);
 }
 
-function signed(x: number): string {
-  return x > 0 ? `+${x}` : String(x);
-}
-
 function structureText(def: Gamedef): string {
   const blinds = def.blind[0] === def.blind[1]
     ? `Both positions post a blind of ${def.blind[0]}.`
@@ -636,17 +633,13 @@ function bestHandText(def: Gamedef): string {
     : `Each player's hand is its ${cards} card(s), hole plus board: pairs beat high cards, then ranks decide.`;
 }
 
-function handWord(seat: number, viewer: Viewer): string {
-  return viewer === "public" ? `player ${seat}` : seat === viewer ? "you" : "the other player";
-}
-
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** One action in words; a first raise after the opening round is a bet. */
 function actionText(a: HoldemActionRecord, viewer: Viewer, firstRaise: boolean): string {
-  const who = handWord(a.seat, viewer);
+  const who = seatName(a.seat, viewer);
   switch (a.type) {
     case "fold":
       return `${who} folded`;
@@ -666,9 +659,9 @@ function summaryText(s: HoldemHandSummary, viewer: Viewer): string {
     : `you ${signed(s.winnings[viewer])}`;
   const how = s.showdown
     ? `showdown, board ${s.board.join(" ") || "none"}: ` +
-      order.map((seat) => `${handWord(seat, viewer)} ${s.shownCards[seat]!.join(" ")} (${s.bestHands![seat]})`)
+      order.map((seat) => `${seatName(seat, viewer)} ${s.shownCards[seat]!.join(" ")} (${s.bestHands![seat]})`)
         .join(", ")
-    : `${handWord(s.folded!, viewer)} folded`;
+    : `${seatName(s.folded!, viewer)} folded`;
   return `hand ${s.hand} (${s.betting || "no actions"}): ${how}; ${won}`;
 }
 
@@ -820,7 +813,7 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
     const seats = spectator ? [0, 1] : [viewer as number, 1 - (viewer as number)];
     lines.push(
       "Positions and blinds this hand: " +
-        seats.map((s) => `${handWord(s, viewer)} position ${obs.positions[s]}, blind ${obs.blinds[s]}`).join("; ") +
+        seats.map((s) => `${seatName(s, viewer)} position ${obs.positions[s]}, blind ${obs.blinds[s]}`).join("; ") +
         ".",
     );
     if (obs.holeCards) lines.push(`Your hole cards: ${obs.holeCards.join(" ")}.`);
@@ -836,7 +829,7 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
       `Pot ${obs.pot}: ` +
         seats.map((s) => {
           const behind = obs.stacks[s] === null ? "" : ` with ${obs.stacks[s]} behind`;
-          return `${handWord(s, viewer)} ${s === viewer ? "have" : "has"} put in ${obs.committed[s]}${behind}`;
+          return `${seatName(s, viewer)} ${s === viewer ? "have" : "has"} put in ${obs.committed[s]}${behind}`;
         }).join("; ") + ".",
     );
     if (obs.actions.length > 0) {

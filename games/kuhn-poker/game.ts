@@ -3,6 +3,7 @@ import { ActionError, type ActionSpace, describeSpace, parseInput } from "../cor
 import type { Game, Viewer } from "../core/game.ts";
 import type { Rng } from "../core/rng.ts";
 import type { ExactGame } from "../analysis/tree.ts";
+import { requestedType, seatName, signed } from "../core/text.ts";
 
 /**
  * Kuhn poker (Kuhn 1950), as OpenSpiel plays it: a three-card deck, one card each, an ante of one
@@ -287,10 +288,6 @@ function summary(state: KuhnState, h: number, viewer: Viewer): KuhnHandSummary {
   };
 }
 
-function player(seat: number, me: number | null): string {
-  return me === null ? `player ${seat}` : seat === me ? "you" : "the other player";
-}
-
 const PAST: Record<KuhnActionType, string> = { check: "checked", bet: "bet", call: "called", fold: "folded" };
 
 /** `[check]`-style tokens (TextArena); the first one found decides. */
@@ -325,23 +322,6 @@ function alias(text: string, facingBet: boolean): KuhnAction | undefined {
       return FOLD;
   }
   return undefined;
-}
-
-/** The action type an input asks for, when it names one of the four. */
-function requested(input: unknown, facingBet: boolean): string | undefined {
-  if (typeof input === "object" && input !== null && typeof (input as { type?: unknown }).type === "string") {
-    return (input as { type: string }).type;
-  }
-  if (typeof input !== "string") return undefined;
-  const trimmed = input.trim();
-  if (trimmed.startsWith("{")) {
-    try {
-      return requested(JSON.parse(trimmed), facingBet);
-    } catch {
-      return undefined;
-    }
-  }
-  return alias(trimmed, facingBet)?.type ?? trimmed.toLowerCase().split(/\s+/)[0];
 }
 
 /** Why an action that is not legal now is not, in poker terms. */
@@ -458,7 +438,7 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
 
   describe(obs) {
     const me = obs.seat === "public" ? null : obs.seat;
-    const who = (seat: number) => player(seat, me);
+    const who = (seat: number) => seatName(seat, obs.seat);
     const Who = (seat: number) => who(seat).replace(/^./, (c) => c.toUpperCase());
     const lines: string[] = [];
     lines.push(
@@ -519,8 +499,12 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     const facingBet = facing(state);
     const result = parseInput(space, input, (text) => alias(text, facingBet));
     if (result instanceof ActionError && result.code === "illegal_action") {
-      const why = WHY[facingBet ? "facing" : "open"][requested(input, facingBet) ?? ""];
-      if (why) return new ActionError("illegal_action", why, describeSpace(space));
+      const why = WHY[facingBet ? "facing" : "open"][
+        requestedType(input, (text) => alias(text, facingBet)?.type ?? text.toLowerCase().split(/\s+/)[0]) ?? ""
+      ];
+      if (why) {
+        return new ActionError("illegal_action", why, describeSpace(space));
+      }
     }
     return result;
   },
@@ -545,7 +529,3 @@ export const kuhnPokerExact: ExactGame<KuhnState, KuhnAction, KuhnConfig> = {
   play: (state, _seat, action) => void play(state, action),
   infoState: matchInfoState,
 };
-
-function signed(x: number): string {
-  return x > 0 ? `+${x}` : String(x);
-}

@@ -3,6 +3,7 @@ import { ActionError, type ActionSpace, describeSpace, parseInput } from "../cor
 import type { Game, Viewer } from "../core/game.ts";
 import type { Rng } from "../core/rng.ts";
 import type { ExactGame } from "../analysis/tree.ts";
+import { requestedType, seatName, signed } from "../core/text.ts";
 
 /**
  * Leduc hold'em (Southey et al., 2005) with OpenSpiel's rules: a six-card deck (two suits of J, Q,
@@ -404,27 +405,6 @@ function named(text: string): string | undefined {
   return ({ c: "call", r: "raise", f: "fold", check: "check", bet: "bet" } as Record<string, string>)[word];
 }
 
-/** The action type an input names: a JSON `type`, or a word or token that `named` reads. */
-function requested(input: unknown): string | undefined {
-  if (typeof input === "object" && input !== null && typeof (input as { type?: unknown }).type === "string") {
-    return (input as { type: string }).type;
-  }
-  if (typeof input !== "string") return undefined;
-  const trimmed = input.trim();
-  if (trimmed.startsWith("{")) {
-    try {
-      return requested(JSON.parse(trimmed));
-    } catch {
-      return undefined;
-    }
-  }
-  return named(trimmed);
-}
-
-function player(seat: number, me: number | null): string {
-  return me === null ? `player ${seat}` : seat === me ? "you" : "the other player";
-}
-
 function cardName(card: Card): string {
   return `${RANK_NAMES[RANKS.indexOf(card[0] as (typeof RANKS)[number])]} (${card})`;
 }
@@ -438,7 +418,7 @@ function bettingWords(bets: string, first: number, me: number | null): string {
     return [...round].map((letter, k) => {
       const word = letter === "c" && !toCall ? "checked" : PAST[letter];
       toCall = letter === "r";
-      return `${player(first ^ (k & 1), me)} ${word}`;
+      return `${seatName(first ^ (k & 1), me ?? "public")} ${word}`;
     }).join(", ");
   }).map((words, i) => `round ${i + 1}: ${words || "no action yet"}`).join("; ");
 }
@@ -541,7 +521,7 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
 
   describe(obs) {
     const me = obs.seat === "public" ? null : obs.seat;
-    const who = (seat: number) => player(seat, me);
+    const who = (seat: number) => seatName(seat, obs.seat);
     const lines: string[] = [];
     lines.push(
       obs.phase === "over"
@@ -612,7 +592,7 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
       return new ActionError("not_your_turn", reason, "");
     }
     const owed = state.stakes - state.contributions[seat];
-    const wanted = requested(input);
+    const wanted = requestedType(input, named);
     let given = input;
     if (wanted === "check" || wanted === "bet") {
       if (owed > 0) {
@@ -680,7 +660,3 @@ export const leducPokerExact: ExactGame<LeducState, LeducAction, LeducConfig> = 
   play: (state, _seat, action) => void play(state, action),
   infoState: matchInfoState,
 };
-
-function signed(x: number): string {
-  return x > 0 ? `+${x}` : String(x);
-}

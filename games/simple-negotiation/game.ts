@@ -8,6 +8,7 @@ import {
   type TextForm,
 } from "../core/action.ts";
 import type { Game, Viewer } from "../core/game.ts";
+import { seatName } from "../core/text.ts";
 
 /**
  * SPIRAL's SimpleNegotiation-v1: two players hold Wood and Gold, value them differently and in
@@ -530,7 +531,7 @@ export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation>
   describe(obs) {
     const spectator = obs.seat === "public";
     const me = spectator ? 0 : obs.seat as number;
-    const who = (seat: number) => (spectator ? `player ${seat}` : seat === me ? "you" : "the other player");
+    const who = (seat: number) => seatName(seat, obs.seat);
     const Who = (seat: number) => who(seat).replace(/^./, (c) => c.toUpperCase());
     const over = obs.phase === "over";
     const holding = (seat: number) => obs.resources.map((r, i) => `${obs.inventories[seat][i]} ${r}`).join(" and ");

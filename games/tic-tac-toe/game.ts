@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ActionError, type ActionSpace, describeSpace, type FixedForm, parseInput } from "../core/action.ts";
 import type { Game, Viewer } from "../core/game.ts";
+import { seatName } from "../core/text.ts";
 
 /**
  * Tic-tac-toe as TextArena plays it: cells 0–8 row by row, player 0 moves first, three in a row
@@ -218,7 +219,7 @@ export const ticTacToe: Game<TttState, TttAction, TttConfig, TttObservation> = {
     );
     lines.push("The board (numbers are empty cells):", "", obs.picture, "");
     if (obs.phase === "over") {
-      const who = (seat: number) => spectator ? `player ${seat}` : seat === obs.seat ? "you" : "the other player";
+      const who = (seat: number) => seatName(seat, obs.seat);
       lines.push(obs.winner === null ? "The game is over: a draw." : `The game is over: ${who(obs.winner)} won.`);
     } else if (spectator || obs.toMove !== obs.seat) {
       lines.push(`Player ${obs.toMove} (${obs.marks[obs.toMove!]}) is to move.`);

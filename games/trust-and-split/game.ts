@@ -9,6 +9,7 @@ import {
 } from "../core/action.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import type { Rng } from "../core/rng.ts";
+import { seatName } from "../core/text.ts";
 
 /**
  * Trust-and-Split: every round two seats chat, then claim at the same time how many units of each
@@ -502,7 +503,7 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
     const spectator = obs.seat === "public";
     const me = spectator ? 0 : obs.seat as number;
     const other = 1 - me;
-    const who = (seat: number) => (spectator ? `player ${seat}` : seat === me ? "you" : "the other player");
+    const who = (seat: number) => seatName(seat, obs.seat);
     const Who = (seat: number) => who(seat).replace(/^./, (c) => c.toUpperCase());
     const lines: string[] = [];
     lines.push(
