@@ -41,3 +41,11 @@ export function nameList(value: string): string[] {
   if (names.some((s) => s === "")) throw new InvalidArgumentError("expected names separated by commas, none empty.");
   return names;
 }
+
+/** One of a fixed set of words. */
+export function oneOf<T extends string>(allowed: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!allowed.includes(value as T)) throw new InvalidArgumentError(`expected one of: ${allowed.join(", ")}.`);
+    return value as T;
+  };
+}

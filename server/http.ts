@@ -1,20 +1,30 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { games } from "../games/registry.ts";
 import { catalog } from "./catalog.ts";
 import { VERSION } from "./version.ts";
 
-/** The HTTP API: health and the game registry. Later issues add websocket play on the same port. */
+/** The HTTP API: health and the game registry. Websockets share the port (see server/app.ts). */
 
 export interface ServeOptions {
   readonly port: number;
   readonly host: string;
 }
 
+/** What the rest of the server adds to the HTTP API. */
+export interface HttpExtensions {
+  /** Tried before the API's own routes (e.g. the rooms' matchmaking); true when it answered. */
+  readonly before?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Extra fields for GET /health. */
+  readonly health?: () => Record<string, unknown>;
+}
+
 export interface RunningServer {
   /** e.g. http://127.0.0.1:2567 */
   readonly url: string;
   readonly port: number;
+  /** The node:http server, for websocket upgrades. */
+  readonly http: Server;
   close(): Promise<void>;
 }
 
@@ -42,7 +52,8 @@ function error(res: ServerResponse, status: number, code: string, message: strin
   send(res, status, { error: { code, message } }, headers);
 }
 
-function route(req: IncomingMessage, res: ServerResponse, startedAt: number): void {
+function route(req: IncomingMessage, res: ServerResponse, startedAt: number, extensions: HttpExtensions): void {
+  if (extensions.before?.(req, res)) return;
   const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
   if (req.method !== "GET" && req.method !== "HEAD") {
     return error(res, 405, "method_not_allowed", `${req.method} is not supported; routes: ${ROUTES}`, {
@@ -56,6 +67,7 @@ function route(req: IncomingMessage, res: ServerResponse, startedAt: number): vo
       version: VERSION,
       games: games.length,
       uptimeSeconds: Math.round((performance.now() - startedAt) / 1000),
+      ...extensions.health?.(),
     });
   }
   if (path === "/games") return send(res, 200, { games: catalog() });
@@ -69,11 +81,11 @@ function route(req: IncomingMessage, res: ServerResponse, startedAt: number): vo
   error(res, 404, "not_found", `no route ${req.method} ${path}; routes: ${ROUTES}`);
 }
 
-export function startHttpServer(options: ServeOptions): Promise<RunningServer> {
+export function startHttpServer(options: ServeOptions, extensions: HttpExtensions = {}): Promise<RunningServer> {
   const startedAt = performance.now();
   const server = createServer((req, res) => {
     try {
-      route(req, res, startedAt);
+      route(req, res, startedAt, extensions);
     } catch (cause) {
       // A bug in one request must not take the server down; the client still gets an answer.
       console.error("ludus: request failed:", cause);
@@ -100,6 +112,7 @@ export function startHttpServer(options: ServeOptions): Promise<RunningServer> {
       resolve({
         url: `http://${host}:${port}`,
         port,
+        http: server,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

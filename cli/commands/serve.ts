@@ -1,18 +1,75 @@
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { games } from "../../games/registry.ts";
-import { startHttpServer } from "../../server/http.ts";
+import { strategiesFor } from "../../policies/baselines/index.ts";
+import { GATEWAY_PATH } from "../../protocol/frames.ts";
+import { DEFAULT_FILL_AFTER_MS, DEFAULT_FILL_STRATEGY, startServer } from "../../server/app.ts";
+import { DEFAULT_CONDUCT } from "../../server/match/conduct.ts";
 import type { Io } from "../io.ts";
 import { integerIn } from "../options.ts";
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  dataDir: string;
+  fillAfter: number;
+  fillStrategy: string;
+  hold: number;
+}
+
+/** A strategy every game has, since it fills seats of any game. */
+function universalStrategy(value: string): string {
+  const name = value.split(":")[0];
+  if (!games.every((g) => strategiesFor(g.id).some((s) => s.name === name))) {
+    const common = strategiesFor(games[0].id).filter((s) => games.every((g) => strategiesFor(g.id).includes(s)));
+    throw new InvalidArgumentError(
+      `it fills seats of every game; strategies every game has: ${common.map((s) => s.name).join(", ")}.`,
+    );
+  }
+  return value;
+}
 
 export function registerServe(program: Command, io: Io): void {
   program
     .command("serve")
-    .description("run the Ludus server (HTTP API: GET /health, GET /games, GET /games/:id)")
+    .description(
+      `run the Ludus server: the HTTP API (GET /health, GET /games), the bot gateway (ws ${GATEWAY_PATH}) and the browser rooms (Colyseus)`,
+    )
     .option("--port <n>", "TCP port to listen on (0 picks a free one)", integerIn(0, 65535), 2567)
     .option("--host <address>", "address to listen on", "0.0.0.0")
-    .action(async (flags: { port: number; host: string }) => {
-      const server = await startHttpServer({ port: flags.port, host: flags.host });
-      io.err(`ludus: serving on ${server.url} (games: ${games.map((g) => g.id).join(", ")})\n`);
+    .option("--data-dir <dir>", "where bot tokens are kept", "data")
+    .option(
+      "--fill-after <ms>",
+      "a player alone in the queue gets built-in opponents after this wait (0 = never)",
+      integerIn(0, 86_400_000),
+      DEFAULT_FILL_AFTER_MS,
+    )
+    .option(
+      "--fill-strategy <name>",
+      "the built-in strategy that fills empty seats",
+      universalStrategy,
+      DEFAULT_FILL_STRATEGY,
+    )
+    .option(
+      "--hold <s>",
+      "seconds a dropped seat is held for its player to resume",
+      integerIn(1, 3600),
+      DEFAULT_CONDUCT.holdMs / 1000,
+    )
+    .action(async (flags: ServeFlags) => {
+      const server = await startServer({
+        port: flags.port,
+        host: flags.host,
+        dataDir: flags.dataDir,
+        fillAfterMs: flags.fillAfter === 0 ? null : flags.fillAfter,
+        fillStrategy: flags.fillStrategy,
+        conduct: { holdMs: flags.hold * 1000 },
+      });
+      const ws = server.url.replace(/^http/, "ws");
+      io.err(
+        `ludus: serving on ${server.url} — bots: ${ws}${GATEWAY_PATH}, browsers: ${ws} (games: ${
+          games.map((g) => g.id).join(", ")
+        })\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => {
           Deno.removeSignalListener("SIGINT", stop);

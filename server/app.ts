@@ -1,0 +1,73 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { GATEWAY_PATH } from "../protocol/frames.ts";
+import type { ConductPolicy, SeatKind } from "../protocol/frames.ts";
+import { TokenStore } from "./auth/tokens.ts";
+import { DEFAULT_LIMITS, Gateway, type GatewayLimits } from "./gateway/gateway.ts";
+import { startHttpServer } from "./http.ts";
+import type { ClockSpec } from "./match/clock.ts";
+import { LiveMatches } from "./match/live-matches.ts";
+import { Matchmaker } from "./matchmaking/matchmaker.ts";
+import { BrowserRooms } from "./rooms/browser-rooms.ts";
+
+/** The composition root: one HTTP port carrying the API, the bot gateway (/bot) and the browser rooms. */
+
+export interface ServerOptions {
+  readonly port: number;
+  readonly host: string;
+  /** Where tokens (and, later, the replay store) live. */
+  readonly dataDir: string;
+  /** A lone queued player gets built-in opponents after this wait; null never. */
+  readonly fillAfterMs?: number | null;
+  readonly fillStrategy?: string;
+  readonly conduct?: Partial<ConductPolicy>;
+  readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
+  readonly limits?: GatewayLimits;
+}
+
+export const DEFAULT_FILL_AFTER_MS = 10_000;
+export const DEFAULT_FILL_STRATEGY = "random";
+
+export interface LudusServer {
+  readonly url: string;
+  readonly port: number;
+  readonly matches: LiveMatches;
+  readonly tokens: TokenStore;
+  close(): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<LudusServer> {
+  const tokens = new TokenStore(options.dataDir);
+  const matches = new LiveMatches({ clocks: options.clocks, conduct: options.conduct });
+  const matchmaker = new Matchmaker(matches, {
+    fillAfterMs: options.fillAfterMs === undefined ? DEFAULT_FILL_AFTER_MS : options.fillAfterMs,
+    fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
+  });
+  const gateway = new Gateway(tokens, matches, matchmaker, options.limits ?? DEFAULT_LIMITS);
+  let rooms: BrowserRooms | undefined;
+  const http = await startHttpServer(options, {
+    before: (req, res) => rooms?.handleRequest(req, res) ?? false,
+    health: () => ({
+      liveMatches: matches.all().filter((m) => !m.ended).length,
+      botConnections: gateway.connections,
+      queued: matchmaker.waiting(),
+    }),
+  });
+  http.http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (new URL(req.url ?? "/", "http://localhost").pathname === GATEWAY_PATH) gateway.handleUpgrade(req, socket, head);
+  });
+  rooms = await BrowserRooms.start({ matches, matchmaker, http: http.http, skipPath: GATEWAY_PATH });
+  return {
+    url: http.url,
+    port: http.port,
+    matches,
+    tokens,
+    close: async () => {
+      matchmaker.close();
+      matches.abortAll();
+      gateway.close();
+      await rooms!.close();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * A token bucket per connection: `rate` frames a second on average, bursts up to `burst`. Generous on
+ * purpose (a bot may play dozens of matches on one socket); it exists to stop floods, not to pace play.
+ */
+export class RateLimit {
+  private tokens: number;
+  private last = performance.now();
+  /** Frames refused since the last one let through. */
+  refusedInARow = 0;
+
+  constructor(readonly rate: number, readonly burst: number) {
+    this.tokens = burst;
+  }
+
+  take(): boolean {
+    const now = performance.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
+    this.last = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      this.refusedInARow = 0;
+      return true;
+    }
+    this.refusedInARow++;
+    return false;
+  }
+}

@@ -1,0 +1,133 @@
+import { randomBytes } from "node:crypto";
+import { configure } from "../../games/core/config.ts";
+import { getGame } from "../../games/registry.ts";
+import { createStrategy } from "../../policies/baselines/index.ts";
+import type { ConductPolicy, SeatKind } from "../../protocol/frames.ts";
+import type { ClockSpec } from "./clock.ts";
+import { Match, type Participant } from "./match.ts";
+
+/** An unknown match id or invite, or a seat that cannot be taken: said to the client as is. */
+export class MatchLookupError extends Error {
+  constructor(readonly code: "unknown_match" | "match_full", message: string) {
+    super(message);
+    this.name = "MatchLookupError";
+  }
+}
+
+export interface NewMatch {
+  readonly game: string;
+  readonly variant?: string;
+  readonly config?: unknown;
+  readonly seed?: string;
+  /** One per seat: a participant, `{ strategy: "name[:arg]" }` for a built-in, or undefined for an open seat. */
+  readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
+}
+
+export interface LiveMatchesOptions {
+  readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
+  readonly conduct?: Partial<ConductPolicy>;
+  /** How long an ended match stays reachable, so a late resume still gets its `match_end`. */
+  readonly lingerMs?: number;
+}
+
+/** An id that is hard to guess: invites are capabilities, match ids are public. */
+function randomId(bytes: number): string {
+  return randomBytes(bytes).toString("base64url");
+}
+
+/** Every live match of this server process, by id and by invite. */
+export class LiveMatches {
+  private readonly byId = new Map<string, Match>();
+  private readonly byInvite = new Map<string, Match>();
+  private readonly invites = new Map<string, string>();
+  private readonly created = new Set<(match: Match) => void>();
+
+  constructor(private readonly options: LiveMatchesOptions = {}) {}
+
+  /** Validates the game, variant, config and strategies (throwing their own clear errors), then opens the match. */
+  create(spec: NewMatch): Match {
+    const game = getGame(spec.game);
+    const { variant, config } = configure(game, spec.config ?? {}, spec.variant);
+    const count = game.seatCount(config);
+    if (spec.seats.length > count) {
+      throw new RangeError(`${game.id} (${variant}) has ${count} seats, not ${spec.seats.length}`);
+    }
+    const participants = Array.from({ length: count }, (_, seat): Participant | undefined => {
+      const s = spec.seats[seat];
+      if (s === undefined || "kind" in s) return s;
+      return { kind: "builtin", name: s.strategy, strategy: createStrategy(game.id, s.strategy) };
+    });
+    const match = new Match({
+      id: randomId(9),
+      game,
+      variant,
+      config,
+      seed: spec.seed ?? BigInt(`0x${randomBytes(8).toString("hex")}`).toString(),
+      participants,
+      clocks: this.options.clocks,
+      conduct: this.options.conduct,
+    });
+    this.track(match);
+    match.open();
+    return match;
+  }
+
+  private track(match: Match): void {
+    this.byId.set(match.id, match);
+    const invite = randomId(12);
+    this.byInvite.set(invite, match);
+    this.invites.set(match.id, invite);
+    match.subscribe((event) => {
+      if (event.kind !== "end") return;
+      setTimeout(() => {
+        this.byId.delete(match.id);
+        this.byInvite.delete(invite);
+        this.invites.delete(match.id);
+      }, this.options.lingerMs ?? 60_000).unref?.();
+    });
+    for (const listener of this.created) listener(match);
+  }
+
+  /** Called for every new match (the browser rooms mirror each one). */
+  onCreate(listener: (match: Match) => void): void {
+    this.created.add(listener);
+  }
+
+  get(id: string): Match | undefined {
+    return this.byId.get(id);
+  }
+
+  inviteOf(match: Match): string {
+    return this.invites.get(match.id)!;
+  }
+
+  /** A match by id (to resume or spectate) or by invite (to take an open seat). */
+  find(idOrInvite: string): { match: Match; invited: boolean } {
+    const invited = this.byInvite.get(idOrInvite);
+    if (invited) return { match: invited, invited: true };
+    const match = this.byId.get(idOrInvite);
+    if (match) return { match, invited: false };
+    throw new MatchLookupError("unknown_match", `no live match or invite \`${idOrInvite}\``);
+  }
+
+  /** Takes the first open seat of the match an invite names. */
+  joinByInvite(invite: string, participant: Participant): { match: Match; seat: number } {
+    const { match, invited } = this.find(invite);
+    if (!invited) {
+      throw new MatchLookupError("unknown_match", `\`${invite}\` is a match id; an open seat is taken with its invite`);
+    }
+    const seat = match.openSeats()[0];
+    if (seat === undefined) throw new MatchLookupError("match_full", `match ${match.id} has no open seat`);
+    match.claim(seat, participant);
+    return { match, seat };
+  }
+
+  all(): Match[] {
+    return [...this.byId.values()];
+  }
+
+  /** Ends every match (server shutdown). */
+  abortAll(): void {
+    for (const match of this.byId.values()) match.abort();
+  }
+}

@@ -1,0 +1,579 @@
+import { type Action, ActionError, describeSpace } from "../../games/core/action.ts";
+import type { AnyGame } from "../../games/core/game.ts";
+import { Rng } from "../../games/core/rng.ts";
+import { GAME_STREAM, STRATEGY_STREAM } from "../../policies/simulate.ts";
+import type { Strategy } from "../../policies/strategy.ts";
+import type {
+  ConductPolicy,
+  EndReason,
+  ErrorCode,
+  MatchEndFrame,
+  Outcome,
+  ParticipantView,
+  SeatKind,
+  SeatStatus,
+  ServerFrame,
+  TurnFrame,
+} from "../../protocol/frames.ts";
+import { type ClockSpec, DEFAULT_CLOCKS, SeatClock } from "./clock.ts";
+import { DEFAULT_CONDUCT, defaultAction } from "./conduct.ts";
+
+/** Who sits in a seat, as the replay records it. */
+export interface Participant {
+  readonly kind: SeatKind;
+  readonly name: string;
+  /** The bot token's id, for remote bots and LLM seats. */
+  readonly tokenId?: string;
+  /** For built-in seats: the strategy that plays. */
+  readonly strategy?: Strategy;
+}
+
+/** A client connected to a seat: a gateway session or a browser room client. Transports stay thin. */
+export interface SeatLink {
+  send(frame: ServerFrame): void;
+  /** Whether `turn` frames carry the observation's text rendering. */
+  readonly text: boolean;
+}
+
+export interface MatchOptions {
+  readonly id: string;
+  readonly game: AnyGame;
+  readonly variant: string;
+  readonly config: unknown;
+  /** A decimal string of the 64-bit seed, or any string (hashed). */
+  readonly seed: string;
+  /** One entry per seat; `undefined` leaves the seat open for `claim`. */
+  readonly participants: readonly (Participant | undefined)[];
+  readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
+  readonly conduct?: Partial<ConductPolicy>;
+}
+
+/** One step as it happened: for tests, spectators and (later) the replay store. */
+export interface StepRecord {
+  readonly index: number;
+  /** The decision sequence number of each acting seat's move. */
+  readonly seqs: readonly (number | undefined)[];
+  readonly moves: readonly (Action | undefined)[];
+  readonly rewards: readonly number[];
+  /** Seats whose move the conduct policy chose for them. */
+  readonly defaulted: readonly number[];
+  /** The free fields each seat attached to its act (an LLM's prompt and response). */
+  readonly meta: readonly (Record<string, unknown> | undefined)[];
+}
+
+export type MatchEvent =
+  | { readonly kind: "start" }
+  | { readonly kind: "step"; readonly step: StepRecord }
+  | { readonly kind: "seat"; readonly seat: number }
+  | { readonly kind: "end"; readonly end: MatchResult };
+
+export interface MatchResult {
+  readonly returns: readonly number[];
+  readonly statuses: readonly SeatStatus[];
+  readonly reason: EndReason;
+  readonly culprit: number | null;
+  readonly steps: number;
+}
+
+/** The answer to an `act`: an ack or an error, already sent to the acting link. */
+export type ActResult = { readonly ok: true } | { readonly ok: false; readonly code: ErrorCode };
+
+interface Decision {
+  readonly seq: number;
+  readonly seat: number;
+  readonly startedAt: number;
+  retriesLeft: number;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+interface Seat {
+  participant?: Participant;
+  link?: SeatLink;
+  status: SeatStatus;
+  clock?: SeatClock;
+  hold?: ReturnType<typeof setTimeout>;
+  /** Released after a drop past the hold: the conduct policy plays for it from then on. */
+  released: boolean;
+  /** Whether a client ever sat here, so a later connect is a resume. */
+  joined: boolean;
+  /** The sequence number of its move in the step being collected. */
+  seq?: number;
+}
+
+type Phase = "waiting" | "playing" | "ended";
+
+/** What happens next, for the message that tells a seat its retries are used up. */
+const OUTCOME: Readonly<Record<Outcome, string>> = {
+  default: "the default action is played for you.",
+  forfeit: "you forfeit the match.",
+  abort: "the match is aborted.",
+};
+
+/**
+ * One live match, authoritative: it owns the game state, the seats and who sits in them, their clocks,
+ * the sequence numbers that make a resent action idempotent, and the conduct policy for illegal
+ * actions, timeouts and dropped seats. Transports (the bot gateway, the browser rooms) only pass frames
+ * in and out through `connect`, `act` and `disconnect`.
+ */
+export class Match {
+  readonly id: string;
+  readonly game: AnyGame;
+  readonly variant: string;
+  readonly config: unknown;
+  readonly seed: string;
+  readonly conduct: ConductPolicy;
+  readonly createdAt = Date.now();
+
+  private phase: Phase = "waiting";
+  private opened = false;
+  private state: unknown;
+  private readonly gameRng: Rng;
+  private readonly strategyRng: Rng;
+  private readonly seats: Seat[];
+  private readonly clocks: Readonly<Record<SeatKind, ClockSpec>>;
+  private readonly pending = new Map<number, Decision>();
+  /** Decisions already taken, by sequence number: who took them and as what. */
+  private readonly decided = new Map<number, { seat: number; action: Action }>();
+  private readonly moves: (Action | undefined)[];
+  private readonly meta: (Record<string, unknown> | undefined)[];
+  private readonly defaulted: number[] = [];
+  private nextSeq = 1;
+  private steps = 0;
+  /** True while `advance` runs, so a decision taken inside it does not start another. */
+  private advancing = false;
+  private result?: MatchResult;
+  private readonly listeners = new Set<(event: MatchEvent) => void>();
+  private readonly spectators = new Set<SeatLink>();
+
+  constructor(options: MatchOptions) {
+    this.id = options.id;
+    this.game = options.game;
+    this.variant = options.variant;
+    this.config = options.config;
+    this.seed = options.seed;
+    this.conduct = { ...DEFAULT_CONDUCT, ...options.conduct };
+    this.clocks = { ...DEFAULT_CLOCKS, ...options.clocks };
+    const count = this.game.seatCount(this.config);
+    if (options.participants.length !== count) {
+      throw new RangeError(`${this.game.id} has ${count} seats here, got ${options.participants.length} participants`);
+    }
+    this.seats = options.participants.map(() => ({ status: "ACTIVE", released: false, joined: false }));
+    this.moves = new Array(count).fill(undefined);
+    this.meta = new Array(count).fill(undefined);
+    this.gameRng = new Rng(this.seed, GAME_STREAM);
+    this.strategyRng = new Rng(this.seed, STRATEGY_STREAM);
+    options.participants.forEach((p, seat) => p && this.seatParticipant(seat, p));
+  }
+
+  /** Lets the match begin: at once if every seat is taken, else when the last open seat is claimed. */
+  open(): void {
+    this.opened = true;
+    if (this.openSeats().length === 0 && this.phase === "waiting") this.start();
+  }
+
+  get seatCount(): number {
+    return this.seats.length;
+  }
+
+  get started(): boolean {
+    return this.phase !== "waiting";
+  }
+
+  get ended(): boolean {
+    return this.phase === "ended";
+  }
+
+  /** Seats nobody has taken yet. */
+  openSeats(): number[] {
+    return this.seats.flatMap((s, i) => (s.participant ? [] : [i]));
+  }
+
+  participant(seat: number): Participant | undefined {
+    return this.seats[seat]?.participant;
+  }
+
+  /** Every event, in order: start, each step, seat changes, end. */
+  subscribe(listener: (event: MatchEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Seats a participant; the match starts once every seat is taken. */
+  claim(seat: number, participant: Participant): void {
+    this.seatParticipant(seat, participant);
+    this.emit({ kind: "seat", seat });
+    if (this.opened && this.openSeats().length === 0) this.start();
+  }
+
+  private seatParticipant(seat: number, participant: Participant): void {
+    const slot = this.seats[seat];
+    if (!slot || slot.participant) throw new RangeError(`seat ${seat} of match ${this.id} is not open`);
+    slot.participant = participant;
+    slot.clock = new SeatClock(this.clocks[participant.kind]);
+  }
+
+  participants(): ParticipantView[] {
+    return this.seats.map((s, seat) => ({
+      seat,
+      kind: s.participant?.kind ?? "bot",
+      name: s.participant?.name ?? "(open seat)",
+      connected: s.participant?.kind === "builtin" || s.link !== undefined,
+      status: s.status,
+    }));
+  }
+
+  /**
+   * Attaches a client to its seat (a first join or a resume): it gets the full state, then its
+   * pending turn if it has one. A resume within the hold keeps the seat; past it the seat is gone.
+   */
+  connect(seat: number, link: SeatLink): void {
+    const slot = this.seats[seat];
+    if (slot.released) throw new RangeError(`seat ${seat} was released after its hold expired`);
+    if (slot.hold) clearTimeout(slot.hold);
+    slot.hold = undefined;
+    const resumed = slot.joined && this.started;
+    slot.link = link;
+    slot.joined = true;
+    this.emit({ kind: "seat", seat });
+    if (this.phase === "waiting") return;
+    this.sendStart(seat, resumed);
+    if (this.phase === "ended") {
+      link.send(this.endFrame(seat));
+      return;
+    }
+    const decision = this.pending.get(seat);
+    if (decision) link.send(this.turnFrame(decision));
+  }
+
+  /** The link of a seat dropped. The seat is held; past the hold the timeout policy applies. */
+  disconnect(seat: number, link: SeatLink): void {
+    const slot = this.seats[seat];
+    if (slot.link !== link) return; // a newer link already took over
+    slot.link = undefined;
+    this.emit({ kind: "seat", seat });
+    if (this.phase === "ended") return;
+    slot.hold = setTimeout(() => this.release(seat), this.conduct.holdMs);
+  }
+
+  watch(link: SeatLink): () => void {
+    this.spectators.add(link);
+    return () => this.spectators.delete(link);
+  }
+
+  /** Whether `seat` is held for a client (taken by a non-built-in that has not been released). */
+  resumable(seat: number): boolean {
+    const slot = this.seats[seat];
+    return slot?.participant !== undefined && slot.participant.kind !== "builtin" && !slot.released;
+  }
+
+  /** The public view of the match: what spectators and the table see. */
+  publicObservation(): unknown {
+    return this.phase === "waiting" ? null : this.game.observe(this.state, "public");
+  }
+
+  observation(seat: number): unknown {
+    return this.phase === "waiting" ? null : this.game.observe(this.state, seat);
+  }
+
+  /** Seats to act now. */
+  toAct(): readonly number[] {
+    return this.phase === "playing" ? this.game.toAct(this.state) : [];
+  }
+
+  /** Steps applied so far. */
+  get stepsPlayed(): number {
+    return this.steps;
+  }
+
+  get outcome(): MatchResult | undefined {
+    return this.result;
+  }
+
+  /** Handles an `act` for `seat`; answers `link` with an ack or an error frame. */
+  act(
+    seat: number,
+    seq: unknown,
+    input: unknown,
+    meta: Record<string, unknown> | undefined,
+    link: SeatLink,
+  ): ActResult {
+    const fail = (code: ErrorCode, message: string, retriesLeft?: number): ActResult => {
+      link.send({
+        type: "error",
+        code,
+        message,
+        match: this.id,
+        ...(typeof seq === "number" ? { seq } : {}),
+        ...(retriesLeft !== undefined ? { retriesLeft } : {}),
+      });
+      return { ok: false, code };
+    };
+    if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 1) {
+      return fail("bad_frame", "`seq` must be the whole number from the `turn` frame you are answering");
+    }
+    if (this.phase === "waiting") return fail("not_your_turn", "the match has not started: seats are still open");
+    const past = this.decided.get(seq);
+    if (past) {
+      if (past.seat !== seat) {
+        return fail("wrong_sequence", `decision ${seq} belonged to seat ${past.seat}, not ${seat}`);
+      }
+      const again = this.game.parse(input, this.state, seat);
+      if (!(again instanceof ActionError) && JSON.stringify(again) === JSON.stringify(past.action)) {
+        link.send({ type: "ack", match: this.id, seq, action: past.action, duplicate: true });
+        return { ok: true };
+      }
+      if (JSON.stringify(input) === JSON.stringify(past.action)) {
+        link.send({ type: "ack", match: this.id, seq, action: past.action, duplicate: true });
+        return { ok: true };
+      }
+      return fail(
+        "stale_sequence",
+        `decision ${seq} was already taken as ${JSON.stringify(past.action)}; ${this.nowFor(seat)}`,
+      );
+    }
+    if (this.phase === "ended") return fail("match_over", `match ${this.id} is over`);
+    const decision = this.pending.get(seat);
+    if (!decision || decision.seq !== seq) {
+      const owner = [...this.pending.values()].find((d) => d.seq === seq);
+      if (owner) return fail("wrong_sequence", `decision ${seq} belongs to seat ${owner.seat}; ${this.nowFor(seat)}`);
+      if (seq >= this.nextSeq) {
+        return fail("wrong_sequence", `no decision ${seq} has been issued; ${this.nowFor(seat)}`);
+      }
+      if (!decision) return fail("not_your_turn", `it is not your turn; ${this.nowFor(seat)}`);
+      return fail("stale_sequence", `decision ${seq} is not open; ${this.nowFor(seat)}`);
+    }
+    const parsed = this.game.parse(input, this.state, seat);
+    if (parsed instanceof ActionError) {
+      decision.retriesLeft--;
+      if (decision.retriesLeft >= 0) return fail(parsed.code, parsed.message, decision.retriesLeft);
+      const result = fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME[this.conduct.onIllegal]}`, 0);
+      this.misconduct(decision, "INVALID", this.conduct.onIllegal);
+      return result;
+    }
+    this.meta[seat] = meta;
+    this.resolve(decision, parsed, link);
+    return { ok: true };
+  }
+
+  /** Ends the match now (server shutdown, an operator's abort). */
+  abort(): void {
+    if (this.phase !== "ended") this.finish("aborted", null);
+  }
+
+  private nowFor(seat: number): string {
+    const decision = this.pending.get(seat);
+    if (decision) return `your open decision is ${decision.seq}`;
+    const toAct = this.toAct();
+    return toAct.length ? `waiting for seat ${toAct.join(" and ")}` : "nothing is open";
+  }
+
+  private start(): void {
+    this.phase = "playing";
+    this.state = this.game.init(this.config, this.gameRng);
+    this.emit({ kind: "start" });
+    for (let seat = 0; seat < this.seats.length; seat++) if (this.seats[seat].link) this.sendStart(seat, false);
+    this.advance();
+  }
+
+  /** Opens decisions for the seats to act, playing built-in and released seats at once, until someone must answer. */
+  private advance(): void {
+    if (this.advancing) return;
+    this.advancing = true;
+    try {
+      this.advanceLoop();
+    } finally {
+      this.advancing = false;
+    }
+  }
+
+  private advanceLoop(): void {
+    while (this.phase === "playing") {
+      const toAct = this.game.toAct(this.state);
+      if (toAct.length === 0) return this.finish("completed", null);
+      for (const seat of toAct) {
+        if (this.pending.has(seat) || this.moves[seat] !== undefined) continue;
+        const decision: Decision = {
+          seq: this.nextSeq++,
+          seat,
+          startedAt: performance.now(),
+          retriesLeft: this.conduct.retries,
+        };
+        this.pending.set(seat, decision);
+        const slot = this.seats[seat];
+        if (slot.participant!.kind === "builtin") this.playBuiltin(decision, slot.participant!.strategy!);
+        else if (slot.released) {
+          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, true);
+        } else {
+          decision.timer = setTimeout(() => this.timeout(decision), slot.clock!.budgetMs);
+          slot.link?.send(this.turnFrame(decision));
+        }
+        if (this.phase !== "playing") return;
+      }
+      if (this.pending.size > 0) return;
+      this.applyStep(toAct);
+    }
+  }
+
+  private playBuiltin(decision: Decision, strategy: Strategy): void {
+    const seat = decision.seat;
+    const legal = this.game.legal(this.state, seat);
+    const action = strategy.act({
+      seat,
+      legal,
+      observation: () => this.game.observe(this.state, seat),
+      rng: this.strategyRng,
+    });
+    this.resolve(decision, action);
+  }
+
+  /**
+   * Takes a decision's action: charges the clock, acks, and moves the match on once every seat has
+   * moved. The deadline timer is the only judge of time: an act that beats it counts.
+   */
+  private resolve(decision: Decision, action: Action, link?: SeatLink, byPolicy = false): void {
+    const { seat, seq } = decision;
+    clearTimeout(decision.timer);
+    this.pending.delete(seat);
+    const slot = this.seats[seat];
+    slot.clock!.charge(performance.now() - decision.startedAt);
+    slot.seq = seq;
+    this.moves[seat] = action;
+    this.decided.set(seq, { seat, action });
+    if (byPolicy) this.defaulted.push(seat);
+    link?.send({ type: "ack", match: this.id, seq, action, duplicate: false });
+    this.advance();
+  }
+
+  private applyStep(toAct: readonly number[]): void {
+    const rewards = this.game.apply(this.state, this.moves, this.gameRng);
+    const step: StepRecord = {
+      index: this.steps++,
+      seqs: this.seats.map((slot, seat) => (toAct.includes(seat) ? slot.seq : undefined)),
+      moves: [...this.moves],
+      rewards: [...rewards],
+      defaulted: [...this.defaulted],
+      meta: [...this.meta],
+    };
+    this.moves.fill(undefined);
+    this.meta.fill(undefined);
+    this.defaulted.length = 0;
+    this.emit({ kind: "step", step });
+  }
+
+  private timeout(decision: Decision): void {
+    if (this.pending.get(decision.seat) !== decision) return;
+    this.misconduct(decision, "TIMEOUT", this.conduct.onTimeout);
+  }
+
+  /** A seat ran out of time or of retries: the policy plays for it, or ends the match. */
+  private misconduct(decision: Decision, status: "TIMEOUT" | "INVALID", outcome: Outcome): void {
+    const seat = decision.seat;
+    if (outcome === "default") {
+      this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, true);
+      return;
+    }
+    clearTimeout(decision.timer);
+    this.pending.delete(seat);
+    this.seats[seat].status = status;
+    this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
+  }
+
+  /** The hold of a dropped seat expired. */
+  private release(seat: number): void {
+    const slot = this.seats[seat];
+    slot.hold = undefined;
+    if (this.phase === "ended" || slot.link) return;
+    slot.released = true;
+    slot.status = "DISCONNECTED";
+    this.emit({ kind: "seat", seat });
+    const decision = this.pending.get(seat);
+    if (this.conduct.onTimeout === "default") {
+      if (decision) this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, true);
+      else if (this.phase === "waiting") this.finish("aborted", seat);
+      return;
+    }
+    if (decision) clearTimeout(decision.timer);
+    this.pending.delete(seat);
+    this.finish(this.conduct.onTimeout === "forfeit" ? "forfeit" : "aborted", seat);
+  }
+
+  private finish(reason: EndReason, culprit: number | null): void {
+    this.phase = "ended";
+    for (const d of this.pending.values()) clearTimeout(d.timer);
+    this.pending.clear();
+    for (const slot of this.seats) {
+      if (slot.hold) clearTimeout(slot.hold);
+      slot.hold = undefined;
+      if (slot.status === "ACTIVE") slot.status = "DONE";
+    }
+    this.result = {
+      returns: this.state === undefined ? this.seats.map(() => 0) : [...this.game.returns(this.state)],
+      statuses: this.seats.map((s) => s.status),
+      reason,
+      culprit,
+      steps: this.steps,
+    };
+    this.seats.forEach((slot, seat) => slot.link?.send(this.endFrame(seat)));
+    this.emit({ kind: "end", end: this.result });
+  }
+
+  private endFrame(seat: number): MatchEndFrame {
+    const r = this.result!;
+    return {
+      type: "match_end",
+      match: this.id,
+      seat,
+      returns: r.returns,
+      statuses: r.statuses,
+      reason: r.reason,
+      culprit: r.culprit,
+      seed: this.seed,
+      steps: r.steps,
+    };
+  }
+
+  private sendStart(seat: number, resumed: boolean): void {
+    const slot = this.seats[seat];
+    const decision = this.pending.get(seat);
+    slot.link?.send({
+      type: "match_start",
+      match: this.id,
+      game: this.game.id,
+      version: this.game.version,
+      variant: this.variant,
+      config: this.config,
+      rules: this.game.rules(this.config),
+      seat,
+      participants: this.participants(),
+      clock: slot.clock!.view(decision ? performance.now() - decision.startedAt : 0),
+      conduct: this.conduct,
+      observation: this.game.observe(this.state, seat),
+      resumed,
+    });
+  }
+
+  private turnFrame(decision: Decision): TurnFrame {
+    const { seat } = decision;
+    const slot = this.seats[seat];
+    const running = performance.now() - decision.startedAt;
+    const legal = this.game.legal(this.state, seat);
+    const observation = this.game.observe(this.state, seat);
+    return {
+      type: "turn",
+      match: this.id,
+      seq: decision.seq,
+      seat,
+      observation,
+      ...(slot.link?.text ? { text: this.game.describe(observation) } : {}),
+      legal,
+      legalText: describeSpace(legal),
+      deadline: Math.round(Date.now() + slot.clock!.budgetMs - running),
+      clock: slot.clock!.view(running),
+      retriesLeft: Math.max(0, decision.retriesLeft),
+    };
+  }
+
+  private emit(event: MatchEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

@@ -1,0 +1,156 @@
+import { randomBytes, randomInt } from "node:crypto";
+import { configure } from "../../games/core/config.ts";
+import { getGame } from "../../games/registry.ts";
+import { createStrategy } from "../../policies/baselines/index.ts";
+import type { LiveMatches } from "../match/live-matches.ts";
+import type { Match, Participant } from "../match/match.ts";
+
+/** Someone waiting for a game: a person, a bot or an LLM, all in the same pool. */
+export interface Ticket {
+  readonly id: string;
+  readonly game: string;
+  readonly variant: string;
+  readonly participant: Participant;
+  readonly since: number;
+  /** Called once, when the ticket has a seat. */
+  readonly seated: (match: Match, seat: number) => void;
+}
+
+/**
+ * Chooses who plays together from a pool's waiting tickets (oldest first): `seats` tickets, or none.
+ * First come, first served by default; rating-aware pairing plugs in here.
+ */
+export type PairingRule = (waiting: readonly Ticket[], seats: number) => readonly Ticket[] | undefined;
+
+export const firstComeFirstServed: PairingRule = (waiting, seats) =>
+  waiting.length >= seats ? waiting.slice(0, seats) : undefined;
+
+export interface MatchmakerOptions {
+  /** After this wait a ticket's empty seats go to `fillStrategy`; null never fills. */
+  readonly fillAfterMs: number | null;
+  /** The built-in strategy (`name[:arg]`) that fills empty seats; it must exist for every game (e.g. `random`). */
+  readonly fillStrategy: string;
+  readonly pairing?: PairingRule;
+}
+
+/** A queue per game and variant that pairs waiting players into matches. */
+export class Matchmaker {
+  private readonly pools = new Map<string, Ticket[]>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly pairing: PairingRule;
+
+  constructor(private readonly matches: LiveMatches, private readonly options: MatchmakerOptions) {
+    this.pairing = options.pairing ?? firstComeFirstServed;
+  }
+
+  /** Queues a participant; throws the game's own errors for an unknown game, variant or bad fill strategy. */
+  enqueue(
+    request: { game: string; variant?: string; participant: Participant; seated: Ticket["seated"] },
+  ): { ticket: Ticket; fillAt: number | null } {
+    const game = getGame(request.game);
+    const { variant } = configure(game, {}, request.variant);
+    if (this.options.fillAfterMs !== null) createStrategy(game.id, this.options.fillStrategy);
+    const ticket: Ticket = {
+      id: randomBytes(9).toString("base64url"),
+      game: game.id,
+      variant,
+      participant: request.participant,
+      since: Date.now(),
+      seated: request.seated,
+    };
+    const key = poolKey(ticket);
+    const pool = this.pools.get(key) ?? [];
+    this.pools.set(key, pool);
+    pool.push(ticket);
+    const fillAt = this.options.fillAfterMs === null ? null : ticket.since + this.options.fillAfterMs;
+    if (this.options.fillAfterMs !== null) {
+      this.timers.set(ticket.id, setTimeout(() => this.fill(ticket), this.options.fillAfterMs));
+    }
+    // Pair after the caller has the ticket (and has told its client it is queued).
+    queueMicrotask(() => this.pair(key));
+    return { ticket, fillAt };
+  }
+
+  /** Takes a ticket out of its queue; false if it was already seated or cancelled. */
+  cancel(ticketId: string): boolean {
+    for (const [key, pool] of this.pools) {
+      const i = pool.findIndex((t) => t.id === ticketId);
+      if (i < 0) continue;
+      pool.splice(i, 1);
+      if (pool.length === 0) this.pools.delete(key);
+      this.clearTimer(ticketId);
+      return true;
+    }
+    return false;
+  }
+
+  /** How many wait in each pool, for the lobby. */
+  waiting(): Record<string, number> {
+    return Object.fromEntries([...this.pools].map(([key, pool]) => [key, pool.length]));
+  }
+
+  close(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.pools.clear();
+  }
+
+  private pair(key: string): void {
+    const pool = this.pools.get(key);
+    if (!pool?.length) return;
+    const { game, variant } = pool[0];
+    const seats = this.seatCount(game, variant);
+    for (let group = this.pairing(pool, seats); group; group = this.pairing(pool, seats)) {
+      this.seat(key, group, seats);
+    }
+  }
+
+  /** A ticket waited long enough: it plays whoever else waits, and built-ins take the rest. */
+  private fill(ticket: Ticket): void {
+    this.timers.delete(ticket.id);
+    const key = poolKey(ticket);
+    const pool = this.pools.get(key);
+    if (!pool?.includes(ticket)) return;
+    const seats = this.seatCount(ticket.game, ticket.variant);
+    const others = pool.filter((t) => t !== ticket).slice(0, seats - 1);
+    this.seat(key, [ticket, ...others], seats);
+  }
+
+  private seat(key: string, group: readonly Ticket[], seats: number): void {
+    const pool = this.pools.get(key)!;
+    for (const t of group) {
+      pool.splice(pool.indexOf(t), 1);
+      this.clearTimer(t.id);
+    }
+    if (pool.length === 0) this.pools.delete(key);
+    // Random seat order: in asymmetric games (who bets first, who is the donor) nobody keeps an edge by queueing early.
+    const order = Array.from({ length: seats }, (_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = randomInt(i + 1);
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    const bySeat = new Array<Ticket | undefined>(seats).fill(undefined);
+    group.forEach((t, i) => (bySeat[order[i]] = t));
+    const { game, variant } = group[0];
+    const match = this.matches.create({
+      game,
+      variant,
+      seats: bySeat.map((t) => t?.participant ?? { strategy: this.options.fillStrategy }),
+    });
+    bySeat.forEach((t, seat) => t?.seated(match, seat));
+  }
+
+  private seatCount(game: string, variant: string): number {
+    const g = getGame(game);
+    return g.seatCount(configure(g, {}, variant).config);
+  }
+
+  private clearTimer(ticketId: string): void {
+    clearTimeout(this.timers.get(ticketId));
+    this.timers.delete(ticketId);
+  }
+}
+
+function poolKey(t: { game: string; variant: string }): string {
+  return `${t.game}/${t.variant}`;
+}

@@ -1,0 +1,142 @@
+import { type Client, Room } from "@colyseus/core";
+import type { ErrorFrame } from "../../protocol/frames.ts";
+import type { Match, SeatLink } from "../match/match.ts";
+import { MatchState, type MatchStateInstance, syncPublicState } from "./public-state.ts";
+import type { RoomContext } from "./room-context.ts";
+
+/** How a browser enters a match room (`client.joinOrCreate(gameId, options)`). */
+export interface MatchRoomOptions {
+  /** The live match to mirror; without it, a new private match is created with the joining person in `seat`. */
+  readonly matchId?: string;
+  /** A seat the queue or an invite reserved for this client. */
+  readonly ticket?: string;
+  readonly spectate?: boolean;
+  readonly name?: string;
+  // For a new private match:
+  readonly variant?: string;
+  readonly config?: Record<string, unknown>;
+  readonly seat?: number;
+  /** Other seats by index: "open" (for an invite) or "strategy:<name>". */
+  readonly opponents?: Readonly<Record<string, string>>;
+}
+
+interface Viewer {
+  readonly seat: number | null;
+  readonly link: SeatLink;
+}
+
+/**
+ * One room per live match that browsers take part in, one room type per registered game. The Match
+ * referees; the room only mirrors its public state into schema and carries a seat's frames as room
+ * messages of the same names and shapes as the bot protocol (`match_start`, `turn`, `ack`, `error`,
+ * `match_end`; the client sends `act`).
+ */
+export class MatchRoom extends Room<{ state: MatchStateInstance }> {
+  private match!: Match;
+  private context!: RoomContext;
+  private readonly viewers = new Map<string, Viewer>();
+  private unsubscribe?: () => void;
+  /** A person who creates a private match takes this seat on joining. */
+  private creatorSeat: number | null = null;
+
+  override onCreate(options: MatchRoomOptions & { context: RoomContext }): void {
+    this.context = options.context;
+    this.match = options.matchId !== undefined ? this.context.liveMatch(options.matchId) : this.createPrivate(options);
+    this.roomId = this.match.id;
+    this.setMetadata({ match: this.match.id });
+    this.state = new MatchState();
+    syncPublicState(this.state, this.match);
+    this.unsubscribe = this.match.subscribe(() => syncPublicState(this.state, this.match));
+    this.onMessage("act", (client, message: unknown) => this.act(client, message));
+    this.onMessage("*", (client, type) =>
+      this.sendError(client, {
+        code: "unknown_type",
+        message: `a match room takes only \`act\` messages; got \`${String(type)}\``,
+      }));
+  }
+
+  private createPrivate(options: MatchRoomOptions): Match {
+    const seat = options.seat ?? 0;
+    const seats: ({ strategy: string } | undefined)[] = [];
+    for (const [key, spec] of Object.entries(options.opponents ?? {})) {
+      if (Number(key) === seat) throw new RangeError(`seat ${seat} is yours; name opponents for the other seats`);
+      if (spec === "open") continue;
+      if (!spec.startsWith("strategy:")) {
+        throw new RangeError(`an opponent is "open" or "strategy:<name>", got ${JSON.stringify(spec)}`);
+      }
+      seats[Number(key)] = { strategy: spec.slice("strategy:".length) };
+    }
+    const match = this.context.matches.create({
+      game: this.roomName,
+      variant: options.variant,
+      config: options.config,
+      seats,
+    });
+    this.creatorSeat = seat;
+    return match;
+  }
+
+  override onJoin(client: Client, options: MatchRoomOptions = {}): void {
+    const link: SeatLink = { send: (frame) => client.send(frame.type, frame), text: false };
+    const name = (options.name ?? "").trim().slice(0, 40) || "guest";
+    let seat: number | null = null;
+    if (this.creatorSeat !== null && !options.spectate) {
+      seat = this.creatorSeat;
+      this.creatorSeat = null;
+      this.match.claim(seat, { kind: "human", name });
+      client.send("created", {
+        type: "created",
+        match: this.match.id,
+        invite: this.context.matches.inviteOf(this.match),
+        seat,
+      });
+    } else if (options.ticket !== undefined) {
+      seat = this.context.redeem(options.ticket, this.match.id);
+    } else if (!options.spectate) {
+      throw new Error("join with a seat `ticket` (from the queue or an invite), or with `spectate: true`");
+    }
+    this.viewers.set(client.sessionId, { seat, link });
+    if (seat === null) this.match.watch(link);
+    else this.match.connect(seat, link);
+  }
+
+  override onDrop(client: Client): void {
+    const viewer = this.viewers.get(client.sessionId);
+    if (viewer?.seat === undefined || viewer.seat === null || this.match.ended) return;
+    this.match.disconnect(viewer.seat, viewer.link);
+    this.allowReconnection(client, Math.ceil(this.match.conduct.holdMs / 1000));
+  }
+
+  override onReconnect(client: Client): void {
+    const viewer = this.viewers.get(client.sessionId);
+    if (viewer?.seat === undefined || viewer.seat === null) return;
+    const link: SeatLink = { send: (frame) => client.send(frame.type, frame), text: false };
+    this.viewers.set(client.sessionId, { seat: viewer.seat, link });
+    this.match.connect(viewer.seat, link); // a full snapshot: match_start (resumed) and the open turn
+  }
+
+  override onLeave(client: Client): void {
+    const viewer = this.viewers.get(client.sessionId);
+    this.viewers.delete(client.sessionId);
+    if (viewer && viewer.seat !== null) this.match.disconnect(viewer.seat, viewer.link);
+  }
+
+  override onDispose(): void {
+    this.unsubscribe?.();
+  }
+
+  private act(client: Client, message: unknown): void {
+    const viewer = this.viewers.get(client.sessionId);
+    const m = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
+    if (!viewer) return;
+    if (viewer.seat === null) {
+      return this.sendError(client, { code: "spectator", message: "spectators watch; they cannot act" });
+    }
+    const meta = typeof m.meta === "object" && m.meta !== null ? m.meta as Record<string, unknown> : undefined;
+    this.match.act(viewer.seat, m.seq, m.action, meta, viewer.link);
+  }
+
+  private sendError(client: Client, error: Pick<ErrorFrame, "code" | "message">): void {
+    client.send("error", { type: "error", match: this.match.id, ...error });
+  }
+}

@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type LudusServer, type ServerOptions, startServer } from "../../server/app.ts";
+import type { TokenKind } from "../../server/auth/tokens.ts";
+import { GATEWAY_PATH } from "../../protocol/frames.ts";
+
+export interface TestServer {
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  /** ws://127.0.0.1:PORT/bot */
+  readonly wsUrl: string;
+  readonly server: LudusServer;
+  readonly dataDir: string;
+  /** Creates a bot token and returns it. */
+  token(name?: string, kind?: TokenKind, maxMatches?: number): string;
+  close(): Promise<void>;
+}
+
+let tokens = 0;
+
+/** A real server on a free loopback port with its own data directory; built-ins never fill seats unless asked. */
+export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "ludus-test-"));
+  const server = await startServer({ port: 0, host: "127.0.0.1", dataDir, fillAfterMs: null, ...options });
+  return {
+    url: server.url,
+    wsUrl: `${server.url.replace(/^http/, "ws")}${GATEWAY_PATH}`,
+    server,
+    dataDir,
+    token: (name = `bot-${++tokens}`, kind = "bot", maxMatches) => server.tokens.create(name, kind, maxMatches).token,
+    close: async () => {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
