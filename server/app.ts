@@ -44,19 +44,22 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
   });
   const gateway = new Gateway(tokens, matches, matchmaker, options.limits ?? DEFAULT_LIMITS);
-  let rooms: BrowserRooms | undefined;
+  const rooms = await BrowserRooms.start({ matches, matchmaker });
   const http = await startHttpServer(options, {
-    before: (req, res) => rooms?.handleRequest(req, res) ?? false,
+    before: (req, res) => rooms.handleRequest(req, res),
     health: () => ({
       liveMatches: matches.all().filter((m) => !m.ended).length,
       botConnections: gateway.connections,
       queued: matchmaker.waiting(),
     }),
+  }).catch(async (error) => {
+    await rooms.close(); // the port was taken: free the process-wide matchmaker for a later try
+    throw error;
   });
   http.http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(req.url ?? "/", "http://localhost").pathname === GATEWAY_PATH) gateway.handleUpgrade(req, socket, head);
   });
-  rooms = await BrowserRooms.start({ matches, matchmaker, http: http.http, skipPath: GATEWAY_PATH });
+  rooms.attach(http.http, GATEWAY_PATH);
   return {
     url: http.url,
     port: http.port,
@@ -66,7 +69,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       matchmaker.close();
       matches.abortAll();
       gateway.close();
-      await rooms!.close();
+      await rooms.close();
       await http.close();
     },
   };

@@ -31,16 +31,10 @@ let running = false;
 export class BrowserRooms {
   private constructor(private readonly transport: WebSocketTransport) {}
 
-  /** Starts the rooms on `http`; its upgrades on paths other than `skipPath` go to Colyseus. */
-  static async start(
-    options: { matches: LiveMatches; matchmaker: Matchmaker; http: Server; skipPath: string },
-  ): Promise<BrowserRooms> {
+  static async start(options: { matches: LiveMatches; matchmaker: Matchmaker }): Promise<BrowserRooms> {
     if (running) throw new Error("browser rooms are already running in this process");
     running = true;
     const transport = new WebSocketTransport({ noServer: true, maxPayload: 64 * 1024 });
-    transport.attachToServer(options.http, {
-      filter: (req: IncomingMessage) => new URL(req.url ?? "/", "http://localhost").pathname !== options.skipPath,
-    });
     await matchMaker.setup();
     const context = new RoomContext(options.matches, options.matchmaker);
     for (const game of games) {
@@ -49,6 +43,13 @@ export class BrowserRooms {
     matchMaker.defineRoomType(QUEUE_ROOM, QueueRoom, { context });
     await matchMaker.accept();
     return new BrowserRooms(transport);
+  }
+
+  /** Takes the websocket upgrades of `http`, except those on `skipPath` (the bot gateway's). */
+  attach(http: Server, skipPath: string): void {
+    this.transport.attachToServer(http, {
+      filter: (req: IncomingMessage) => new URL(req.url ?? "/", "http://localhost").pathname !== skipPath,
+    });
   }
 
   /** Answers Colyseus's matchmaking requests; false for every other request. */
