@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isActionError } from "../../games/core/action.ts";
+import { Rng } from "../../games/core/rng.ts";
+import { games, getGame } from "../../games/registry.ts";
+import { createStrategy } from "../../policies/baselines/index.ts";
+import { GAME_STREAM } from "../../policies/simulate.ts";
+import type { MatchEndFrame, MatchStartFrame, TurnFrame } from "../../protocol/frames.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+
+const MATCHES = 50;
+
+/** A bot that plays the built-in random strategy with its own coin flips, as any remote bot would. */
+function randomPolicy(gameId: string, seed: number) {
+  const strategy = createStrategy(gameId, "random");
+  const rng = new Rng(seed, 7);
+  return (turn: TurnFrame) =>
+    strategy.act({ seat: turn.seat, legal: turn.legal as never, observation: () => turn.observation, rng });
+}
+
+interface SeatLog {
+  readonly seat: number;
+  readonly turns: Map<number, TurnFrame>;
+  readonly actions: Map<number, unknown>;
+}
+
+/**
+ * Plays the match again in-process from its revealed seed and the actions the bots sent, checking that
+ * every turn frame carried exactly `observe(state, seat)` and `legal(state, seat)`, and that the returns
+ * agree: the wire neither leaks nor loses anything.
+ */
+function replayInProcess(start: MatchStartFrame, end: MatchEndFrame, logs: readonly SeatLog[]): void {
+  const game = getGame(start.game);
+  const rng = new Rng(end.seed, GAME_STREAM);
+  const state = game.init(start.config, rng);
+  const bySeq = new Map<number, { seat: number; turn: TurnFrame; action: unknown }>();
+  for (const log of logs) {
+    for (const [seq, turn] of log.turns) bySeq.set(seq, { seat: log.seat, turn, action: log.actions.get(seq) });
+  }
+  const order = [...bySeq.keys()].sort((a, b) => a - b);
+  let next = 0;
+  for (let toAct = game.toAct(state); toAct.length > 0; toAct = game.toAct(state)) {
+    const moves = new Array(game.seatCount(start.config)).fill(undefined);
+    for (const seat of toAct) {
+      const entry = bySeq.get(order[next++])!;
+      expect(entry.seat).toBe(seat);
+      expect(entry.turn.observation).toEqual(game.observe(state, seat));
+      expect(entry.turn.legal).toEqual(game.legal(state, seat));
+      const action = game.parse(entry.action, state, seat);
+      if (isActionError(action)) throw new Error(action.message);
+      moves[seat] = action;
+    }
+    game.apply(state, moves, rng);
+  }
+  expect(next).toBe(order.length);
+  expect(end.returns).toEqual(game.returns(state));
+  expect(end.steps).toBeGreaterThan(0);
+}
+
+describe("remote bots play every game through the gateway", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  for (const game of games) {
+    it(`${game.id}: ${MATCHES} matches, returns and every frame as in-process`, async () => {
+      const seats = game.seatCount(getGame(game.id).schema.parse({}));
+      const bots = await Promise.all(
+        Array.from({ length: seats }, (_, i) => RawBot.connect(server.wsUrl, server.token(`${game.id}-${i}`))),
+      );
+      bots.forEach((bot, i) => bot.play(randomPolicy(game.id, i + 1)));
+      const [host, ...guests] = bots;
+      for (let m = 0; m < MATCHES; m++) host.send({ type: "create", game: game.id, seed: `${game.id}/${m}` });
+      for (let m = 0; m < MATCHES; m++) {
+        const created = await host.next("created");
+        for (const guest of guests) guest.send({ type: "join", match: created.invite });
+      }
+      const ends = await Promise.all(
+        Array.from({ length: MATCHES }, () => host.next("match_end", () => true, { timeoutMs: 30_000 })),
+      );
+      for (const bot of guests) {
+        for (let m = 0; m < MATCHES; m++) await bot.next("match_end", () => true, { timeoutMs: 30_000 });
+      }
+      for (const end of ends) {
+        expect(end.reason).toBe("completed");
+        expect(end.statuses.every((s) => s === "DONE")).toBe(true);
+        const logs = bots.map((bot) => {
+          const frames = bot.frames.filter((f) => "match" in f && f.match === end.match);
+          const start = frames.find((f) => f.type === "match_start") as MatchStartFrame;
+          const turns = new Map(
+            frames.filter((f): f is TurnFrame => f.type === "turn").map((t) => [t.seq, t]),
+          );
+          const actions = new Map(bot.sent.filter((s) => s.match === end.match).map((s) => [s.seq, s.action]));
+          expect(frames.filter((f) => f.type === "error")).toEqual([]);
+          expect(frames.filter((f) => f.type === "ack")).toHaveLength(turns.size);
+          return { seat: start.seat, start, turns, actions };
+        });
+        replayInProcess(logs[0].start, end, logs);
+      }
+      bots.forEach((bot) => bot.close());
+    }, 60_000);
+  }
+});
