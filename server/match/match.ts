@@ -133,7 +133,7 @@ export class Match {
   private readonly clocks: Readonly<Record<SeatKind, ClockSpec>>;
   private readonly pending = new Map<number, Decision>();
   /** Decisions already taken, by sequence number: who took them and as what. */
-  private readonly decided = new Map<number, { seat: number; action: Action }>();
+  private readonly decided = new Map<number, { seat: number; action: Action; input: string }>();
   private readonly moves: (Action | undefined)[];
   private readonly meta: (Record<string, unknown> | undefined)[];
   private readonly defaulted: number[] = [];
@@ -317,12 +317,8 @@ export class Match {
       if (past.seat !== seat) {
         return fail("wrong_sequence", `decision ${seq} belonged to seat ${past.seat}, not ${seat}`);
       }
-      const again = this.game.parse(input, this.state, seat);
-      if (!(again instanceof ActionError) && JSON.stringify(again) === JSON.stringify(past.action)) {
-        link.send({ type: "ack", match: this.id, seq, action: past.action, duplicate: true });
-        return { ok: true };
-      }
-      if (JSON.stringify(input) === JSON.stringify(past.action)) {
+      const resent = JSON.stringify(input);
+      if (resent === past.input || resent === JSON.stringify(past.action)) {
         link.send({ type: "ack", match: this.id, seq, action: past.action, duplicate: true });
         return { ok: true };
       }
@@ -351,7 +347,7 @@ export class Match {
       return result;
     }
     this.meta[seat] = meta;
-    this.resolve(decision, parsed, link);
+    this.resolve(decision, parsed, link, false, JSON.stringify(input));
     return { ok: true };
   }
 
@@ -430,7 +426,7 @@ export class Match {
    * Takes a decision's action: charges the clock, acks, and moves the match on once every seat has
    * moved. The deadline timer is the only judge of time: an act that beats it counts.
    */
-  private resolve(decision: Decision, action: Action, link?: SeatLink, byPolicy = false): void {
+  private resolve(decision: Decision, action: Action, link?: SeatLink, byPolicy = false, input = ""): void {
     const { seat, seq } = decision;
     clearTimeout(decision.timer);
     this.pending.delete(seat);
@@ -438,7 +434,7 @@ export class Match {
     slot.clock!.charge(performance.now() - decision.startedAt);
     slot.seq = seq;
     this.moves[seat] = action;
-    this.decided.set(seq, { seat, action });
+    this.decided.set(seq, { seat, action, input });
     if (byPolicy) this.defaulted.push(seat);
     link?.send({ type: "ack", match: this.id, seq, action, duplicate: false });
     this.advance();

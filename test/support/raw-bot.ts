@@ -67,6 +67,13 @@ export class RawBot {
   /** Answers every turn from now on (and any already received but unanswered) with `policy`. */
   play(policy: Policy): void {
     this.policy = policy;
+    const last = new Map<string, ServerFrame>();
+    for (const f of this.frames) if ("match" in f) last.set(f.match, f);
+    for (const f of last.values()) {
+      if (f.type !== "turn" || this.sent.some((s) => s.match === f.match && s.seq === f.seq)) continue;
+      const action = policy(f);
+      if (action !== undefined) this.act(f.match, f.seq, action);
+    }
   }
 
   /** The next frame of `type` (matching `test`) after the last one `next` returned, or from frame index `from`. */
