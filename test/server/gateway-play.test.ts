@@ -10,6 +10,23 @@ import { startTestServer, type TestServer } from "../support/server.ts";
 
 const MATCHES = 50;
 
+/** Where each hidden-information game keeps a seat's private holding in its observation. */
+const PRIVATE_KEYS: Readonly<Record<string, string>> = {
+  "kuhn-poker": "card",
+  "leduc-poker": "card",
+  holdem: "holeCards",
+  "trust-and-split": "hand",
+};
+
+/** Every value under `key` anywhere in `value`, except in finished hands or rounds and the game's structure. */
+function valuesAt(value: unknown, key: string): unknown[] {
+  if (Array.isArray(value)) return value.flatMap((v) => valuesAt(v, key));
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    k === "history" || k === "structure" ? [] : k === key ? [JSON.stringify(v), ...valuesAt(v, key)] : valuesAt(v, key)
+  );
+}
+
 /** A bot that plays the built-in random strategy with its own coin flips, as any remote bot would. */
 function randomPolicy(gameId: string, seed: number) {
   const strategy = createStrategy(gameId, "random");
@@ -44,6 +61,12 @@ function replayInProcess(start: MatchStartFrame, end: MatchEndFrame, logs: reado
     for (const seat of toAct) {
       const entry = bySeq.get(order[next++])!;
       expect(entry.seat).toBe(seat);
+      const key = PRIVATE_KEYS[start.game];
+      if (key) {
+        // Nothing in the frame but the seat's own holding sits where holdings are kept.
+        const own = JSON.stringify((game.observe(state, seat) as Record<string, unknown>)[key]);
+        expect(new Set(valuesAt(entry.turn, key))).toEqual(new Set([own]));
+      }
       expect(entry.turn.observation).toEqual(game.observe(state, seat));
       expect(entry.turn.legal).toEqual(game.legal(state, seat));
       const action = game.parse(entry.action, state, seat);

@@ -1,0 +1,126 @@
+import { Client, type Room } from "@colyseus/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MatchEndFrame, ServerFrame, TurnFrame } from "../../protocol/frames.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+
+/** A browser-side client: records every message a room sends it. */
+function record(room: Room): ServerFrame[] {
+  const frames: ServerFrame[] = [];
+  room.onMessage("*", (_type: unknown, message: unknown) => frames.push(message as ServerFrame));
+  return frames;
+}
+
+async function until<T>(probe: () => T | undefined, timeoutMs = 5000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeoutMs) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const first = (turn: TurnFrame) => (turn.legal[0] as { action: unknown }).action;
+
+describe("browsers play in Colyseus rooms beside gateway bots", () => {
+  let server: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    server = await startTestServer();
+    client = new Client(server.url);
+  });
+  afterAll(() => server.close());
+
+  it("a person and a gateway bot finish a Kuhn match; a spectator sees only the public view", async () => {
+    const room = await client.create("kuhn-poker", { opponents: { "1": "open" }, name: "ada", config: { rounds: 3 } });
+    const frames = record(room);
+    const created = await until(() => frames.find((f) => f.type === "created"));
+    if (created.type !== "created") throw new Error();
+    expect(room.roomId).toBe(created.match);
+
+    const bot = await RawBot.connect(server.wsUrl, server.token("opponent"));
+    bot.play(first);
+    bot.send({ type: "join", match: created.invite });
+
+    const spectator = await client.joinById(created.match, { spectate: true });
+    const watched = record(spectator);
+    const seen: string[] = [];
+    spectator.onStateChange((state: { publicObservation: string }) => seen.push(state.publicObservation));
+
+    let answered = 0;
+    const end = await until(() => {
+      const turn = frames.filter((f): f is TurnFrame => f.type === "turn")[answered];
+      if (turn) {
+        room.send("act", { seq: turn.seq, action: "bet" });
+        answered++;
+      }
+      return frames.find((f): f is MatchEndFrame => f.type === "match_end");
+    });
+    expect(end).toMatchObject({ match: created.match, seat: 0, reason: "completed", statuses: ["DONE", "DONE"] });
+    expect(frames.filter((f) => f.type === "ack")).toHaveLength(answered);
+    const botEnd = await bot.next("match_end");
+    expect(botEnd.returns).toEqual(end.returns);
+
+    spectator.send("act", { seq: 1, action: "bet" });
+    const refused = await until(() => watched.find((f) => f.type === "error"));
+    expect(refused).toMatchObject({ code: "spectator" });
+    await until(() => (spectator.state as { phase?: string }).phase === "ended" || undefined);
+    const state = spectator.state as { returns: number[]; seats: { name: string; kind: string }[] };
+    expect([...state.returns]).toEqual(end.returns);
+    expect(state.seats.map((s) => [s.name, s.kind])).toEqual([["ada", "human"], ["opponent", "bot"]]);
+    // The public view never names a private card while a hand is being played.
+    for (const json of seen) {
+      const view = JSON.parse(json);
+      if (view?.phase === "betting") expect(view.card).toBeNull();
+    }
+    expect(watched.filter((f) => f.type === "turn")).toEqual([]);
+    await room.leave();
+    await spectator.leave();
+  });
+
+  it("people queue with bots; a reload resumes the seat with a full snapshot", async () => {
+    const queue = await client.joinOrCreate("queue", { game: "ipd", name: "grace" });
+    const queued = record(queue);
+    const bot = await RawBot.connect(server.wsUrl, server.token("queuer"));
+    bot.play(first);
+    bot.send({ type: "queue", game: "ipd" });
+    const matched = await until(() => queued.find((f) => (f.type as string) === "matched")) as unknown as {
+      match: string;
+      ticket: string;
+      seat: number;
+    };
+    await queue.leave();
+    const room = await client.joinOrCreate("ipd", { matchId: matched.match, ticket: matched.ticket });
+    const frames = record(room);
+    const turn = await until(() => frames.find((f): f is TurnFrame => f.type === "turn"));
+    expect(turn.seat).toBe(matched.seat);
+    room.send("act", { seq: turn.seq, action: "defect" });
+    await until(() => frames.find((f) => f.type === "ack"));
+
+    const token = room.reconnectionToken;
+    (room as unknown as { connection: { close(): void } }).connection.close(); // the page goes away
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await client.reconnect(token);
+    const after = record(again);
+    const start = await until(() => after.find((f) => f.type === "match_start"));
+    expect(start).toMatchObject({ match: matched.match, seat: matched.seat, resumed: true });
+    let answered = 0;
+    const end = await until(() => {
+      const next = after.filter((f): f is TurnFrame => f.type === "turn")[answered];
+      if (next) {
+        again.send("act", { seq: next.seq, action: "cooperate" });
+        answered++;
+      }
+      return after.find((f): f is MatchEndFrame => f.type === "match_end");
+    });
+    expect(end.reason).toBe("completed");
+    expect(end.statuses[matched.seat]).toBe("DONE");
+    await again.leave();
+  });
+
+  it("explains a bad matchmaking request", async () => {
+    await expect(client.joinOrCreate("kuhn-poker", { matchId: "nope" })).rejects.toThrow(/no live match `nope`/);
+    await expect(client.create("chess")).rejects.toThrow(/not defined/);
+  });
+});
