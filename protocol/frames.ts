@@ -218,6 +218,7 @@ export type ErrorCode =
   | "bad_strategy"
   | "unknown_match"
   | "match_full"
+  | "already_seated"
   | "too_many_matches"
   | "not_seated"
   | "spectator"

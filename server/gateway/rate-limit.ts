@@ -5,8 +5,9 @@
 export class RateLimit {
   private tokens: number;
   private last = performance.now();
-  /** Frames refused since the last one let through. */
-  refusedInARow = 0;
+  /** Frames refused in the current one-second window. */
+  refusedThisSecond = 0;
+  private windowStart = performance.now();
 
   constructor(readonly rate: number, readonly burst: number) {
     this.tokens = burst;
@@ -16,12 +17,15 @@ export class RateLimit {
     const now = performance.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
     this.last = now;
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.refusedThisSecond = 0;
+    }
     if (this.tokens >= 1) {
       this.tokens -= 1;
-      this.refusedInARow = 0;
       return true;
     }
-    this.refusedInARow++;
+    this.refusedThisSecond++;
     return false;
   }
 }

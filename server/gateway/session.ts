@@ -51,7 +51,7 @@ export class BotSession {
   private receive(data: Buffer, binary: boolean): void {
     if (this.closed) return;
     if (!this.limit.take()) {
-      if (this.limit.refusedInARow > this.limit.burst) {
+      if (this.limit.refusedThisSecond > this.limit.burst) {
         this.close(CLOSE.rateLimited, `more than ${this.limit.rate} frames a second; closing`);
       } else if (performance.now() - this.lastRateNotice > 1000) {
         // One notice a second: answering every refused frame would amplify the flood.
@@ -114,6 +114,7 @@ export class BotSession {
         if (!this.tickets.delete(frame.ticket) || !this.gateway.matchmaker.cancel(frame.ticket)) {
           return this.error("unknown_ticket", `no waiting ticket \`${frame.ticket}\` on this connection`);
         }
+        this.gateway.untrackTicket(this.bot.id);
         return this.send({ type: "cancelled", ticket: frame.ticket });
       case "create":
         return this.create(frame);
@@ -127,8 +128,8 @@ export class BotSession {
   }
 
   private auth(token: string, text: boolean, binary: boolean): void {
-    if (binary) this.format = "msgpack";
     if (this.bot) return this.error("already_authenticated", `this connection is already ${this.bot.name}`);
+    if (binary) this.format = "msgpack";
     const bot = this.gateway.tokens.verify(token);
     if (!bot) {
       this.error("bad_token", "the token is not valid: create one with `ludus token create --name <bot>`");
@@ -211,6 +212,16 @@ export class BotSession {
   private join(matchOrInvite: string): void {
     const { match, invited } = this.gateway.matches.find(matchOrInvite);
     if (!invited) return this.resume(match.id);
+    const mine = match.participants().findIndex((_, seat) => match.participant(seat)?.tokenId === this.bot!.id);
+    if (mine >= 0) {
+      return this.error(
+        "already_seated",
+        `this token already sits in seat ${mine} of match ${match.id}; an invite is for another player`,
+        {
+          match: match.id,
+        },
+      );
+    }
     if (!this.checkCapacity()) return;
     const { seat } = this.gateway.matches.joinByInvite(matchOrInvite, this.participant());
     this.sit(match, seat);

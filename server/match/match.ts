@@ -312,6 +312,9 @@ export class Match {
       return fail("bad_frame", "`seq` must be the whole number from the `turn` frame you are answering");
     }
     if (this.phase === "waiting") return fail("not_your_turn", "the match has not started: seats are still open");
+    if (this.seats[seat].link !== link) {
+      return fail("not_seated", `another connection has taken over seat ${seat}; act from the one that resumed it`);
+    }
     const past = this.decided.get(seq);
     if (past) {
       if (past.seat !== seat) {
