@@ -2,12 +2,15 @@ import { Command, CommanderError } from "commander";
 import { ConfigError } from "../games/core/config.ts";
 import { UnknownGameError } from "../games/registry.ts";
 import { StrategyError } from "../policies/strategy.ts";
+import { TokenError } from "../server/auth/tokens.ts";
 import { ServeError } from "../server/http.ts";
 import { VERSION } from "../server/version.ts";
+import { registerBot } from "./commands/bot.ts";
 import { registerCatalog } from "./commands/catalog.ts";
 import { registerExploitability } from "./commands/exploitability.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSimulate } from "./commands/simulate.ts";
+import { registerToken } from "./commands/token.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
 
 /** `ludus <command>`: the one entry point to every part of Ludus. */
@@ -24,6 +27,8 @@ function program(io: Io): Command {
   registerSimulate(root, io);
   registerCatalog(root, io);
   registerExploitability(root, io);
+  registerToken(root, io);
+  registerBot(root, io);
   for (const command of root.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError(
       `(run \`ludus ${command.name()} --help\` for usage)`,
@@ -33,7 +38,7 @@ function program(io: Io): Command {
 }
 
 /** Errors that mean the input was wrong, not the program. */
-const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError];
+const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError, TokenError];
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {

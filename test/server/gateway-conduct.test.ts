@@ -200,7 +200,7 @@ describe("bad frames never take the server down", () => {
     expect((await small.whenClosed()).code).toBe(1009);
 
     const flooder = await RawBot.connect(server.wsUrl, server.token());
-    for (let i = 0; i < 400; i++) flooder.send({ type: "ping" });
+    for (let i = 0; i < 1000; i++) flooder.send({ type: "ping" });
     expect((await flooder.next("error")).code).toBe("rate_limited");
     expect(await flooder.whenClosed()).toEqual({ code: 1008, reason: expect.stringMatching(/frames a second/) });
 
@@ -208,7 +208,7 @@ describe("bad frames never take the server down", () => {
     expect(end).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"], steps: 40 });
     const health = await (await fetch(`${server.url}/health`)).json();
     expect(health.status).toBe("ok");
-  });
+  }, 20_000);
 
   it("limits the matches a token sits in at once", async () => {
     server = await startTestServer();

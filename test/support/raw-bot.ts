@@ -68,7 +68,7 @@ export class RawBot {
   play(policy: Policy): void {
     this.policy = policy;
     const last = new Map<string, ServerFrame>();
-    for (const f of this.frames) if ("match" in f) last.set(f.match, f);
+    for (const f of this.frames) if ("match" in f && f.match !== undefined) last.set(f.match, f);
     for (const f of last.values()) {
       if (f.type !== "turn" || this.sent.some((s) => s.match === f.match && s.seq === f.seq)) continue;
       const action = policy(f);
@@ -94,12 +94,12 @@ export class RawBot {
         () =>
           reject(
             new Error(
-              `no \`${type}\` frame within ${options.timeoutMs ?? 5000} ms; last: ${
+              `no \`${type}\` frame within ${options.timeoutMs ?? 15_000} ms; last: ${
                 JSON.stringify(this.frames.at(-1))
               }`,
             ),
           ),
-        options.timeoutMs ?? 5000,
+        options.timeoutMs ?? 15_000,
       );
       this.waiters.push({
         test: match,

@@ -1,0 +1,45 @@
+/**
+ * The legal-action forms a `turn` frame lists (docs/protocol.md, "Actions"). The server's own
+ * definitions live with the games; clients speak only the protocol, so the shapes are repeated here.
+ */
+
+/** Exactly this action, e.g. `{type: "cooperate"}`. */
+export interface FixedForm {
+  readonly kind: "fixed";
+  readonly action: { readonly type: string };
+}
+
+/** `{type, amount}` with amount in [min, max] (both inclusive). */
+export interface AmountForm {
+  readonly kind: "amount";
+  readonly type: string;
+  readonly min: number;
+  readonly max: number;
+  readonly integer: boolean;
+}
+
+/** `{type, text}` with a text of at most maxLength characters. */
+export interface TextForm {
+  readonly kind: "text";
+  readonly type: string;
+  readonly maxLength: number;
+}
+
+/** `{type, take}`: how many units of each item to claim, take[i] an integer in [0, max[i]]. */
+export interface SplitForm {
+  readonly kind: "split";
+  readonly type: string;
+  readonly items: readonly string[];
+  readonly max: readonly number[];
+}
+
+/** `{type, give, get}`: 1..max of each named resource on each side, at least one per side; optional `text`. */
+export interface ExchangeForm {
+  readonly kind: "exchange";
+  readonly type: string;
+  readonly give: Readonly<Record<string, number>>;
+  readonly get: Readonly<Record<string, number>>;
+  readonly maxText: number;
+}
+
+export type ActionForm = FixedForm | AmountForm | TextForm | SplitForm | ExchangeForm;
