@@ -233,10 +233,10 @@ class LudusClient:
                             seed=frame["seed"],
                         )
             except ConnectionClosed as e:
+                # Reconnect, then queue again or resume: a resume also answers for a match that ended
+                # meanwhile (welcome no longer lists it), with its match_end.
                 log.warning("connection to %s lost (%s); reconnecting", self.url, e)
                 await self._reconnect()
-                if match is not None and match not in (self.welcome or {}).get("matches", []):
-                    raise LudusError("match_lost", f"match {match} ended while the connection was down") from e
 
     async def _act(self, policy: Policy, turn: Frame) -> None:
         action = await _call_policy(policy, turn)

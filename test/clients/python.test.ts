@@ -76,7 +76,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   for (const format of ["json", "msgpack"]) {
     const skip = format === "msgpack" && !hasMsgpack;
     it.skipIf(skip)(`plays Kuhn poker against a filled seat in ${format}${skip ? " (no msgpack)" : ""}`, async () => {
-      const token = await server.token(`kuhn-${format}`);
+      const token = server.token(`kuhn-${format}`);
       const run = await kuhnBot("--url", server.wsUrl, "--token", token, "--matches", "3", "--format", format);
       expect(run.code, run.err).toBe(0);
       expect(run.out.match(MATCH_LINE), run.out).toHaveLength(3);
@@ -87,7 +87,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   it("reconnects and resumes a match when the socket drops mid-match", async () => {
     const relay = await flakyRelay(Number(new URL(server.url).port));
     try {
-      const token = await server.token("kuhn-flaky");
+      const token = server.token("kuhn-flaky");
       const run = await kuhnBot("--url", `ws://127.0.0.1:${relay.port}/bot`, "--token", token, "--matches", "2");
       expect(run.code, run.err).toBe(0);
       expect(relay.cuts()).toBe(1);
