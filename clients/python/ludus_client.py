@@ -278,8 +278,7 @@ class LudusClient:
             await self._ws.send(json.dumps(frame, separators=(",", ":")))
 
     async def _recv(self) -> Frame:
-        if self._ws is None:
-            raise ConnectionClosed(None, None)
+        assert self._ws is not None
         message = await self._ws.recv()
         if isinstance(message, bytes):
             if msgpack is None:

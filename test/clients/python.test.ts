@@ -14,11 +14,9 @@ const hasWebsockets = canImport("websockets");
 const hasMsgpack = canImport("msgpack");
 const suite = hasWebsockets ? "the Python client" : `the Python client (skipped: ${python} cannot import websockets)`;
 
-function kuhnBot(...args: string[]) {
-  const child = spawn(python, ["clients/python/examples/kuhn_bot.py", ...args], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** Runs /usr/bin/python3 with `args` from the repository root and collects what it prints. */
+function runPython(...args: string[]) {
+  const child = spawn(python, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.on("data", (d) => (out += d));
@@ -26,7 +24,33 @@ function kuhnBot(...args: string[]) {
   return once(child, "exit").then(([code]) => ({ code: code as number | null, out, err }));
 }
 
+const kuhnBot = (...args: string[]) => runPython("clients/python/examples/kuhn_bot.py", ...args);
+
+/** Plays two matches through the library, answering each decision first with an action no game has. */
+const RETRY_SCRIPT = `
+import asyncio, json, sys
+sys.path.insert(0, "clients/python")
+from ludus_client import LudusClient, random_action
+
+errors = []
+
+def policy(observation, legal, turn):
+    if "error" in turn:
+        errors.append(turn["error"])
+        return random_action(legal)
+    return {"type": "shout"}
+
+async def main():
+    async with LudusClient(sys.argv[1], sys.argv[2]) as client:
+        results = await client.play("kuhn-poker", policy=policy, matches=2)
+    print(json.dumps({"results": [vars(r) for r in results], "errors": errors}))
+
+asyncio.run(main())
+`;
+
 const MATCH_LINE = /^match \S+ seat [01] return [+-]?\d+ \(completed, \d+ steps\)$/gm;
+
+const TURN = '"type":"turn"';
 
 /**
  * A TCP relay in front of the server that cuts the first connection as soon as the server sends it
@@ -39,8 +63,11 @@ async function flakyRelay(port: number): Promise<{ port: number; cuts: () => num
     const upstream = connect(port, "127.0.0.1");
     sockets.add(client).add(upstream);
     client.on("data", (chunk) => upstream.write(chunk));
+    let tail = ""; // the end of the previous chunk, in case the marker straddles two
     upstream.on("data", (chunk: Buffer) => {
-      if (cuts === 0 && chunk.includes('"type":"turn"')) {
+      const seen = tail + chunk.toString("latin1");
+      tail = seen.slice(-TURN.length);
+      if (cuts === 0 && seen.includes(TURN)) {
         cuts++;
         client.destroy();
         upstream.destroy();
@@ -98,6 +125,20 @@ describe.skipIf(!hasWebsockets)(suite, () => {
     }
   });
 
+  it("asks the policy again, with the server's error, after an illegal action", async () => {
+    const run = await runPython("-c", RETRY_SCRIPT, server.wsUrl, server.token("kuhn-retry"));
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(run.out);
+    expect(report.results).toHaveLength(2);
+    for (const result of report.results) {
+      expect(result.returns[0] + result.returns[1]).toBe(0);
+      expect(result.statuses).toEqual(["DONE", "DONE"]);
+    }
+    expect(report.errors.length).toBeGreaterThanOrEqual(2);
+    expect(report.errors[0]).toMatchObject({ code: "illegal_action", retriesLeft: 1 });
+    expect(report.errors[0].message).toContain("Legal now:");
+  });
+
   it("exits 1 naming the server when the token is refused", async () => {
     const run = await kuhnBot("--url", server.wsUrl, "--token", "not-a-token", "--matches", "1");
     expect(run.code).toBe(1);
@@ -111,6 +152,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
     await once(closed, "listening");
     const url = `ws://127.0.0.1:${(closed.address() as { port: number }).port}/bot`;
     closed.close();
+    await once(closed, "close");
     const run = await kuhnBot("--url", url, "--token", "t", "--matches", "1");
     expect(run.code).toBe(1);
     expect(run.err).toContain(`could not connect to ${url}`);

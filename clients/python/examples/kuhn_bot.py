@@ -4,7 +4,7 @@
     /usr/bin/python3 clients/python/examples/kuhn_bot.py --url ws://127.0.0.1:2567/bot --token "$LUDUS_TOKEN"
 
 Prints one line per match and a final summary. Exit codes: 0 success; 1 the server could not be
-reached, refused the token or dropped the connection for good; 2 bad usage.
+reached, refused the token or the queue, or dropped the connection for good; 2 bad usage.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from ludus_client import (  # noqa: E402 (the client sits one folder up)
 )
 
 # Kuhn's equilibrium family (Kuhn 1950) with bluffing rate 1/6: the probability of putting a chip in
-# (bet or call) by card and by what happened before in the hand. The king always bets or calls, the
-# jack only ever bluffs, and the queen mixes where it should.
+# (bet or call) by card and by what happened before in the hand. The king always calls and usually
+# bets, the jack never calls and bets only as a bluff, and the queen never bets and sometimes calls.
 AGGRESSION: dict[tuple[str, ...], dict[str, float]] = {
     (): {"J": 1 / 6, "Q": 0.0, "K": 1 / 2},  # opening: bet J as a bluff, K sometimes slow-plays
     ("check",): {"J": 1 / 3, "Q": 0.0, "K": 1.0},  # after a check: bluff J, bet K for value
