@@ -59,23 +59,18 @@ interface Server {
   readonly healthUrl: string;
 }
 
+/** Runs an entry point of this repository with this same deno binary, in a process of its own. */
+function spawnDeno(script: string, args: readonly (string | number)[], captureStdout = false): Deno.ChildProcess {
+  return processes.spawn(DENO, ["run", "--quiet", "--allow-all", script, ...args.map(String)], {
+    cwd: ROOT,
+    captureStdout,
+  });
+}
+
 async function startLudus(): Promise<Server> {
   const port = freePort();
-  const child = processes.spawn(DENO, [
-    "run",
-    "--quiet",
-    "--allow-all",
-    "cli/main.ts",
-    "serve",
-    "--host",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--data-dir",
-    dataDir,
-    "--fill-after",
-    "0",
-  ], { cwd: ROOT });
+  const serve = ["serve", "--host", "127.0.0.1", "--port", port, "--data-dir", dataDir, "--fill-after", 0];
+  const child = spawnDeno("cli/main.ts", serve);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`, child);
   return { child, wsUrl: `ws://127.0.0.1:${port}/bot`, healthUrl: `${url}/health` };
@@ -83,16 +78,7 @@ async function startLudus(): Promise<Server> {
 
 async function startEcho(): Promise<Server> {
   const port = freePort();
-  const child = processes.spawn(DENO, [
-    "run",
-    "--quiet",
-    "--allow-all",
-    "bench/selfplay/echo-server.ts",
-    "--port",
-    String(port),
-  ], {
-    cwd: ROOT,
-  });
+  const child = spawnDeno("bench/selfplay/echo-server.ts", ["--port", port]);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url, child);
   return { child, wsUrl: `ws://127.0.0.1:${port}`, healthUrl: url };
@@ -109,11 +95,8 @@ async function load<R>(server: Server, args: Record<string, string | number>): P
     seconds: SECONDS,
     warmup: WARMUP,
     ...args,
-  }).flatMap(([k, v]) => [`--${k}`, String(v)]);
-  const child = processes.spawn(DENO, ["run", "--quiet", "--allow-all", "bench/selfplay/load.ts", ...flags], {
-    cwd: ROOT,
-    captureStdout: true,
-  });
+  }).flatMap(([k, v]) => [`--${k}`, v]);
+  const child = spawnDeno("bench/selfplay/load.ts", flags, true);
   const stdout = await processes.output(child, `the load generator (${args.mode})`, (WARMUP + SECONDS + 120) * 1000);
   return JSON.parse(stdout);
 }
@@ -237,9 +220,12 @@ async function selfplay() {
   };
 }
 
-async function cleanUp(): Promise<void> {
-  await processes.stopAll();
-  Deno.removeSync(dataDir, { recursive: true });
+let cleaning: Promise<void> | undefined;
+
+/** Stops every child and removes the data directory, once, however the run ends. */
+function cleanUp(): Promise<void> {
+  cleaning ??= processes.stopAll().then(() => Deno.removeSync(dataDir, { recursive: true }));
+  return cleaning;
 }
 
 const interrupted = () => cleanUp().finally(() => Deno.exit(130));

@@ -8,7 +8,8 @@
  *   --mode idle: opens `--connections` authenticated sockets that do nothing, and reads the server's RSS.
  *
  * `--rate R` paces sends to R a second in total (default: as fast as answers come). Counting starts after
- * `--warmup` seconds and lasts `--seconds`; the server's CPU time (`--server-pid`) is read around it.
+ * `--warmup` seconds and lasts `--seconds`; the CPU time and write calls of the server (`--server-pid`) and of
+ * this process are read around it.
  */
 import { parseArgs } from "node:util";
 import type { ServerFrame, TurnFrame } from "../../protocol/frames.ts";
@@ -33,7 +34,7 @@ const { values } = parseArgs({
   },
 });
 
-const URL_ = values.url!;
+const SERVER_URL = values.url!;
 const CONNECTIONS = Number(values.connections);
 const RATE = values.rate === undefined ? undefined : Number(values.rate);
 const SECONDS = Number(values.seconds);
@@ -109,7 +110,7 @@ async function play(game: string): Promise<WindowResult> {
   };
 
   const startBot = async (token: string) => {
-    const socket = await open(URL_);
+    const socket = await open(SERVER_URL);
     let sentAt = 0, sentSeq = -1;
     socket.onmessage = (event) => {
       const now = performance.now();
@@ -154,7 +155,7 @@ async function echo(): Promise<WindowResult> {
   const window = new Window();
   const pacer = new Pacer(RATE);
   const startSocket = async () => {
-    const socket = await open(URL_);
+    const socket = await open(SERVER_URL);
     let sentAt = 0;
     const send = () => {
       sentAt = performance.now();
@@ -185,7 +186,7 @@ async function idle(): Promise<IdleResult> {
   const started = performance.now();
   const connectOne = async () => {
     try {
-      const socket = await open(URL_);
+      const socket = await open(SERVER_URL);
       await new Promise<void>((resolve, reject) => {
         socket.onmessage = (event) => {
           const frame = JSON.parse(event.data) as ServerFrame;
