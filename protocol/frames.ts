@@ -1,6 +1,8 @@
+import type { ActionForm } from "./action-forms.ts";
+
 /**
  * The bot protocol's frame shapes (docs/protocol.md is the prose; this is the type). Shared by the
- * server's gateway and by every client in `clients/`: it imports nothing, so a client can copy it.
+ * server's gateway and by every client in `clients/`: it imports only the action forms beside it.
  *
  * Every frame is one JSON object with a string `type`: a websocket text frame, or a binary frame of
  * the same object in msgpack when the connection's `auth` frame was binary.
@@ -185,7 +187,7 @@ export interface TurnFrame {
   /** The observation as text, when the connection asked for it. */
   readonly text?: string;
   /** The legal action forms (see docs/protocol.md, "Actions"). */
-  readonly legal: readonly unknown[];
+  readonly legal: readonly ActionForm[];
   /** The same forms as one readable line, e.g. `check | bet`. */
   readonly legalText: string;
   /** Epoch milliseconds by which the action must arrive (main time plus the overage bank). */

@@ -8,7 +8,7 @@ import type {
 } from "../../protocol/frames.ts";
 import { Connection, type ConnectOptions } from "./connection.ts";
 import { LudusError } from "./errors.ts";
-import type { ActionForm } from "./forms.ts";
+import type { ActionForm } from "../../protocol/action-forms.ts";
 
 /**
  * Chooses an action (JSON, e.g. `{type: "raise", amount: 4}`, or text such as `"raise 4"`) for a turn.
@@ -247,7 +247,7 @@ export class Bot {
     seat.answer = undefined;
     let action: unknown;
     try {
-      action = await seat.policy(turn.observation, turn.legal as readonly ActionForm[], turn, error);
+      action = await seat.policy(turn.observation, turn.legal, turn, error);
     } catch (failure) {
       this.#seats.delete(seat.match);
       seat.end.reject(failure);

@@ -13,6 +13,13 @@ export { Bot, type CreateOptions, type PlayOptions, type Policy, type PrivateMat
 export type { FrameFormat } from "./codec.ts";
 export { Connection, type ConnectionEvents, type ConnectOptions, type ReconnectOptions } from "./connection.ts";
 export { type ClientErrorCode, LudusError } from "./errors.ts";
-export type { ActionForm, AmountForm, ExchangeForm, FixedForm, SplitForm, TextForm } from "./forms.ts";
+export type {
+  ActionForm,
+  AmountForm,
+  ExchangeForm,
+  FixedForm,
+  SplitForm,
+  TextForm,
+} from "../../protocol/action-forms.ts";
 export { randomAction, type RandomSource } from "./random.ts";
 export type * from "../../protocol/frames.ts";

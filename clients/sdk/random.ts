@@ -1,4 +1,4 @@
-import type { ActionForm } from "./forms.ts";
+import type { ActionForm } from "../../protocol/action-forms.ts";
 
 /** A float source in [0, 1), like `Math.random` (pass a seeded one for reproducible bots). */
 export type RandomSource = () => number;

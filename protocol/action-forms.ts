@@ -1,6 +1,7 @@
 /**
- * The legal-action forms a `turn` frame lists (docs/protocol.md, "Actions"). The server's own
- * definitions live with the games; clients speak only the protocol, so the shapes are repeated here.
+ * The legal-action forms a `turn` frame lists (docs/protocol.md, "Actions"), as the wire carries them.
+ * The games define their own (games/core/action.ts) because games import nothing outside games/; the
+ * server hands the games' forms to `TurnFrame.legal`, so the type checker keeps the two shapes in step.
  */
 
 /** Exactly this action, e.g. `{type: "cooperate"}`. */
