@@ -1,5 +1,6 @@
 import type {
   CreatedFrame,
+  CreateFrame,
   ErrorFrame,
   MatchEndFrame,
   MatchStartFrame,
@@ -32,17 +33,8 @@ export interface PlayOptions {
   readonly onMatchEnd?: (end: MatchEndFrame) => void;
 }
 
-export interface CreateOptions {
-  readonly game: string;
-  readonly variant?: string;
-  /** Overrides of the variant's config. */
-  readonly config?: Record<string, unknown>;
-  /** The seat this bot takes (default 0). */
-  readonly seat?: number;
-  /** Other seats by index: `"open"` (joined by the invite) or `"strategy:<name[:arg]>"`; unnamed seats are open. */
-  readonly opponents?: Readonly<Record<string, string>>;
-  /** Fix the match's seed (reproducible research matches). */
-  readonly seed?: string;
+/** A `create` frame's fields (see protocol/frames.ts) and the policy that plays the bot's seat. */
+export interface CreateOptions extends Omit<CreateFrame, "type"> {
   readonly policy: Policy;
 }
 

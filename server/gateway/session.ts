@@ -186,27 +186,10 @@ export class BotSession {
 
   private create(frame: CreateFrame): void {
     if (!this.checkCapacity()) return;
-    const mine = frame.seat ?? 0;
-    const seats: (Participant | { strategy: string } | undefined)[] = [];
-    for (const [key, spec] of Object.entries(frame.opponents ?? {})) {
-      const seat = Number(key);
-      if (seat === mine) throw new RangeError(`seat ${seat} is yours; name opponents for the other seats`);
-      if (spec === "open") continue;
-      if (!spec.startsWith("strategy:")) {
-        throw new RangeError(`an opponent is "open" or "strategy:<name>", got ${JSON.stringify(spec)}`);
-      }
-      seats[seat] = { strategy: spec.slice("strategy:".length) };
-    }
-    seats[mine] = this.participant();
-    const match = this.gateway.matches.create({
-      game: frame.game,
-      variant: frame.variant,
-      config: frame.config,
-      seed: frame.seed,
-      seats,
-    });
-    this.send({ type: "created", match: match.id, invite: this.gateway.matches.inviteOf(match), seat: mine });
-    this.sit(match, mine);
+    const { type: _, ...request } = frame;
+    const { match, seat } = this.gateway.matches.createPrivate(request, this.participant());
+    this.send({ type: "created", match: match.id, invite: this.gateway.matches.inviteOf(match), seat });
+    this.sit(match, seat);
   }
 
   private join(matchOrInvite: string): void {

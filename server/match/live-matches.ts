@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { configure } from "../../games/core/config.ts";
 import { getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
-import type { ConductPolicy, SeatKind } from "../../protocol/frames.ts";
+import type { ConductPolicy, CreateFrame, SeatKind } from "../../protocol/frames.ts";
 import type { ClockSpec } from "./clock.ts";
 import { Match, type Participant } from "./match.ts";
 
@@ -22,6 +22,9 @@ export interface NewMatch {
   /** One per seat: a participant, `{ strategy: "name[:arg]" }` for a built-in, or undefined for an open seat. */
   readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
 }
+
+/** A private match as a `create` frame (or a browser's room options) asks for it. */
+export type PrivateMatchRequest = Omit<CreateFrame, "type">;
 
 export interface LiveMatchesOptions {
   readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
@@ -70,6 +73,27 @@ export class LiveMatches {
     this.track(match);
     match.open();
     return match;
+  }
+
+  /**
+   * Opens a private match: the creator's seat (default 0) goes to `creator`, or stays open for them to
+   * claim on joining; each named opponent is `"open"` (for the invite) or `"strategy:<name[:arg]>"`.
+   */
+  createPrivate(request: PrivateMatchRequest, creator?: Participant): { match: Match; seat: number } {
+    const mine = request.seat ?? 0;
+    const seats: (Participant | { strategy: string } | undefined)[] = [];
+    for (const [key, spec] of Object.entries(request.opponents ?? {})) {
+      const seat = Number(key);
+      if (seat === mine) throw new RangeError(`seat ${seat} is yours; name opponents for the other seats`);
+      if (spec === "open") continue;
+      if (!spec.startsWith("strategy:")) {
+        throw new RangeError(`an opponent is "open" or "strategy:<name>", got ${JSON.stringify(spec)}`);
+      }
+      seats[seat] = { strategy: spec.slice("strategy:".length) };
+    }
+    seats[mine] = creator;
+    const { game, variant, config, seed } = request;
+    return { match: this.create({ game, variant, config, seed, seats }), seat: mine };
   }
 
   private track(match: Match): void {

@@ -1,23 +1,21 @@
 import { type Client, Room } from "@colyseus/core";
 import type { ErrorFrame } from "../../protocol/frames.ts";
+import type { PrivateMatchRequest } from "../match/live-matches.ts";
 import type { Match, SeatLink } from "../match/match.ts";
 import { MatchState, type MatchStateInstance, syncPublicState } from "./public-state.ts";
 import type { RoomContext } from "./room-context.ts";
 
-/** How a browser enters a match room (`client.joinOrCreate(gameId, options)`). */
-export interface MatchRoomOptions {
+/**
+ * How a browser enters a match room (`client.joinOrCreate(gameId, options)`); without `matchId` the
+ * create request's fields open a private match for the room's game.
+ */
+export interface MatchRoomOptions extends Partial<Omit<PrivateMatchRequest, "game">> {
   /** The live match to mirror; without it, a new private match is created with the joining person in `seat`. */
   readonly matchId?: string;
   /** A seat the queue or an invite reserved for this client. */
   readonly ticket?: string;
   readonly spectate?: boolean;
   readonly name?: string;
-  // For a new private match:
-  readonly variant?: string;
-  readonly config?: Record<string, unknown>;
-  readonly seat?: number;
-  /** Other seats by index: "open" (for an invite) or "strategy:<name>". */
-  readonly opponents?: Readonly<Record<string, string>>;
 }
 
 interface Viewer {
@@ -55,25 +53,12 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
       }));
   }
 
+  /** The person creating the room takes their seat on joining, when their name is known. */
   private createPrivate(options: MatchRoomOptions): Match {
-    const seat = options.seat ?? 0;
-    const seats: ({ strategy: string } | undefined)[] = [];
-    for (const [key, spec] of Object.entries(options.opponents ?? {})) {
-      if (Number(key) === seat) throw new RangeError(`seat ${seat} is yours; name opponents for the other seats`);
-      if (spec === "open") continue;
-      if (!spec.startsWith("strategy:")) {
-        throw new RangeError(`an opponent is "open" or "strategy:<name>", got ${JSON.stringify(spec)}`);
-      }
-      seats[Number(key)] = { strategy: spec.slice("strategy:".length) };
-    }
-    const match = this.context.matches.create({
-      game: this.roomName,
-      variant: options.variant,
-      config: options.config,
-      seats,
-    });
-    this.creatorSeat = seat;
-    return match;
+    const { variant, config, seat, opponents } = options;
+    const created = this.context.matches.createPrivate({ game: this.roomName, variant, config, seat, opponents });
+    this.creatorSeat = created.seat;
+    return created.match;
   }
 
   override onJoin(client: Client, options: MatchRoomOptions = {}): void {
