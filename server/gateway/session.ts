@@ -30,7 +30,7 @@ export class BotSession {
   private readonly seated = new Map<string, Seated>();
   private readonly tickets = new Set<string>();
   private readonly limit: RateLimit;
-  private lastRateNotice = 0;
+  private lastRateNotice = -Infinity;
   private closed = false;
 
   constructor(private readonly socket: WebSocket, private readonly gateway: Gateway) {
