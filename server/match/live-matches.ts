@@ -43,7 +43,6 @@ export class LiveMatches {
   private readonly byId = new Map<string, Match>();
   private readonly byInvite = new Map<string, Match>();
   private readonly invites = new Map<string, string>();
-  private readonly created = new Set<(match: Match) => void>();
 
   constructor(private readonly options: LiveMatchesOptions = {}) {}
 
@@ -109,12 +108,6 @@ export class LiveMatches {
         this.invites.delete(match.id);
       }, this.options.lingerMs ?? 60_000).unref?.();
     });
-    for (const listener of this.created) listener(match);
-  }
-
-  /** Called for every new match (the browser rooms mirror each one). */
-  onCreate(listener: (match: Match) => void): void {
-    this.created.add(listener);
   }
 
   get(id: string): Match | undefined {

@@ -75,9 +75,6 @@ export interface MatchResult {
   readonly steps: number;
 }
 
-/** The answer to an `act`: an ack or an error, already sent to the acting link. */
-export type ActResult = { readonly ok: true } | { readonly ok: false; readonly code: ErrorCode };
-
 interface Decision {
   readonly seq: number;
   readonly seat: number;
@@ -122,7 +119,6 @@ export class Match {
   readonly config: unknown;
   readonly seed: string;
   readonly conduct: ConductPolicy;
-  readonly createdAt = Date.now();
 
   private phase: Phase = "waiting";
   private opened = false;
@@ -296,8 +292,8 @@ export class Match {
     input: unknown,
     meta: Record<string, unknown> | undefined,
     link: SeatLink,
-  ): ActResult {
-    const fail = (code: ErrorCode, message: string, retriesLeft?: number): ActResult => {
+  ): void {
+    const fail = (code: ErrorCode, message: string, retriesLeft?: number): void => {
       link.send({
         type: "error",
         code,
@@ -306,7 +302,6 @@ export class Match {
         ...(typeof seq === "number" ? { seq } : {}),
         ...(retriesLeft !== undefined ? { retriesLeft } : {}),
       });
-      return { ok: false, code };
     };
     if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 1) {
       return fail("bad_frame", "`seq` must be the whole number from the `turn` frame you are answering");
@@ -322,8 +317,7 @@ export class Match {
       }
       const resent = JSON.stringify(input);
       if (resent === past.input || resent === JSON.stringify(past.action)) {
-        link.send({ type: "ack", match: this.id, seq, action: past.action, duplicate: true });
-        return { ok: true };
+        return link.send({ type: "ack", match: this.id, seq, action: past.action, duplicate: true });
       }
       return fail(
         "stale_sequence",
@@ -332,26 +326,21 @@ export class Match {
     }
     if (this.phase === "ended") return fail("match_over", `match ${this.id} is over`);
     const decision = this.pending.get(seat);
-    if (!decision || decision.seq !== seq) {
+    if (decision?.seq !== seq) {
+      // Not taken and not this seat's: another seat's open decision, or one never issued.
       const owner = [...this.pending.values()].find((d) => d.seq === seq);
-      if (owner) return fail("wrong_sequence", `decision ${seq} belongs to seat ${owner.seat}; ${this.nowFor(seat)}`);
-      if (seq >= this.nextSeq) {
-        return fail("wrong_sequence", `no decision ${seq} has been issued; ${this.nowFor(seat)}`);
-      }
-      if (!decision) return fail("not_your_turn", `it is not your turn; ${this.nowFor(seat)}`);
-      return fail("stale_sequence", `decision ${seq} is not open; ${this.nowFor(seat)}`);
+      const why = owner ? `decision ${seq} belongs to seat ${owner.seat}` : `no decision ${seq} has been issued`;
+      return fail("wrong_sequence", `${why}; ${this.nowFor(seat)}`);
     }
     const parsed = this.game.parse(input, this.state, seat);
     if (parsed instanceof ActionError) {
       decision.retriesLeft--;
       if (decision.retriesLeft >= 0) return fail(parsed.code, parsed.message, decision.retriesLeft);
-      const result = fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME[this.conduct.onIllegal]}`, 0);
-      this.misconduct(decision, "INVALID", this.conduct.onIllegal);
-      return result;
+      fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME[this.conduct.onIllegal]}`, 0);
+      return this.misconduct(decision, "INVALID", this.conduct.onIllegal);
     }
     this.meta[seat] = meta;
     this.resolve(decision, parsed, link, false, JSON.stringify(input));
-    return { ok: true };
   }
 
   /** Ends the match now (server shutdown, an operator's abort). */

@@ -15,7 +15,7 @@ export class RawBot {
   readonly frames: ServerFrame[] = [];
   /** Every action this bot sent, with its match and sequence number. */
   readonly sent: { match: string; seq: number; action: unknown }[] = [];
-  private waiters: { test: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void; from: number }[] = [];
+  private waiters: { test: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void }[] = [];
   private policy?: Policy;
   /** Frames before this index were already returned by `next`. */
   private cursor = 0;
@@ -103,7 +103,6 @@ export class RawBot {
       );
       this.waiters.push({
         test: match,
-        from,
         resolve: (f) => {
           clearTimeout(timer);
           resolve(f as Extract<ServerFrame, { type: T }>);
