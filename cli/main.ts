@@ -3,6 +3,7 @@ import { ConfigError } from "../games/core/config.ts";
 import { UnknownGameError } from "../games/registry.ts";
 import { StrategyError } from "../policies/strategy.ts";
 import { TokenError } from "../server/auth/tokens.ts";
+import { LudusError } from "../clients/sdk/index.ts";
 import { ServeError } from "../server/http.ts";
 import { VERSION } from "../server/version.ts";
 import { registerBot } from "./commands/bot.ts";
@@ -39,6 +40,8 @@ function program(io: Io): Command {
 
 /** Errors that mean the input was wrong, not the program. */
 const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError, TokenError];
+/** Failures a person can act on that arose while running (a port taken, a server refusing or gone). */
+const RUN_FAILURES = [ServeError, LudusError];
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
@@ -54,8 +57,8 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       io.err(`ludus: error: ${(error as Error).message}\n`);
       return EXIT.usage;
     }
-    if (error instanceof ServeError) {
-      io.err(`ludus: error: ${error.message}\n`);
+    if (RUN_FAILURES.some((kind) => error instanceof kind)) {
+      io.err(`ludus: error: ${(error as Error).message}\n`);
       return EXIT.failure;
     }
     io.err(`ludus: unexpected failure: ${(error as Error)?.stack ?? error}\n`);

@@ -5,7 +5,6 @@ import { Rng } from "../../games/core/rng.ts";
 import { games, getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { STRATEGY_STREAM } from "../../policies/simulate.ts";
-import { ServeError } from "../../server/http.ts";
 import { Bot, type FrameFormat, LudusError, type MatchEndFrame, type Policy } from "../../clients/sdk/index.ts";
 import type { Io } from "../io.ts";
 import { integerIn } from "../options.ts";
@@ -86,7 +85,7 @@ export function registerBot(program: Command, io: Io): void {
         if (error instanceof LudusError && error.code === "bad_token") {
           command.error(`error: ${flags.url} refused the token: ${error.message}`);
         }
-        throw failure(error);
+        throw error;
       }
       io.err(
         `ludus: connected to ${flags.url} as ${bot.connection.welcome.bot.name}; playing ${game.id} (${variant})\n`,
@@ -100,8 +99,6 @@ export function registerBot(program: Command, io: Io): void {
           matches: flags.matches,
           onMatchEnd: (end) => io.out(matchLine(end)),
         });
-      } catch (error) {
-        throw failure(error);
       } finally {
         await bot.close();
       }
@@ -120,9 +117,4 @@ export function registerBot(program: Command, io: Io): void {
         );
       }
     });
-}
-
-/** Server and connection errors end the command with their sentence and exit code 1; bugs stay bugs. */
-function failure(error: unknown): unknown {
-  return error instanceof LudusError ? new ServeError(error.message) : error;
 }
