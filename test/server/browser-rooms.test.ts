@@ -21,6 +21,20 @@ async function until<T>(probe: () => T | undefined, timeoutMs = 5000): Promise<T
   }
 }
 
+/** Answers every turn the room sends with `action` until the match ends; returns the end and how many it answered. */
+async function playOut(room: Room, frames: ServerFrame[], action: string) {
+  let answered = 0;
+  const end = await until(() => {
+    const turn = frames.filter((f): f is TurnFrame => f.type === "turn")[answered];
+    if (turn) {
+      room.send("act", { seq: turn.seq, action });
+      answered++;
+    }
+    return frames.find((f): f is MatchEndFrame => f.type === "match_end");
+  });
+  return { end, answered };
+}
+
 const first = (turn: TurnFrame) => (turn.legal[0] as { action: unknown }).action;
 
 describe("browsers play in Colyseus rooms beside gateway bots", () => {
@@ -48,15 +62,7 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     const seen: string[] = [];
     spectator.onStateChange((state: { publicObservation: string }) => seen.push(state.publicObservation));
 
-    let answered = 0;
-    const end = await until(() => {
-      const turn = frames.filter((f): f is TurnFrame => f.type === "turn")[answered];
-      if (turn) {
-        room.send("act", { seq: turn.seq, action: "bet" });
-        answered++;
-      }
-      return frames.find((f): f is MatchEndFrame => f.type === "match_end");
-    });
+    const { end, answered } = await playOut(room, frames, "bet");
     expect(end).toMatchObject({ match: created.match, seat: 0, reason: "completed", statuses: ["DONE", "DONE"] });
     expect(frames.filter((f) => f.type === "ack")).toHaveLength(answered);
     const botEnd = await bot.next("match_end");
@@ -105,15 +111,7 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     const after = record(again);
     const start = await until(() => after.find((f) => f.type === "match_start"));
     expect(start).toMatchObject({ match: matched.match, seat: matched.seat, resumed: true });
-    let answered = 0;
-    const end = await until(() => {
-      const next = after.filter((f): f is TurnFrame => f.type === "turn")[answered];
-      if (next) {
-        again.send("act", { seq: next.seq, action: "cooperate" });
-        answered++;
-      }
-      return after.find((f): f is MatchEndFrame => f.type === "match_end");
-    });
+    const { end } = await playOut(again, after, "cooperate");
     expect(end.reason).toBe("completed");
     expect(end.statuses[matched.seat]).toBe("DONE");
     await again.leave();
