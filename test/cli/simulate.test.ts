@@ -122,6 +122,9 @@ describe("ludus simulate", () => {
         /option '--port <n>' argument '70000' is invalid. expected a whole number in \[0, 65535\]/,
       ],
       [["serve", "--host"], /option '--host <address>' argument missing/],
+      [["serve", "--fill-strategy", "tit-for-tat"], /fills seats of every game; strategies every game has: random/],
+      [["serve", "--hold", "0"], /option '--hold <s>' argument '0' is invalid. expected a whole number in \[1, 3600\]/],
+      [["serve", "--fill-after", "-5"], /option '--fill-after <ms>' argument '-5' is invalid/],
       [["simulat"], /unknown command 'simulat'\n\(Did you mean simulate\?\)/],
     ];
     for (const [argv, message] of cases) {
