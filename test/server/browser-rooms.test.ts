@@ -120,5 +120,12 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
   it("explains a bad matchmaking request", async () => {
     await expect(client.joinOrCreate("kuhn-poker", { matchId: "nope" })).rejects.toThrow(/no live match `nope`/);
     await expect(client.create("chess")).rejects.toThrow(/not defined/);
+    await expect(client.joinOrCreate("queue", {})).rejects.toThrow(/say which `game` to queue for/);
+    await expect(client.joinOrCreate("queue", { game: "chess" })).rejects.toThrow(/unknown game `chess` \(games: ipd/);
+    const room = await client.create("ipd", { opponents: { "1": "open" } });
+    await expect(client.joinById(room.roomId, {})).rejects.toThrow(/join with a seat `ticket`/);
+    await expect(client.joinById(room.roomId, { ticket: "forged" })).rejects.toThrow(/ticket is not valid/);
+    await expect(client.create("ipd", { opponents: { "1": "strategy:nope" } })).rejects.toThrow(/unknown strategy/);
+    await room.leave();
   });
 });
