@@ -17,6 +17,15 @@ export interface HttpExtensions {
   readonly before?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Extra fields for GET /health. */
   readonly health?: () => Record<string, unknown>;
+  /** More GET routes (the replay store's), tried after the built-in ones. */
+  readonly routes?: readonly ApiRoute[];
+}
+
+/** A group of GET routes: `handle` answers (and returns true) when the path is one of its own. */
+export interface ApiRoute {
+  /** The routes, for the list a 404 or 405 answer gives, e.g. "GET /matches". */
+  readonly describe: string;
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
 }
 
 export interface RunningServer {
@@ -38,7 +47,7 @@ export class ServeError extends Error {
 
 const ROUTES = "GET /health, GET /games, GET /games/:id";
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
@@ -48,15 +57,23 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(res.req.method === "HEAD" ? undefined : text);
 }
 
-function error(res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) {
+export function error(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+) {
   send(res, status, { error: { code, message } }, headers);
 }
 
 function route(req: IncomingMessage, res: ServerResponse, startedAt: number, extensions: HttpExtensions): void {
   if (extensions.before?.(req, res)) return;
-  const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const path = url.pathname.replace(/\/+$/, "") || "/";
+  const routes = [ROUTES, ...(extensions.routes ?? []).map((r) => r.describe)].join(", ");
   if (req.method !== "GET" && req.method !== "HEAD") {
-    return error(res, 405, "method_not_allowed", `${req.method} is not supported; routes: ${ROUTES}`, {
+    return error(res, 405, "method_not_allowed", `${req.method} is not supported; routes: ${routes}`, {
       allow: "GET, HEAD",
     });
   }
@@ -78,7 +95,8 @@ function route(req: IncomingMessage, res: ServerResponse, startedAt: number, ext
     if (game) return send(res, 200, game);
     return error(res, 404, "unknown_game", `no game \`${id}\`; games: ${games.map((g) => g.id).join(", ")}`);
   }
-  error(res, 404, "not_found", `no route ${req.method} ${path}; routes: ${ROUTES}`);
+  for (const extra of extensions.routes ?? []) if (extra.handle(req, res, url)) return;
+  error(res, 404, "not_found", `no route ${req.method} ${path}; routes: ${routes}`);
 }
 
 export function startHttpServer(options: ServeOptions, extensions: HttpExtensions = {}): Promise<RunningServer> {

@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { games } from "../games/registry.ts";
+import type { MatchFilter, MatchPosition } from "./store.ts";
+
+/** A filter, cursor or format a reader got wrong: said back to them as is (HTTP 400, CLI exit 2). */
+export class QueryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "QueryError";
+  }
+}
+
+/** The filter parameters that HTTP queries and `ludus export` flags share. */
+export const FILTER_KEYS = ["game", "variant", "participant", "from", "to"] as const;
+
+function time(key: string, value: string): Date {
+  const parsed = /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
+  if (Number.isNaN(parsed.getTime())) {
+    throw new QueryError(
+      `\`${key}\` must be an ISO 8601 time (2026-11-21T10:00:00Z) or epoch milliseconds, got "${value}"`,
+    );
+  }
+  return parsed;
+}
+
+/**
+ * A match filter from string parameters (a query string or CLI flags). Unknown keys and bad values are
+ * refused with what is allowed; `allowed` names extra keys the caller handles itself (cursor, limit).
+ */
+export function parseFilter(params: Iterable<[string, string]>, allowed: readonly string[] = []): MatchFilter {
+  const filter: { -readonly [K in keyof MatchFilter]: MatchFilter[K] } = {};
+  for (const [key, value] of params) {
+    if (allowed.includes(key)) continue;
+    switch (key) {
+      case "game":
+        if (!games.some((g) => g.id === value)) {
+          throw new QueryError(`no game \`${value}\`; games: ${games.map((g) => g.id).join(", ")}`);
+        }
+        filter.game = value;
+        break;
+      case "variant":
+      case "participant":
+        if (value === "") throw new QueryError(`\`${key}\` must not be empty`);
+        filter[key] = value;
+        break;
+      case "from":
+      case "to":
+        filter[key] = time(key, value);
+        break;
+      default:
+        throw new QueryError(
+          `unknown parameter \`${key}\`; allowed: ${[...FILTER_KEYS, ...allowed].join(", ")}`,
+        );
+    }
+  }
+  if (filter.from && filter.to && filter.from >= filter.to) {
+    throw new QueryError("`from` must be earlier than `to`");
+  }
+  return filter;
+}
+
+/** A fingerprint of a query (its kind and filter), so a cursor is only ever used with its own query. */
+function fingerprint(kind: string, filter: MatchFilter): string {
+  const canonical = JSON.stringify([
+    kind,
+    filter.game ?? null,
+    filter.variant ?? null,
+    filter.participant ?? null,
+    filter.from?.toISOString() ?? null,
+    filter.to?.toISOString() ?? null,
+    filter.ended ?? null,
+  ]);
+  return createHash("sha256").update(canonical).digest("base64url").slice(0, 12);
+}
+
+/** An opaque cursor: the position after the last match returned, bound to the query it came from. */
+export function encodeCursor(kind: string, filter: MatchFilter, after: MatchPosition): string {
+  return Buffer.from(JSON.stringify({ q: fingerprint(kind, filter), t: after.createdAt, id: after.id })).toString(
+    "base64url",
+  );
+}
+
+/** The position a cursor names; refuses a cursor that is malformed or from another query. */
+export function decodeCursor(kind: string, filter: MatchFilter, cursor: string): MatchPosition {
+  let parsed: { q?: unknown; t?: unknown; id?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw new QueryError("`cursor` is not a cursor this server issued; pass the `next` value of a previous answer");
+  }
+  if (typeof parsed?.q !== "string" || typeof parsed.t !== "string" || typeof parsed.id !== "string") {
+    throw new QueryError("`cursor` is not a cursor this server issued; pass the `next` value of a previous answer");
+  }
+  if (parsed.q !== fingerprint(kind, filter)) {
+    throw new QueryError(
+      "`cursor` belongs to a different query (other filters or another format); repeat the filters it was issued with",
+    );
+  }
+  return { createdAt: parsed.t, id: parsed.id };
+}
+
+/** The position of a match, for a cursor after it. */
+export const positionOf = (match: { createdAt: Date; id: string }): MatchPosition => ({
+  createdAt: match.createdAt.toISOString(),
+  id: match.id,
+});

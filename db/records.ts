@@ -1,0 +1,74 @@
+/** The replay store's records, as the server writes them and readers get them back. */
+
+/** Who sat in a seat. `policy` is an in-process ONNX policy seat. */
+export type ParticipantKind = "human" | "bot" | "llm" | "builtin" | "policy";
+
+export interface SeatRecord {
+  readonly kind: ParticipantKind;
+  readonly name: string;
+  /** The bot token's id (remote bots and LLM seats). */
+  readonly tokenId?: string;
+  /** The built-in strategy (`name[:arg]`) that plays the seat. */
+  readonly strategy?: string;
+  /** An LLM seat's model, as its agent reported it. */
+  readonly model?: string;
+  /** A policy seat's version. */
+  readonly policyVersion?: string;
+}
+
+export type SeatStatusRecord = "ACTIVE" | "DONE" | "ERROR" | "INVALID" | "TIMEOUT" | "DISCONNECTED";
+export type EndReasonRecord = "completed" | "forfeit" | "aborted" | "error";
+
+/** A match: its header (fixed at creation) and its result (once it ends). */
+export interface MatchRecord {
+  readonly id: string;
+  readonly game: string;
+  readonly gameVersion: number;
+  readonly variant: string;
+  readonly config: unknown;
+  /** The 64-bit seed as a decimal string (or the string that was hashed to it). */
+  readonly seed: string;
+  readonly seats: readonly (SeatRecord | null)[];
+  /** The conduct policy in force: retries, onIllegal, onTimeout, holdMs. */
+  readonly conduct: unknown;
+  readonly statuses: readonly SeatStatusRecord[];
+  /** Raw payoffs per seat once the match ended; null before. */
+  readonly returns: readonly number[] | null;
+  readonly endReason: EndReasonRecord | null;
+  /** The seat whose conduct ended the match (forfeit, abort), if any. */
+  readonly culprit: number | null;
+  /** Game steps applied. */
+  readonly steps: number;
+  readonly createdAt: Date;
+  readonly startedAt: Date | null;
+  readonly endedAt: Date | null;
+}
+
+/** A refused attempt at a decision. */
+export interface AttemptRecord {
+  readonly input: unknown;
+  readonly code: string;
+  readonly message: string;
+  readonly meta?: Record<string, unknown>;
+}
+
+export type DefaultedReason = "timeout" | "illegal" | "released";
+
+/** One decision of one seat: the unit the server acknowledges, and the row trainers learn from. */
+export interface StepRecordRow {
+  readonly matchId: string;
+  readonly seq: number;
+  readonly turn: number;
+  readonly seat: number;
+  readonly observation: unknown;
+  readonly action: unknown;
+  readonly legal: boolean;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly attempts: readonly AttemptRecord[];
+  readonly defaulted: DefaultedReason | null;
+  readonly latencyMs: number;
+  readonly meta: Record<string, unknown> | null;
+  /** The step's rewards (every seat) on the decision that completed the step; null on the others. */
+  rewards: readonly number[] | null;
+  readonly at: Date;
+}

@@ -1,0 +1,262 @@
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
+import { migrate, StoreError } from "./migrate.ts";
+import type { MatchRecord, StepRecordRow } from "./records.ts";
+import { openPglite, openPostgres, type Sql } from "./sql.ts";
+
+export { StoreError };
+
+export interface StoreOptions {
+  /** The server's data directory; the embedded store lives in `<dataDir>/replay`. */
+  readonly dataDir: string;
+  /** A PostgreSQL URL: use it instead of the embedded store. */
+  readonly databaseUrl?: string;
+  readonly groupCommit?: GroupCommitOptions;
+}
+
+/** Filters for listing and exporting matches; every field is optional. */
+export interface MatchFilter {
+  readonly game?: string;
+  readonly variant?: string;
+  /** A participant's name or token id, in any seat. */
+  readonly participant?: string;
+  /** Matches created at or after this time. */
+  readonly from?: Date;
+  /** Matches created before this time. */
+  readonly to?: Date;
+  /** Only ended matches (true), only unfinished ones (false), or both (undefined). */
+  readonly ended?: boolean;
+}
+
+/** A position in the (created_at, id) order of matches: where a page or an export stopped. */
+export interface MatchPosition {
+  readonly createdAt: string;
+  readonly id: string;
+}
+
+const MATCH_SELECT = `SELECT id, game, game_version, variant, config, seed, seats, conduct, statuses, returns,
+  end_reason, culprit, steps, created_at, started_at, ended_at FROM matches`;
+
+const STEP_SELECT = `SELECT match_id, seq, turn, seat, observation, action, legal, error, attempts, defaulted,
+  latency_ms, meta, rewards, at FROM steps`;
+
+type Row = Record<string, unknown>;
+
+const date = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
+
+function toMatch(r: Row): MatchRecord {
+  return {
+    id: r.id as string,
+    game: r.game as string,
+    gameVersion: r.game_version as number,
+    variant: r.variant as string,
+    config: r.config,
+    seed: r.seed as string,
+    seats: r.seats as MatchRecord["seats"],
+    conduct: r.conduct,
+    statuses: r.statuses as MatchRecord["statuses"],
+    returns: (r.returns ?? null) as MatchRecord["returns"],
+    endReason: (r.end_reason ?? null) as MatchRecord["endReason"],
+    culprit: (r.culprit ?? null) as number | null,
+    steps: r.steps as number,
+    createdAt: date(r.created_at),
+    startedAt: r.started_at == null ? null : date(r.started_at),
+    endedAt: r.ended_at == null ? null : date(r.ended_at),
+  };
+}
+
+function toStep(r: Row): StepRecordRow {
+  return {
+    matchId: r.match_id as string,
+    seq: r.seq as number,
+    turn: r.turn as number,
+    seat: r.seat as number,
+    observation: r.observation,
+    action: r.action ?? null,
+    legal: r.legal as boolean,
+    error: (r.error ?? null) as StepRecordRow["error"],
+    attempts: (r.attempts ?? []) as StepRecordRow["attempts"],
+    defaulted: (r.defaulted ?? null) as StepRecordRow["defaulted"],
+    latencyMs: Number(r.latency_ms),
+    meta: (r.meta ?? null) as StepRecordRow["meta"],
+    rewards: (r.rewards ?? null) as StepRecordRow["rewards"],
+    at: date(r.at),
+  };
+}
+
+/** WHERE clauses and parameters for a filter, numbering parameters from `$first`. */
+function where(filter: MatchFilter, after?: MatchPosition): { sql: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: (n: string) => string, value: unknown) => {
+    params.push(value);
+    clauses.push(clause(`$${params.length}`));
+  };
+  if (filter.game !== undefined) add((n) => `game = ${n}`, filter.game);
+  if (filter.variant !== undefined) add((n) => `variant = ${n}`, filter.variant);
+  if (filter.participant !== undefined) {
+    add(
+      (n) =>
+        `(seats @> jsonb_build_array(jsonb_build_object('name', ${n}::text)) OR ` +
+        `seats @> jsonb_build_array(jsonb_build_object('tokenId', ${n}::text)))`,
+      filter.participant,
+    );
+  }
+  if (filter.from !== undefined) add((n) => `created_at >= ${n}`, filter.from.toISOString());
+  if (filter.to !== undefined) add((n) => `created_at < ${n}`, filter.to.toISOString());
+  if (filter.ended === true) clauses.push("ended_at IS NOT NULL");
+  if (filter.ended === false) clauses.push("ended_at IS NULL");
+  if (after) {
+    params.push(after.createdAt, after.id);
+    clauses.push(`(created_at, id) > ($${params.length - 1}::timestamptz, $${params.length})`);
+  }
+  return { sql: clauses.length ? ` WHERE ${clauses.join(" AND ")}` : "", params };
+}
+
+/** An exclusive lock on an embedded store's directory, so two servers never open one PGlite. */
+function lockDirectory(dir: string): () => void {
+  const path = join(dir, "replay.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const pid = Number(readFileSync(path, "utf8").trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new StoreError(
+          `the replay store in ${dir} is in use by process ${pid}; stop that server or choose another --data-dir`,
+        );
+      }
+      rmSync(path, { force: true }); // left behind by a process that died: take it over
+    }
+  }
+  throw new StoreError(`cannot lock the replay store in ${dir}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Opens the embedded store, checking the directory is one (or can become one). */
+async function openEmbedded(dataDir: string): Promise<{ sql: Sql; unlock: () => void }> {
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
+    throw new StoreError(`--data-dir ${dataDir} is a file, not a directory`);
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const dir = join(dataDir, "replay");
+  if (existsSync(dir) && (!statSync(dir).isDirectory() || !existsSync(join(dir, "PG_VERSION")))) {
+    const empty = statSync(dir).isDirectory() && readdirSync(dir).length === 0;
+    if (!empty) {
+      throw new StoreError(`${dir} is not a Ludus store (no PG_VERSION); move it away or choose another --data-dir`);
+    }
+  }
+  const unlock = lockDirectory(dataDir);
+  try {
+    return { sql: await openPglite(dir), unlock };
+  } catch (error) {
+    unlock();
+    throw new StoreError(`cannot open the replay store in ${dir}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The replay store: matches and their step logs in PostgreSQL, or in PGlite inside the data directory.
+ * Writes go through group commit (`writer`); reads serve the HTTP API, exports and restarts.
+ */
+export class ReplayStore {
+  /** This process's id as a writer of step rows. */
+  readonly writerId = randomBytes(6).toString("base64url");
+  readonly writer: GroupCommit;
+
+  private constructor(readonly sql: Sql, private readonly unlock: () => void, options: StoreOptions) {
+    this.writer = new GroupCommit(sql, this.writerId, options.groupCommit);
+  }
+
+  static async open(options: StoreOptions): Promise<ReplayStore> {
+    const { sql, unlock } = options.databaseUrl
+      ? { sql: openPostgres(options.databaseUrl), unlock: () => {} }
+      : await openEmbedded(options.dataDir);
+    try {
+      await migrate(sql);
+    } catch (error) {
+      await sql.close().catch(() => {});
+      unlock();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`cannot open the replay store at ${sql.where}: ${(error as Error).message}`);
+    }
+    return new ReplayStore(sql, unlock, options);
+  }
+
+  get backend(): Sql["backend"] {
+    return this.sql.backend;
+  }
+
+  get where(): string {
+    return this.sql.where;
+  }
+
+  async match(id: string): Promise<MatchRecord | undefined> {
+    const rows = await this.sql.query<Row>(`${MATCH_SELECT} WHERE id = $1`, [id]);
+    return rows.length ? toMatch(rows[0]) : undefined;
+  }
+
+  /** A match's decisions in sequence order. */
+  async steps(matchId: string): Promise<StepRecordRow[]> {
+    return (await this.sql.query<Row>(`${STEP_SELECT} WHERE match_id = $1 ORDER BY seq`, [matchId])).map(toStep);
+  }
+
+  /** The steps of several matches, grouped by match id, each in sequence order. */
+  async stepsOf(matchIds: readonly string[]): Promise<Map<string, StepRecordRow[]>> {
+    const byMatch = new Map<string, StepRecordRow[]>(matchIds.map((id) => [id, []]));
+    if (matchIds.length === 0) return byMatch;
+    const rows = await this.sql.query<Row>(
+      `${STEP_SELECT} WHERE match_id IN (SELECT jsonb_array_elements_text($1::text::jsonb)) ORDER BY match_id, seq`,
+      [JSON.stringify(matchIds)],
+    );
+    for (const row of rows) byMatch.get(row.match_id as string)!.push(toStep(row));
+    return byMatch;
+  }
+
+  /** Up to `limit` matches in (created_at, id) order, after `after`. */
+  async matches(filter: MatchFilter, limit: number, after?: MatchPosition): Promise<MatchRecord[]> {
+    const w = where(filter, after);
+    const rows = await this.sql.query<Row>(
+      `${MATCH_SELECT}${w.sql} ORDER BY created_at, id LIMIT $${w.params.length + 1}`,
+      [...w.params, limit],
+    );
+    return rows.map(toMatch);
+  }
+
+  /** Matches that never ended (the server stopped mid-match), oldest first. */
+  unfinished(): Promise<MatchRecord[]> {
+    return this.matches({ ended: false }, 100_000);
+  }
+
+  /** Writes everything waiting, then closes the database. */
+  async close(): Promise<void> {
+    await this.writer.close();
+    await this.sql.close();
+    this.unlock();
+  }
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import postgres from "postgres";
+import { ReplayStore, type StoreOptions } from "../../db/store.ts";
+
+/** Every store test runs on PGlite, and again on PostgreSQL when DATABASE_URL is set (as .ci/run does). */
+export type Backend = "pglite" | "postgres";
+export const BACKENDS: readonly Backend[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
+
+export interface TestStore {
+  readonly store: ReplayStore;
+  /** The server data directory (the embedded store lives in `<dataDir>/replay`). */
+  readonly dataDir: string;
+  /** A PostgreSQL URL of a database of its own, for the postgres backend. */
+  readonly databaseUrl?: string;
+  /** What `ReplayStore.open` or `startServer` need to reopen this store. */
+  readonly options: StoreOptions;
+  close(): Promise<void>;
+}
+
+/** A fresh, empty database on the PostgreSQL server of DATABASE_URL; dropped by the returned function. */
+export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL!;
+  const name = `ludus_t_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const admin = postgres(base, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Options for a new, empty store of `backend` (a temporary data directory, and a fresh database). */
+export async function emptyStoreOptions(
+  backend: Backend,
+): Promise<{ options: StoreOptions; cleanup: () => Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "ludus-store-"));
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+  if (backend === "pglite") return { options: { dataDir }, cleanup: async () => removeDir() };
+  const db = await freshDatabase();
+  return {
+    options: { dataDir, databaseUrl: db.url },
+    cleanup: async () => {
+      await db.drop();
+      removeDir();
+    },
+  };
+}
+
+/** An open, empty store of `backend`; `close` closes it and removes its data. */
+export async function openTestStore(
+  backend: Backend,
+  extra: Partial<StoreOptions> = {},
+): Promise<TestStore> {
+  const { options, cleanup } = await emptyStoreOptions(backend);
+  const all = { ...options, ...extra };
+  const store = await ReplayStore.open(all);
+  return {
+    store,
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    options: all,
+    close: async () => {
+      await store.close().catch(() => {});
+      await cleanup();
+    },
+  };
+}
