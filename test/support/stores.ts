@@ -45,7 +45,7 @@ export async function emptyStoreOptions(
 ): Promise<{ options: StoreOptions; cleanup: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-store-"));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
-  if (backend === "pglite") return { options: { dataDir }, cleanup: async () => removeDir() };
+  if (backend === "pglite") return { options: { dataDir }, cleanup: () => Promise.resolve(removeDir()) };
   const db = await freshDatabase();
   return {
     options: { dataDir, databaseUrl: db.url },
