@@ -231,6 +231,7 @@ export type ErrorCode =
   | "stale_sequence"
   | "wrong_sequence"
   | "match_over"
+  | "store_unavailable"
   | "internal_error";
 
 export interface ErrorFrame {
@@ -244,7 +245,8 @@ export interface ErrorFrame {
   readonly retriesLeft?: number;
 }
 
-export type EndReason = "completed" | "forfeit" | "aborted";
+/** `error`: the server could not go on with the match (its replay log could not be written or restored). */
+export type EndReason = "completed" | "forfeit" | "aborted" | "error";
 
 export interface MatchEndFrame {
   readonly type: "match_end";

@@ -7,6 +7,8 @@ import { DEFAULT_LIMITS, Gateway, type GatewayLimits } from "./gateway/gateway.t
 import { startHttpServer } from "./http.ts";
 import type { ClockSpec } from "./match/clock.ts";
 import { LiveMatches } from "./match/live-matches.ts";
+import type { GroupCommitOptions } from "../db/group-commit.ts";
+import { ReplayStore } from "../db/store.ts";
 import { Matchmaker } from "./matchmaking/matchmaker.ts";
 import { BrowserRooms } from "./rooms/browser-rooms.ts";
 
@@ -15,8 +17,11 @@ import { BrowserRooms } from "./rooms/browser-rooms.ts";
 export interface ServerOptions {
   readonly port: number;
   readonly host: string;
-  /** Where tokens (and, later, the replay store) live. */
+  /** Where tokens and the embedded replay store live. */
   readonly dataDir: string;
+  /** PostgreSQL for the replay store instead of the embedded PGlite in `dataDir`. */
+  readonly databaseUrl?: string;
+  readonly groupCommit?: GroupCommitOptions;
   /** A lone queued player gets built-in opponents after this wait; null never. */
   readonly fillAfterMs?: number | null;
   readonly fillStrategy?: string;
@@ -33,12 +38,24 @@ export interface LudusServer {
   readonly port: number;
   readonly matches: LiveMatches;
   readonly tokens: TokenStore;
+  readonly store: ReplayStore;
+  /** Matches brought back from the store at start-up, and those that could not be. */
+  readonly restored: Awaited<ReturnType<LiveMatches["restore"]>>;
   close(): Promise<void>;
 }
 
 export async function startServer(options: ServerOptions): Promise<LudusServer> {
   const tokens = new TokenStore(options.dataDir);
-  const matches = new LiveMatches({ clocks: options.clocks, conduct: options.conduct });
+  const store = await ReplayStore.open({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    groupCommit: {
+      ...options.groupCommit,
+      onStatus: ({ ok, message }) => (ok ? console.error : console.warn)(`ludus: ${message}`),
+    },
+  });
+  const matches = new LiveMatches({ clocks: options.clocks, conduct: options.conduct, store });
+  const restored = await matches.restore();
   const matchmaker = new Matchmaker(matches, {
     fillAfterMs: options.fillAfterMs === undefined ? DEFAULT_FILL_AFTER_MS : options.fillAfterMs,
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
@@ -51,9 +68,11 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       liveMatches: matches.all().filter((m) => !m.ended).length,
       botConnections: gateway.connections,
       queued: matchmaker.waiting(),
+      store: { backend: store.backend, unwritten: store.writer.buffered, failure: store.writer.failure ?? null },
     }),
   }).catch(async (error) => {
     await rooms.close(); // the port was taken: free the process-wide matchmaker for a later try
+    await store.close();
     throw error;
   });
   http.http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -65,12 +84,15 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     port: http.port,
     matches,
     tokens,
+    store,
+    restored,
     close: async () => {
       matchmaker.close();
       matches.abortAll();
       gateway.close();
       await rooms.close();
       await http.close();
+      await store.close();
     },
   };
 }

@@ -5,7 +5,7 @@ import { StrategyError } from "../../policies/strategy.ts";
 import type { ActFrame, ClientFrame, CreateFrame, ErrorCode, ErrorFrame, ServerFrame } from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
 import type { TokenRecord } from "../auth/tokens.ts";
-import { MatchLookupError } from "../match/live-matches.ts";
+import { MatchLookupError, StoreUnavailableError } from "../match/live-matches.ts";
 import type { Match, Participant, SeatLink } from "../match/match.ts";
 import { VERSION } from "../version.ts";
 import { decode, encode, type Format, FrameError } from "./client-frames.ts";
@@ -93,6 +93,7 @@ export class BotSession {
   private reportFailure(error: unknown, frame: ClientFrame): void {
     const match = "match" in frame ? { match: frame.match } : {};
     if (error instanceof MatchLookupError) return this.error(error.code, error.message, match);
+    if (error instanceof StoreUnavailableError) return this.error(error.code, error.message);
     if (error instanceof UnknownGameError) return this.error("unknown_game", error.message);
     if (error instanceof ConfigError) return this.error("bad_config", error.message);
     if (error instanceof StrategyError) return this.error("bad_strategy", error.message);

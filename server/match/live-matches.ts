@@ -4,7 +4,9 @@ import { getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import type { ConductPolicy, CreateFrame, SeatKind } from "../../protocol/frames.ts";
 import type { ClockSpec } from "./clock.ts";
-import { Match, type Participant } from "./match.ts";
+import type { MatchRecord } from "../../db/records.ts";
+import type { ReplayStore } from "../../db/store.ts";
+import { Match, type Participant, RestoreError } from "./match.ts";
 
 /** An unknown match id or invite, or a seat that cannot be taken: said to the client as is. */
 export class MatchLookupError extends Error {
@@ -23,6 +25,15 @@ export interface NewMatch {
   readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
 }
 
+/** New matches are refused while the replay store cannot take their records. */
+export class StoreUnavailableError extends Error {
+  readonly code = "store_unavailable";
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreUnavailableError";
+  }
+}
+
 /** A private match as a `create` frame (or a browser's room options) asks for it. */
 export type PrivateMatchRequest = Omit<CreateFrame, "type">;
 
@@ -31,6 +42,8 @@ export interface LiveMatchesOptions {
   readonly conduct?: Partial<ConductPolicy>;
   /** How long an ended match stays reachable, so a late resume still gets its `match_end`. */
   readonly lingerMs?: number;
+  /** The replay store: every match is recorded there. */
+  readonly store?: ReplayStore;
 }
 
 /** An id that is hard to guess: invites are capabilities, match ids are public. */
@@ -48,6 +61,7 @@ export class LiveMatches {
 
   /** Validates the game, variant, config and strategies (throwing their own clear errors), then opens the match. */
   create(spec: NewMatch): Match {
+    this.checkAccepting();
     const game = getGame(spec.game);
     const { variant, config } = configure(game, spec.config ?? {}, spec.variant);
     const count = game.seatCount(config);
@@ -68,10 +82,81 @@ export class LiveMatches {
       participants,
       clocks: this.options.clocks,
       conduct: this.options.conduct,
+      journal: this.options.store?.writer,
     });
     this.track(match);
     match.open();
     return match;
+  }
+
+  /** Throws StoreUnavailableError while the replay store's write buffer is full. */
+  checkAccepting(): void {
+    const writer = this.options.store?.writer;
+    if (!writer?.full) return;
+    throw new StoreUnavailableError(
+      `new matches are refused: the replay store is unavailable (${
+        writer.failure ?? "writes are backed up"
+      }) and ${writer.buffered} records wait to be written; try again shortly`,
+    );
+  }
+
+  /**
+   * Brings back the matches a stopped server left unfinished, from their logs. A match whose log no
+   * longer replays (its game changed) is closed in the store with reason `error`.
+   */
+  async restore(): Promise<{ restored: Match[]; failed: { id: string; error: string }[] }> {
+    const store = this.options.store;
+    const restored: Match[] = [];
+    const failed: { id: string; error: string }[] = [];
+    if (!store) return { restored, failed };
+    for (const record of await store.unfinished()) {
+      try {
+        const match = this.rebuild(record);
+        match.restore(record, await store.steps(record.id));
+        this.track(match);
+        restored.push(match);
+      } catch (error) {
+        const message = (error as Error).message;
+        failed.push({ id: record.id, error: message });
+        await store.writer.writeMatch({
+          ...record,
+          statuses: record.statuses.map(() => "ERROR"),
+          endReason: "error",
+          endedAt: new Date(),
+        });
+      }
+    }
+    return { restored, failed };
+  }
+
+  private rebuild(record: MatchRecord): Match {
+    const game = getGame(record.game);
+    if (game.version !== record.gameVersion) {
+      throw new RestoreError(
+        record.id,
+        `it was played under ${game.id} version ${record.gameVersion}, this server has ${game.version}`,
+      );
+    }
+    return new Match({
+      id: record.id,
+      game,
+      variant: record.variant,
+      config: record.config,
+      seed: record.seed,
+      participants: record.seats.map((seat): Participant | undefined => {
+        if (!seat) return undefined;
+        if (seat.kind === "builtin") {
+          const name = seat.strategy ?? seat.name;
+          return { kind: "builtin", name, strategy: createStrategy(game.id, name) };
+        }
+        if (seat.kind === "policy") throw new RestoreError(record.id, "policy seats cannot be restored yet");
+        return { kind: seat.kind, name: seat.name, ...(seat.tokenId ? { tokenId: seat.tokenId } : {}) };
+      }),
+      clocks: this.options.clocks,
+      conduct: record.conduct as ConductPolicy,
+      journal: this.options.store?.writer,
+      createdAt: record.createdAt,
+    });
   }
 
   /**

@@ -15,6 +15,7 @@ import type {
   ServerFrame,
   TurnFrame,
 } from "../../protocol/frames.ts";
+import type { AttemptRecord, DefaultedReason, MatchRecord, SeatRecord, StepRecordRow } from "../../db/records.ts";
 import { type ClockSpec, DEFAULT_CLOCKS, SeatClock } from "./clock.ts";
 import { DEFAULT_CONDUCT, defaultAction } from "./conduct.ts";
 
@@ -46,6 +47,27 @@ export interface MatchOptions {
   readonly participants: readonly (Participant | undefined)[];
   readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
   readonly conduct?: Partial<ConductPolicy>;
+  /** Where the match's record goes; its frames wait until what they report is durable there. */
+  readonly journal?: MatchJournal;
+  /** When it was created (a restored match keeps its original time). */
+  readonly createdAt?: Date;
+}
+
+/**
+ * The replay store as a match sees it: each promise resolves once the record is durable. A match
+ * acknowledges an action, or shows anyone its consequences, only after that.
+ */
+export interface MatchJournal {
+  writeMatch(record: MatchRecord): Promise<void>;
+  appendStep(row: StepRecordRow): Promise<void>;
+}
+
+/** A stored log that does not replay to the same match (the game's rules or a strategy changed). */
+export class RestoreError extends Error {
+  constructor(matchId: string, message: string) {
+    super(`match ${matchId} cannot be restored: ${message}`);
+    this.name = "RestoreError";
+  }
 }
 
 /** One step as it happened: for tests, spectators and (later) the replay store. */
@@ -78,9 +100,12 @@ export interface MatchResult {
 interface Decision {
   readonly seq: number;
   readonly seat: number;
-  readonly startedAt: number;
+  /** When the seat was asked: reset when its `turn` frame actually goes out. */
+  startedAt: number;
   retriesLeft: number;
   timer?: ReturnType<typeof setTimeout>;
+  /** Refused attempts, for the record. */
+  readonly attempts: AttemptRecord[];
 }
 
 interface Seat {
@@ -93,6 +118,8 @@ interface Seat {
   released: boolean;
   /** Whether a client ever sat here, so a later connect is a resume. */
   joined: boolean;
+  /** Whether the current link has had its `match_start`: turn frames only follow it. */
+  greeted?: boolean;
   /** The sequence number of its move in the step being collected. */
   seq?: number;
 }
@@ -119,6 +146,7 @@ export class Match {
   readonly config: unknown;
   readonly seed: string;
   readonly conduct: ConductPolicy;
+  readonly createdAt: Date;
 
   private phase: Phase = "waiting";
   private opened = false;
@@ -140,6 +168,18 @@ export class Match {
   private result?: MatchResult;
   private readonly listeners = new Set<(event: MatchEvent) => void>();
   private readonly spectators = new Set<SeatLink>();
+  private readonly journal?: MatchJournal;
+  /** Journal writes not yet durable; while any are, outgoing frames wait in `outbox`. */
+  private unwritten = 0;
+  private readonly outbox: (() => void)[] = [];
+  /** The decision row that completes the step being collected: it carries the step's rewards. */
+  private lastRow?: StepRecordRow;
+  /** Logged decisions being replayed by `restore`, by sequence number. */
+  private log?: Map<number, StepRecordRow>;
+  private startedAt: Date | null = null;
+  private endedAt: Date | null = null;
+  /** Set when the journal refused a write for good: the match ends in error without it. */
+  private journalBroken = false;
 
   constructor(options: MatchOptions) {
     this.id = options.id;
@@ -149,6 +189,8 @@ export class Match {
     this.seed = options.seed;
     this.conduct = { ...DEFAULT_CONDUCT, ...options.conduct };
     this.clocks = { ...DEFAULT_CLOCKS, ...options.clocks };
+    this.journal = options.journal;
+    this.createdAt = options.createdAt ?? new Date();
     const count = this.game.seatCount(this.config);
     if (options.participants.length !== count) {
       throw new RangeError(`${this.game.id} has ${count} seats here, got ${options.participants.length} participants`);
@@ -164,7 +206,38 @@ export class Match {
   /** Lets the match begin: at once if every seat is taken, else when the last open seat is claimed. */
   open(): void {
     this.opened = true;
+    this.writeRecord();
     if (this.openSeats().length === 0 && this.phase === "waiting") this.start();
+  }
+
+  /**
+   * Rebuilds a match the server was running when it stopped, from its stored log: the match is played
+   * again from its seed with the logged decisions (built-in seats recompute theirs, which must agree),
+   * without writing or sending anything. Then the open decisions wait for their seats, which count as
+   * dropped: each is held for `holdMs` to resume, after which the conduct policy applies.
+   */
+  restore(record: MatchRecord, steps: readonly StepRecordRow[]): void {
+    steps.forEach((row, i) => {
+      if (row.seq !== i + 1) throw new RestoreError(this.id, `its log skips from step ${i} to ${row.seq}`);
+    });
+    this.opened = true;
+    this.log = new Map(steps.map((row) => [row.seq, row]));
+    this.startedAt = record.startedAt;
+    if (this.openSeats().length === 0) this.start();
+    const unplayed = [...this.log.keys()].filter((seq) => !this.decided.has(seq));
+    this.log = undefined;
+    if (unplayed.length > 0) {
+      throw new RestoreError(this.id, `logged decision ${unplayed[0]} was never asked for on replay`);
+    }
+    if (this.phase === "ended") return this.writeRecord(); // it ended as the log says; only the record was missing
+    for (let seat = 0; seat < this.seats.length; seat++) {
+      const slot = this.seats[seat];
+      if (slot.participant?.kind === "builtin" || !slot.participant) continue;
+      slot.joined = true;
+      slot.hold = setTimeout(() => this.release(seat), this.conduct.holdMs);
+    }
+    this.writeRecord();
+    for (const decision of this.pending.values()) this.deliver(() => this.openTurn(decision));
   }
 
   get seatCount(): number {
@@ -197,6 +270,7 @@ export class Match {
   /** Seats a participant; the match starts once every seat is taken. */
   claim(seat: number, participant: Participant): void {
     this.seatParticipant(seat, participant);
+    this.writeRecord();
     this.emit({ kind: "seat", seat });
     if (this.opened && this.openSeats().length === 0) this.start();
   }
@@ -229,16 +303,17 @@ export class Match {
     slot.hold = undefined;
     const resumed = slot.joined && this.started;
     slot.link = link;
+    slot.greeted = false;
     slot.joined = true;
     this.emit({ kind: "seat", seat });
     if (this.phase === "waiting") return;
-    this.sendStart(seat, resumed);
-    if (this.phase === "ended") {
-      link.send(this.endFrame(seat));
-      return;
-    }
-    const decision = this.pending.get(seat);
-    if (decision) link.send(this.turnFrame(decision));
+    this.deliver(() => {
+      if (slot.link !== link || slot.greeted) return; // gone again, or greeted when the match started
+      this.sendStart(seat, resumed);
+      if (this.phase === "ended") return link.send(this.endFrame(seat));
+      const decision = this.pending.get(seat);
+      if (decision?.timer !== undefined) link.send(this.turnFrame(decision));
+    });
   }
 
   /** The link of a seat dropped. The seat is held; past the hold the timeout policy applies. */
@@ -294,7 +369,7 @@ export class Match {
     link: SeatLink,
   ): void {
     const fail = (code: ErrorCode, message: string, retriesLeft?: number): void => {
-      link.send({
+      this.send(link, {
         type: "error",
         code,
         message,
@@ -317,7 +392,7 @@ export class Match {
       }
       const resent = JSON.stringify(input);
       if (resent === past.input || resent === JSON.stringify(past.action)) {
-        return link.send({ type: "ack", match: this.id, seq, action: past.action, duplicate: true });
+        return this.send(link, { type: "ack", match: this.id, seq, action: past.action, duplicate: true });
       }
       return fail(
         "stale_sequence",
@@ -334,13 +409,14 @@ export class Match {
     }
     const parsed = this.game.parse(input, this.state, seat);
     if (parsed instanceof ActionError) {
+      decision.attempts.push({ input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) });
       decision.retriesLeft--;
       if (decision.retriesLeft >= 0) return fail(parsed.code, parsed.message, decision.retriesLeft);
       fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME[this.conduct.onIllegal]}`, 0);
       return this.misconduct(decision, "INVALID", this.conduct.onIllegal);
     }
     this.meta[seat] = meta;
-    this.resolve(decision, parsed, link, false, JSON.stringify(input));
+    this.resolve(decision, parsed, link, null, JSON.stringify(input));
   }
 
   /** Ends the match now (server shutdown, an operator's abort). */
@@ -358,8 +434,10 @@ export class Match {
   private start(): void {
     this.phase = "playing";
     this.state = this.game.init(this.config, this.gameRng);
+    this.startedAt ??= new Date();
+    this.writeRecord();
     this.emit({ kind: "start" });
-    for (let seat = 0; seat < this.seats.length; seat++) if (this.seats[seat].link) this.sendStart(seat, false);
+    this.deliver(() => this.seats.forEach((slot, seat) => slot.link && !slot.greeted && this.sendStart(seat, false)));
     this.advance();
   }
 
@@ -385,16 +463,16 @@ export class Match {
           seat,
           startedAt: performance.now(),
           retriesLeft: this.conduct.retries,
+          attempts: [],
         };
         this.pending.set(seat, decision);
         const slot = this.seats[seat];
+        const logged = this.log?.get(decision.seq);
         if (slot.participant!.kind === "builtin") this.playBuiltin(decision, slot.participant!.strategy!);
+        else if (logged) this.replay(decision, logged);
         else if (slot.released) {
-          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, true);
-        } else {
-          decision.timer = setTimeout(() => this.timeout(decision), slot.clock!.budgetMs);
-          slot.link?.send(this.turnFrame(decision));
-        }
+          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, "released");
+        } else if (!this.log) this.deliver(() => this.openTurn(decision));
         if (this.phase !== "playing") return;
       }
       if (this.pending.size > 0) return;
@@ -411,24 +489,71 @@ export class Match {
       observation: () => this.game.observe(this.state, seat),
       rng: this.strategyRng,
     });
+    const logged = this.log?.get(decision.seq);
+    if (logged && JSON.stringify(logged.action) !== JSON.stringify(action)) {
+      throw new RestoreError(
+        this.id,
+        `built-in seat ${seat} now plays ${JSON.stringify(action)} at step ${decision.seq}, the log has ${
+          JSON.stringify(logged.action)
+        }`,
+      );
+    }
     this.resolve(decision, action);
+  }
+
+  /** Takes a logged decision again while restoring. */
+  private replay(decision: Decision, row: StepRecordRow): void {
+    if (row.seat !== decision.seat) {
+      throw new RestoreError(
+        this.id,
+        `step ${row.seq} was seat ${row.seat}'s, the game now asks seat ${decision.seat}`,
+      );
+    }
+    decision.startedAt = performance.now() - row.latencyMs;
+    decision.attempts.push(...row.attempts);
+    if (row.action === null) {
+      // The seat never moved: its misconduct ended the match.
+      const status = row.error?.code === "timeout" ? "TIMEOUT" : "INVALID";
+      return this.misconduct(decision, status, status === "TIMEOUT" ? this.conduct.onTimeout : this.conduct.onIllegal);
+    }
+    const parsed = this.game.parse(row.action, this.state, decision.seat);
+    if (parsed instanceof ActionError) throw new RestoreError(this.id, `step ${row.seq}: ${parsed.message}`);
+    this.meta[decision.seat] = row.meta ?? undefined;
+    this.resolve(decision, parsed, undefined, row.defaulted);
+  }
+
+  /** Sends a decision's `turn` frame and starts its clock: only now may the seat see it. */
+  private openTurn(decision: Decision): void {
+    if (this.pending.get(decision.seat) !== decision || decision.timer !== undefined) return;
+    const slot = this.seats[decision.seat];
+    decision.startedAt = performance.now();
+    decision.timer = setTimeout(() => this.timeout(decision), slot.clock!.budgetMs);
+    if (slot.greeted) slot.link?.send(this.turnFrame(decision));
   }
 
   /**
    * Takes a decision's action: charges the clock, acks, and moves the match on once every seat has
    * moved. The deadline timer is the only judge of time: an act that beats it counts.
    */
-  private resolve(decision: Decision, action: Action, link?: SeatLink, byPolicy = false, input = ""): void {
+  private resolve(
+    decision: Decision,
+    action: Action,
+    link?: SeatLink,
+    byPolicy: DefaultedReason | null = null,
+    input = "",
+  ): void {
     const { seat, seq } = decision;
     clearTimeout(decision.timer);
     this.pending.delete(seat);
     const slot = this.seats[seat];
-    slot.clock!.charge(performance.now() - decision.startedAt);
+    const latencyMs = performance.now() - decision.startedAt;
+    slot.clock!.charge(latencyMs);
     slot.seq = seq;
     this.moves[seat] = action;
     this.decided.set(seq, { seat, action, input });
     if (byPolicy) this.defaulted.push(seat);
-    link?.send({ type: "ack", match: this.id, seq, action, duplicate: false });
+    this.writeStep(decision, action, byPolicy, latencyMs);
+    if (link) this.send(link, { type: "ack", match: this.id, seq, action, duplicate: false });
     this.advance();
   }
 
@@ -442,6 +567,7 @@ export class Match {
       defaulted: [...this.defaulted],
       meta: [...this.meta],
     };
+    if (this.lastRow) this.lastRow.rewards = step.rewards;
     this.moves.fill(undefined);
     this.meta.fill(undefined);
     this.defaulted.length = 0;
@@ -457,9 +583,11 @@ export class Match {
   private misconduct(decision: Decision, status: "TIMEOUT" | "INVALID", outcome: Outcome): void {
     const seat = decision.seat;
     if (outcome === "default") {
-      this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, true);
+      const reason = status === "TIMEOUT" ? "timeout" : "illegal";
+      this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, reason);
       return;
     }
+    this.writeStep(decision, null, null, performance.now() - decision.startedAt, status === "TIMEOUT");
     clearTimeout(decision.timer);
     this.pending.delete(seat);
     this.seats[seat].status = status;
@@ -473,11 +601,13 @@ export class Match {
     if (this.phase === "ended" || slot.link) return;
     slot.released = true;
     slot.status = "DISCONNECTED";
+    this.writeRecord();
     this.emit({ kind: "seat", seat });
     const decision = this.pending.get(seat);
     if (this.conduct.onTimeout === "default") {
-      if (decision) this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, true);
-      else if (this.phase === "waiting") this.finish("aborted", seat);
+      if (decision) {
+        this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, "released");
+      } else if (this.phase === "waiting") this.finish("aborted", seat);
       return;
     }
     if (decision) clearTimeout(decision.timer);
@@ -501,7 +631,9 @@ export class Match {
       culprit,
       steps: this.steps,
     };
-    this.seats.forEach((slot, seat) => slot.link?.send(this.endFrame(seat)));
+    this.endedAt = new Date();
+    this.writeRecord();
+    this.deliver(() => this.seats.forEach((slot, seat) => slot.link?.send(this.endFrame(seat))));
     this.emit({ kind: "end", end: this.result });
   }
 
@@ -523,6 +655,7 @@ export class Match {
   private sendStart(seat: number, resumed: boolean): void {
     const slot = this.seats[seat];
     const decision = this.pending.get(seat);
+    slot.greeted = true;
     slot.link?.send({
       type: "match_start",
       match: this.id,
@@ -563,5 +696,106 @@ export class Match {
 
   private emit(event: MatchEvent): void {
     for (const listener of this.listeners) listener(event);
+  }
+
+  /** Sends a frame in order with the frames still waiting for the journal. */
+  private send(link: SeatLink, frame: ServerFrame): void {
+    this.deliver(() => link.send(frame));
+  }
+
+  /** Runs `output` now, or once every journal write so far is durable. */
+  private deliver(output: () => void): void {
+    if (this.unwritten === 0) output();
+    else this.outbox.push(output);
+  }
+
+  private persist(write: Promise<void>): void {
+    this.unwritten++;
+    write.then(() => {
+      if (--this.unwritten > 0) return;
+      for (const output of this.outbox.splice(0)) output();
+    }, (error: Error) => this.journalFailed(error));
+  }
+
+  /**
+   * A write was refused for good (not a passing outage, which the journal retries): nothing waiting can
+   * be acknowledged, so the match ends in error and its seats are told why.
+   */
+  private journalFailed(error: Error): void {
+    if (this.journalBroken) return;
+    this.journalBroken = true;
+    this.outbox.length = 0;
+    this.unwritten = 0;
+    console.error(`ludus: match ${this.id}: the replay store refused a write: ${error.message}`);
+    if (this.phase !== "ended") {
+      for (const slot of this.seats) slot.status = "ERROR";
+      this.finish("error", null);
+    }
+  }
+
+  private writeRecord(): void {
+    if (!this.journal || this.log || this.journalBroken) return;
+    const result = this.result;
+    this.persist(this.journal.writeMatch({
+      id: this.id,
+      game: this.game.id,
+      gameVersion: this.game.version,
+      variant: this.variant,
+      config: this.config,
+      seed: this.seed,
+      seats: this.seats.map(({ participant: p }): SeatRecord | null =>
+        p
+          ? {
+            kind: p.kind,
+            name: p.name,
+            ...(p.tokenId ? { tokenId: p.tokenId } : {}),
+            ...(p.kind === "builtin" ? { strategy: p.name } : {}),
+          }
+          : null
+      ),
+      conduct: this.conduct,
+      statuses: this.seats.map((s) => s.status),
+      returns: result ? [...result.returns] : null,
+      endReason: result?.reason ?? null,
+      culprit: result?.culprit ?? null,
+      steps: this.steps,
+      createdAt: this.createdAt,
+      startedAt: this.startedAt,
+      endedAt: this.endedAt,
+    }));
+  }
+
+  /** Logs a decision (action null: the seat never moved and its misconduct ends the match). */
+  private writeStep(
+    decision: Decision,
+    action: Action | null,
+    defaulted: DefaultedReason | null,
+    latencyMs: number,
+    timedOut = false,
+  ): void {
+    if (!this.journal || this.log || this.journalBroken) return;
+    const last = decision.attempts.at(-1);
+    const row: StepRecordRow = {
+      matchId: this.id,
+      seq: decision.seq,
+      turn: this.steps,
+      seat: decision.seat,
+      observation: this.game.observe(this.state, decision.seat),
+      action,
+      legal: defaulted === null && action !== null,
+      error: timedOut || defaulted === "timeout"
+        ? { code: "timeout", message: "the seat's clock ran out" }
+        : last
+        ? { code: last.code, message: last.message }
+        : null,
+      attempts: decision.attempts,
+      defaulted,
+      latencyMs: Math.round(latencyMs * 1000) / 1000,
+      meta: this.meta[decision.seat] ?? null,
+      rewards: null,
+      at: new Date(),
+    };
+    this.lastRow = row;
+    this.persist(this.journal.appendStep(row));
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { configure } from "../../games/core/config.ts";
 import { getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
-import type { LiveMatches } from "../match/live-matches.ts";
+import { type LiveMatches, StoreUnavailableError } from "../match/live-matches.ts";
 import type { Match, Participant } from "../match/match.ts";
 
 /** Someone waiting for a game: a person, a bot or an LLM, all in the same pool. */
@@ -33,6 +33,9 @@ export interface MatchmakerOptions {
   readonly pairing?: PairingRule;
 }
 
+/** How often a paired group retries while the replay store refuses new matches. */
+const RETRY_WHILE_STORE_DOWN_MS = 1000;
+
 /** A queue per game and variant that pairs waiting players into matches. */
 export class Matchmaker {
   private readonly pools = new Map<string, Ticket[]>();
@@ -49,6 +52,7 @@ export class Matchmaker {
   ): { ticket: Ticket; fillAt: number | null } {
     const game = getGame(request.game);
     const { variant } = configure(game, {}, request.variant);
+    this.matches.checkAccepting();
     if (this.options.fillAfterMs !== null) createStrategy(game.id, this.options.fillStrategy);
     const ticket: Ticket = {
       id: randomBytes(9).toString("base64url"),
@@ -101,7 +105,7 @@ export class Matchmaker {
     const { game, variant } = pool[0];
     const seats = this.seatCount(game, variant);
     for (let group = this.pairing(pool, seats); group; group = this.pairing(pool, seats)) {
-      this.seat(key, group, seats);
+      if (!this.seat(key, group, seats)) return;
     }
   }
 
@@ -116,13 +120,8 @@ export class Matchmaker {
     this.seat(key, [ticket, ...others], seats);
   }
 
-  private seat(key: string, group: readonly Ticket[], seats: number): void {
-    const pool = this.pools.get(key)!;
-    for (const t of group) {
-      pool.splice(pool.indexOf(t), 1);
-      this.clearTimer(t.id);
-    }
-    if (pool.length === 0) this.pools.delete(key);
+  /** Opens a match for `group`; false when the store refuses new matches (the group stays queued). */
+  private seat(key: string, group: readonly Ticket[], seats: number): boolean {
     // Random seat order: in asymmetric games (who bets first, who is the donor) nobody keeps an edge by queueing early.
     const order = Array.from({ length: seats }, (_, i) => i);
     for (let i = order.length - 1; i > 0; i--) {
@@ -132,12 +131,33 @@ export class Matchmaker {
     const bySeat = new Array<Ticket | undefined>(seats).fill(undefined);
     group.forEach((t, i) => (bySeat[order[i]] = t));
     const { game, variant } = group[0];
-    const match = this.matches.create({
-      game,
-      variant,
-      seats: bySeat.map((t) => t?.participant ?? { strategy: this.options.fillStrategy }),
-    });
+    let match: Match;
+    try {
+      match = this.matches.create({
+        game,
+        variant,
+        seats: bySeat.map((t) => t?.participant ?? { strategy: this.options.fillStrategy }),
+      });
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // The replay store is down: the group stays queued and is tried again shortly.
+      const retry = setTimeout(() => {
+        this.timers.delete(`retry:${key}`);
+        const pool = this.pools.get(key);
+        if (pool && group.every((t) => pool.includes(t))) this.seat(key, group, seats);
+        else this.pair(key);
+      }, RETRY_WHILE_STORE_DOWN_MS);
+      this.timers.set(`retry:${key}`, retry);
+      return false;
+    }
+    const pool = this.pools.get(key)!;
+    for (const t of group) {
+      pool.splice(pool.indexOf(t), 1);
+      this.clearTimer(t.id);
+    }
+    if (pool.length === 0) this.pools.delete(key);
     bySeat.forEach((t, seat) => t?.seated(match, seat));
+    return true;
   }
 
   private seatCount(game: string, variant: string): number {
