@@ -11,7 +11,7 @@ export interface GroupCommitOptions {
   readonly windowMs?: number;
   /** Most step rows in one statement. */
   readonly maxBatch?: number;
-  /** Step rows that may wait unwritten (the store being down) before `full` turns true. */
+  /** Records (match rows and step rows) that may wait unwritten (the store being down) before `full` turns true. */
   readonly maxBuffer?: number;
   /** Backoff between retries while the database is unreachable. */
   readonly retryMinMs?: number;
@@ -162,9 +162,10 @@ export class GroupCommit {
     return this.wait(step.matchId);
   }
 
-  /** Step rows written by nobody yet. */
+  /** Records not yet durable. */
   get buffered(): number {
-    return this.next.steps.length + (this.inFlight?.steps.length ?? 0);
+    const size = (b?: Batch) => (b ? b.steps.length + b.matches.size : 0);
+    return size(this.next) + size(this.inFlight);
   }
 
   /** True while the buffer is past its bound: new matches must be refused. */

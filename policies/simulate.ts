@@ -1,14 +1,14 @@
 import type { Action } from "../games/core/action.ts";
 import { configure } from "../games/core/config.ts";
 import type { AnyGame } from "../games/core/game.ts";
-import { Rng, type Seed, seedToBigInt } from "../games/core/rng.ts";
+import { GAME_STREAM, Rng, type Seed, seedToBigInt } from "../games/core/rng.ts";
 import { createStrategy } from "./baselines/index.ts";
 import { type Strategy, type StrategyContext, StrategyError } from "./strategy.ts";
 
 /** Headless self-play: built-in strategies in every seat, in-process, no clocks, no transport. */
 
-/** The game's chance stream and the strategies' stream of one match seed. */
-export const GAME_STREAM = 0;
+/** The game's chance stream (defined beside the Rng, for the replay store) and the strategies' stream of a seed. */
+export { GAME_STREAM };
 export const STRATEGY_STREAM = 1;
 
 export interface MatchOutcome {

@@ -9,6 +9,8 @@ import type { ClockSpec } from "./match/clock.ts";
 import { LiveMatches } from "./match/live-matches.ts";
 import type { GroupCommitOptions } from "../db/group-commit.ts";
 import { ReplayStore } from "../db/store.ts";
+import { datasetRoutes } from "./api/datasets.ts";
+import { matchRoutes } from "./api/matches.ts";
 import { Matchmaker } from "./matchmaking/matchmaker.ts";
 import { BrowserRooms } from "./rooms/browser-rooms.ts";
 
@@ -70,6 +72,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       queued: matchmaker.waiting(),
       store: { backend: store.backend, unwritten: store.writer.buffered, failure: store.writer.failure ?? null },
     }),
+    routes: [matchRoutes(store), datasetRoutes(store)],
   }).catch(async (error) => {
     await rooms.close(); // the port was taken: free the process-wide matchmaker for a later try
     await store.close();

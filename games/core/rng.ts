@@ -5,6 +5,9 @@
  * serialises cheaply (replays, restores, search).
  */
 
+/** The stream of a match's seed that the game's chance draws from (built-in strategies use another). */
+export const GAME_STREAM = 0;
+
 /** A seed: a 64-bit integer (bigint, safe integer, or decimal string) or any other string. */
 export type Seed = bigint | number | string;
 

@@ -1,0 +1,229 @@
+import { type Action, ActionError } from "../games/core/action.ts";
+import type { AnyGame, Viewer } from "../games/core/game.ts";
+import { GAME_STREAM, Rng } from "../games/core/rng.ts";
+import { games } from "../games/registry.ts";
+import type { MatchRecord, StepRecordRow } from "./records.ts";
+
+/**
+ * Re-simulation of a stored match: the game played again from (game, version, config, seed) with the
+ * logged actions, exactly as the server's Match plays it. `ludus replay verify` compares what it yields
+ * with what was stored; the HTTP API shows one seat's (or the public's) side of it.
+ */
+
+/** What part of a record a problem is about. */
+export type ReplayProblem = "game" | "version" | "config" | "sequence" | "action";
+
+/** Why a stored match cannot be re-simulated (any further): its record and the game's rules disagree. */
+export class ReplayError extends Error {
+  constructor(
+    readonly what: ReplayProblem,
+    message: string,
+    /** Where: the decision's sequence number and its turn, when the problem is at a decision. */
+    readonly at: { readonly seq?: number; readonly turn?: number },
+    readonly expected: unknown = null,
+    readonly stored: unknown = null,
+  ) {
+    super(message);
+    this.name = "ReplayError";
+  }
+}
+
+/** One game step as re-simulated, with the decisions stored for it. */
+export interface ReplayTurn {
+  readonly kind: "turn";
+  /** The game step's index (0-based), as the rows' `turn`. */
+  readonly turn: number;
+  /** The seats the game asked to act. */
+  readonly toAct: readonly number[];
+  /** The stored decisions of this turn, in sequence order. */
+  readonly rows: readonly StepRecordRow[];
+  /** What each row's seat saw when it was asked (aligned with `rows`): what its stored observation must be. */
+  readonly observations: readonly unknown[];
+  /** What the requested viewer sees before the step is applied (undefined when none was requested). */
+  readonly view: unknown;
+  /** The step's rewards, one per seat; null when the log ends before every seat moved (forfeit, abort, unfinished). */
+  readonly rewards: readonly number[] | null;
+  /**
+   * Why the log cannot be followed past this turn: a stored action the game refuses, or a turn left
+   * unfinished with decisions after it. The replay stops here.
+   */
+  readonly problem?: ReplayError;
+}
+
+/** Where the re-simulation ended. */
+export interface ReplayEnd {
+  readonly kind: "end";
+  /** Steps applied. */
+  readonly turns: number;
+  /** Whether the game is over (no seat is to act). */
+  readonly over: boolean;
+  /** The game's returns after the last step applied. */
+  readonly returns: readonly number[];
+  /** What the requested viewer sees at the end (undefined when none was requested). */
+  readonly view: unknown;
+}
+
+export type ReplayEvent = ReplayTurn | ReplayEnd;
+
+/** The game a match was recorded with, if this build still has that version of it. */
+export function replayableGame(match: MatchRecord): AnyGame {
+  const game = games.find((g) => g.id === match.game);
+  if (!game) {
+    throw new ReplayError(
+      "game",
+      `game \`${match.game}\` is not in this build (games: ${games.map((g) => g.id).join(", ")})`,
+      {},
+      null,
+      match.game,
+    );
+  }
+  if (game.version !== match.gameVersion) {
+    throw new ReplayError(
+      "version",
+      `recorded with ${game.id} version ${match.gameVersion}; this build has version ${game.version}`,
+      {},
+      game.version,
+      match.gameVersion,
+    );
+  }
+  return game;
+}
+
+/**
+ * A turn's moves, indexed by seat, from its rows (a row without an action leaves its seat's move out);
+ * a ReplayError when the game refuses a stored action.
+ */
+function movesOf(
+  game: AnyGame,
+  state: unknown,
+  seats: number,
+  rows: readonly StepRecordRow[],
+): (Action | undefined)[] | ReplayError {
+  const moves: (Action | undefined)[] = new Array(seats).fill(undefined);
+  for (const row of rows) {
+    if (row.action === null) continue; // the seat never moved: its misconduct ended the match
+    const at = { seq: row.seq, turn: row.turn };
+    let parsed: Action | ActionError;
+    try {
+      parsed = game.parse(row.action, state, row.seat);
+    } catch (cause) {
+      return new ReplayError(
+        "action",
+        `decision ${row.seq}: ${(cause as Error)?.message ?? cause}`,
+        at,
+        null,
+        row.action,
+      );
+    }
+    if (parsed instanceof ActionError) {
+      return new ReplayError("action", `decision ${row.seq}: ${parsed.message}`, at, null, row.action);
+    }
+    // The stored action is what the match applied (a built-in's choice is applied as it came), so it is
+    // applied here too; `parse` only checks that it is legal.
+    moves[row.seat] = row.action as Action;
+  }
+  return moves;
+}
+
+/** Runs a game function on a stored record, turning a throw into a ReplayError of `what`. */
+function guarded<T>(what: ReplayProblem, at: ReplayError["at"], describe: string, run: () => T): T {
+  try {
+    return run();
+  } catch (cause) {
+    if (cause instanceof ReplayError) throw cause;
+    throw new ReplayError(what, `${describe}: ${(cause as Error)?.message ?? cause}`, at);
+  }
+}
+
+/**
+ * Re-simulates `match` from its stored decisions (`steps`, in sequence order), yielding each turn and then
+ * the end. `viewer`, when given, also gets its view before every turn and at the end. Where the log cannot
+ * be followed, a turn's `problem` says why (after what its seats saw) and the replay stops there; a record
+ * that cannot even be laid out in turns (another game version, a decision by a seat the game did not ask,
+ * a turn out of order, decisions past the game's end) throws ReplayError.
+ */
+export function* replayMatch(
+  match: MatchRecord,
+  steps: readonly StepRecordRow[],
+  viewer?: Viewer,
+): Generator<ReplayEvent, void, void> {
+  const game = replayableGame(match);
+  const rng = new Rng(match.seed, GAME_STREAM);
+  const state = guarded("config", {}, "the stored config does not start a game", () => game.init(match.config, rng));
+  const seats = game.seatCount(match.config);
+  const view = () => (viewer === undefined ? undefined : game.observe(state, viewer));
+  let turn = 0;
+  for (let i = 0; i < steps.length;) {
+    const first = steps[i];
+    const toAct = game.toAct(state);
+    if (toAct.length === 0) {
+      throw new ReplayError(
+        "sequence",
+        `the game ended after turn ${turn - 1}, but the log goes on`,
+        { seq: first.seq, turn: first.turn },
+        null,
+        first.turn,
+      );
+    }
+    if (first.turn !== turn) {
+      throw new ReplayError(
+        "sequence",
+        `decision ${first.seq} is stored for turn ${first.turn}, but the game is at turn ${turn}`,
+        { seq: first.seq, turn: first.turn },
+        turn,
+        first.turn,
+      );
+    }
+    let end = i;
+    while (end < steps.length && steps[end].turn === turn) end++;
+    const rows = steps.slice(i, end);
+    const moved = new Set<number>();
+    for (const row of rows) {
+      const wrong = !toAct.includes(row.seat)
+        ? `at turn ${turn} the game asks seat ${toAct.join(" and ")}`
+        : moved.has(row.seat)
+        ? `seat ${row.seat} already moved at turn ${turn}`
+        : undefined;
+      if (wrong) {
+        throw new ReplayError(
+          "sequence",
+          `decision ${row.seq} is seat ${row.seat}'s, but ${wrong}`,
+          { seq: row.seq, turn },
+          toAct,
+          row.seat,
+        );
+      }
+      moved.add(row.seat);
+    }
+    const observations = rows.map((row) => game.observe(state, row.seat));
+    const before = view();
+    const moves = movesOf(game, state, seats, rows);
+    const missing = moves instanceof ReplayError ? [] : toAct.filter((seat) => moves[seat] === undefined);
+    if (moves instanceof ReplayError || missing.length > 0) {
+      // The log ends inside this turn (a forfeit, an abort, a match still running), or cannot go past it.
+      const problem = moves instanceof ReplayError ? moves : end < steps.length
+        ? new ReplayError(
+          "sequence",
+          `turn ${turn} never got seat ${missing.join(" and ")}'s move, but the log goes on`,
+          { seq: steps[end].seq, turn: steps[end].turn },
+        )
+        : undefined;
+      yield { kind: "turn", turn, toAct, rows, observations, view: before, rewards: null, ...(problem && { problem }) };
+      if (problem) return;
+      break;
+    }
+    const rewards = guarded("action", { seq: rows.at(-1)!.seq, turn }, `turn ${turn} cannot be applied`, () => [
+      ...game.apply(state, moves, rng),
+    ]);
+    yield { kind: "turn", turn, toAct, rows, observations, view: before, rewards };
+    turn++;
+    i = end;
+  }
+  yield {
+    kind: "end",
+    turns: turn,
+    over: game.toAct(state).length === 0,
+    returns: [...game.returns(state)],
+    view: view(),
+  };
+}

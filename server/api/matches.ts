@@ -1,0 +1,192 @@
+import type { ServerResponse } from "node:http";
+import type { Viewer } from "../../games/core/game.ts";
+import { decodeCursor, encodeCursor, FILTER_KEYS, parseFilter, positionOf, QueryError } from "../../db/query.ts";
+import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
+import { replayableGame, ReplayError, replayMatch } from "../../db/replay.ts";
+import type { ReplayStore } from "../../db/store.ts";
+import { type ApiRoute, error, send } from "../http.ts";
+
+/**
+ * The replay store over HTTP: a filtered, paginated list of matches, a match's full record, and one
+ * seat's (or the public's) side of a match, re-simulated turn by turn for a replay viewer.
+ */
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
+/** What a list of matches shows of each. */
+export function matchSummary(match: MatchRecord) {
+  return {
+    id: match.id,
+    game: match.game,
+    variant: match.variant,
+    seats: match.seats,
+    statuses: match.statuses,
+    returns: match.returns,
+    endReason: match.endReason,
+    culprit: match.culprit,
+    steps: match.steps,
+    createdAt: match.createdAt,
+    startedAt: match.startedAt,
+    endedAt: match.endedAt,
+  };
+}
+
+/** Query parameters as pairs, refusing any given twice (the later would silently win). */
+function params(url: URL, allowed: readonly string[]): [string, string][] {
+  const pairs = [...url.searchParams];
+  const seen = new Set<string>();
+  for (const [key] of pairs) {
+    if (seen.has(key)) throw new QueryError(`\`${key}\` is given more than once; give it once`);
+    seen.add(key);
+  }
+  const unknown = pairs.find(([key]) => !allowed.includes(key));
+  if (unknown) {
+    throw new QueryError(
+      `unknown parameter \`${unknown[0]}\`; ${
+        allowed.length ? `allowed: ${allowed.join(", ")}` : "this route takes none"
+      }`,
+    );
+  }
+  return pairs;
+}
+
+function limitOf(value: string | null): number {
+  if (value === null) return DEFAULT_LIMIT;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_LIMIT) {
+    throw new QueryError(`\`limit\` must be a whole number from 1 to ${MAX_LIMIT}, got "${value}"`);
+  }
+  return n;
+}
+
+/** GET /matches: one page of matches in creation order, and the cursor of the next page (null at the end). */
+async function listMatches(store: ReplayStore, url: URL) {
+  const filter = parseFilter(params(url, [...FILTER_KEYS, "limit", "cursor"]), ["limit", "cursor"]);
+  const limit = limitOf(url.searchParams.get("limit"));
+  const cursor = url.searchParams.get("cursor");
+  const after = cursor === null ? undefined : decodeCursor("matches", filter, cursor);
+  // One more than asked tells whether another page follows without a last, empty one.
+  const rows = await store.matches(filter, limit + 1, after);
+  const page = rows.slice(0, limit);
+  return {
+    matches: page.map(matchSummary),
+    next: rows.length > limit ? encodeCursor("matches", filter, positionOf(page.at(-1)!)) : null,
+  };
+}
+
+function seatOf(match: MatchRecord, value: string | null): Viewer {
+  const count = match.seats.length;
+  const allowed = [...Array.from({ length: count }, (_, i) => String(i)), "public"];
+  if (value === null || !allowed.includes(value)) {
+    throw new QueryError(
+      `\`seat\` must be one of ${allowed.join(", ")}${value === null ? "" : `, got "${value}"`}`,
+    );
+  }
+  return value === "public" ? "public" : Number(value);
+}
+
+/** A seat's own decision, everything the record keeps about it (its attempts and meta are its alone). */
+function decision(row: StepRecordRow) {
+  return {
+    seq: row.seq,
+    action: row.action,
+    legal: row.legal,
+    defaulted: row.defaulted,
+    error: row.error,
+    attempts: row.attempts,
+    meta: row.meta,
+    latencyMs: row.latencyMs,
+    at: row.at,
+  };
+}
+
+/**
+ * What `viewer` saw of a match: before every turn its view of the game, re-simulated (also on turns where
+ * it did not act), its own decision and its reward; then its view at the end. Other seats' actions show
+ * only as far as the viewer's observations reveal them; the public sees neither decisions nor rewards.
+ */
+export function seatView(match: MatchRecord, steps: readonly StepRecordRow[], viewer: Viewer) {
+  const game = replayableGame(match);
+  const turns: Record<string, unknown>[] = [];
+  let final: unknown = null;
+  for (const event of replayMatch(match, steps, viewer)) {
+    if (event.kind === "end") {
+      final = { observation: event.view, over: event.over, returns: match.returns };
+      break;
+    }
+    if (event.problem) throw event.problem;
+    const own = viewer === "public" ? undefined : event.rows.find((row) => row.seat === viewer);
+    turns.push({
+      turn: event.turn,
+      toAct: event.toAct,
+      observation: event.view,
+      ...(viewer === "public" ? {} : {
+        decision: own ? decision(own) : null,
+        reward: event.rewards === null ? null : event.rewards[viewer],
+      }),
+    });
+  }
+  return {
+    match: { ...matchSummary(match), gameVersion: match.gameVersion, config: match.config },
+    viewer,
+    rules: game.rules(match.config),
+    turns,
+    final,
+  };
+}
+
+/** Answers with `answer()`'s result, or with the error that says what was wrong; never throws. */
+function respond(res: ServerResponse, answer: () => Promise<unknown>): void {
+  answer().then(
+    (body) => {
+      if (body !== undefined) send(res, 200, body);
+    },
+    (cause) => {
+      if (res.headersSent) return void res.destroy();
+      if (cause instanceof QueryError) return error(res, 400, "bad_query", cause.message);
+      console.error("ludus: replay API request failed:", cause);
+      error(res, 500, "internal_error", `the replay store could not answer: ${(cause as Error)?.message ?? cause}`);
+    },
+  );
+}
+
+const MATCH_PATH = /^\/matches(?:\/([^/]+)(\/view)?)?$/;
+
+export function matchRoutes(store: ReplayStore): ApiRoute {
+  return {
+    describe: "GET /matches, GET /matches/:id, GET /matches/:id/view?seat=<n|public>",
+    handle(_req, res, url) {
+      const path = url.pathname.replace(/\/+$/, "");
+      const found = MATCH_PATH.exec(path);
+      if (!found) return false;
+      const [, rawId, view] = found;
+      respond(res, async () => {
+        if (rawId === undefined) return await listMatches(store, url);
+        let id: string;
+        try {
+          id = decodeURIComponent(rawId);
+        } catch {
+          throw new QueryError(`the match id in ${path} is not valid percent-encoding`);
+        }
+        params(url, view ? ["seat"] : []);
+        const match = await store.match(id);
+        if (!match) return error(res, 404, "unknown_match", `no match \`${id}\` in the replay store`);
+        if (!view) return { match, steps: await store.steps(id) };
+        const viewer = seatOf(match, url.searchParams.get("seat"));
+        try {
+          return seatView(match, await store.steps(id), viewer);
+        } catch (cause) {
+          if (!(cause instanceof ReplayError)) throw cause;
+          error(
+            res,
+            409,
+            "not_replayable",
+            `match ${id} cannot be re-simulated: ${cause.message} (\`ludus replay verify --match ${id}\` lists every difference)`,
+          );
+        }
+      });
+      return true;
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import postgres from "postgres";
+import { afterAll, describe, expect, it } from "vitest";
+import { ReplayStore } from "../../db/store.ts";
+import { verifyMatch } from "../../db/verify.ts";
+import type { AckFrame, ServerFrame, TurnFrame } from "../../protocol/frames.ts";
+import { TokenStore } from "../../server/auth/tokens.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { startServerProcess } from "../support/server-process.ts";
+import { startTestServer } from "../support/server.ts";
+import { freshDatabase } from "../support/stores.ts";
+
+/** Cooperates on even decisions and defects on odd ones: deterministic, so a resent answer is the same. */
+const alternate = (turn: TurnFrame) => ({ type: turn.seq % 4 < 2 ? "cooperate" : "defect" });
+
+const acks = (bot: RawBot, match: string) =>
+  bot.frames.filter((f): f is AckFrame => f.type === "ack" && f.match === match && !f.duplicate);
+
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Two bots with tokens of a data directory start an IPD match of `rounds` rounds against each other. */
+async function startMatch(wsUrl: string, tokens: readonly string[], rounds: number) {
+  const [host, guest] = await Promise.all(tokens.map((token) => RawBot.connect(wsUrl, token)));
+  host.play(alternate);
+  guest.play(alternate);
+  host.send({ type: "create", game: "ipd", config: { rounds }, opponents: { "1": "open" } });
+  const created = await host.next("created");
+  guest.send({ type: "join", match: created.invite });
+  return { host, guest, match: created.match };
+}
+
+describe("a server killed with SIGKILL mid-match", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "ludus-kill-"));
+  const tokenStore = new TokenStore(dataDir);
+  const tokens = [tokenStore.create("host", "bot").token, tokenStore.create("guest", "bot").token];
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("loses no acknowledged action, restores the match, and its players finish it after a resume", async () => {
+    const first = await startServerProcess(["--data-dir", dataDir]);
+    const { host, guest, match } = await startMatch(first.wsUrl, tokens, 200);
+    await until(() => acks(host, match).length >= 30, "30 acknowledged decisions");
+    first.child.kill("SIGKILL");
+    expect(await first.exited).toBe("SIGKILL");
+    const acknowledged = [...acks(host, match), ...acks(guest, match)];
+    host.close();
+    guest.close();
+
+    const store = await ReplayStore.open({ dataDir });
+    const stored = new Map((await store.steps(match)).map((s) => [s.seq, s]));
+    for (const ack of acknowledged) expect(stored.get(ack.seq)?.action).toEqual(ack.action);
+    expect((await store.match(match))?.endedAt).toBeNull();
+    await store.close();
+
+    const second = await startServerProcess(["--data-dir", dataDir]);
+    expect(second.stderr()).toContain("restored 1 unfinished matches");
+    const bots = await Promise.all(tokens.map((token) => RawBot.connect(second.wsUrl, token)));
+    for (const bot of bots) {
+      bot.play(alternate);
+      bot.send({ type: "resume", match });
+    }
+    const starts = await Promise.all(bots.map((bot) => bot.next("match_start", (f) => f.match === match)));
+    expect(starts.every((s) => s.resumed)).toBe(true);
+    const ends = await Promise.all(bots.map((bot) => bot.next("match_end", (f) => f.match === match)));
+    expect(ends[0]).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"], steps: 200 });
+    bots.forEach((bot) => bot.close());
+    second.child.kill("SIGTERM");
+    await second.exited;
+    // A clean shutdown wrote everything and released the store (Deno reports a signalled child's exit
+    // as the signal even when it exits by itself, so the lock file is the evidence).
+    expect(existsSync(join(dataDir, "replay.lock"))).toBe(false);
+
+    const after = await ReplayStore.open({ dataDir });
+    const record = (await after.match(match))!;
+    const steps = await after.steps(match);
+    expect(record).toMatchObject({ endReason: "completed", returns: ends[0].returns });
+    expect(steps.map((s) => s.seq)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    expect(verifyMatch(record, steps).ok).toBe(true);
+    await after.close();
+  });
+
+  it("a seat nobody resumes within the hold is played by the timeout policy, and the record says so", async () => {
+    // The hold is part of the match's recorded conduct: the restored match keeps the 1 s it began with.
+    const first = await startServerProcess(["--data-dir", dataDir, "--hold", "1"]);
+    const { host, guest, match } = await startMatch(first.wsUrl, tokens, 50);
+    await until(() => acks(guest, match).length >= 10, "10 acknowledged decisions");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    host.close();
+    guest.close();
+
+    const second = await startServerProcess(["--data-dir", dataDir]);
+    const ended = async () => {
+      const res = await fetch(`${second.url}/matches/${match}`);
+      return res.ok && (await res.json()).match.endedAt !== null;
+    };
+    await until(ended, "the match to end by the timeout policy");
+    const { match: record, steps } = await (await fetch(`${second.url}/matches/${match}`)).json();
+    expect(record).toMatchObject({ endReason: "completed", statuses: ["DISCONNECTED", "DISCONNECTED"] });
+    expect(steps.at(-1)).toMatchObject({ defaulted: "released", legal: false });
+    second.child.kill("SIGTERM");
+    await second.exited;
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("PostgreSQL unavailable mid-run", () => {
+  it("holds acks, refuses new matches once the buffer is full, and loses nothing when it returns", async () => {
+    const db = await freshDatabase();
+    const name = new URL(db.url).pathname.slice(1);
+    const admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    const server = await startTestServer({
+      databaseUrl: db.url,
+      groupCommit: { maxBuffer: 20, retryMinMs: 20, retryMaxMs: 200 },
+    });
+    try {
+      const tokens = [server.token("host"), server.token("guest"), server.token("late", "bot", 100)];
+      const { host, guest, match } = await startMatch(server.wsUrl, tokens, 100);
+      await until(() => acks(host, match).length >= 10, "10 acknowledged decisions");
+
+      await admin.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin.unsafe(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+      const late = await RawBot.connect(server.wsUrl, tokens[2]);
+      // Matches against built-ins, each waiting on its record, until the store's buffer is full.
+      let refused: ServerFrame | undefined;
+      for (let i = 0; i < 40 && !refused; i++) {
+        late.send({ type: "create", game: "ipd", opponents: { "1": "strategy:random" } });
+        const answer = await late.next("created", () => true, { timeoutMs: 2000 }).catch(() => undefined);
+        if (!answer) refused = late.frames.find((f) => f.type === "error" && f.code === "store_unavailable");
+      }
+      expect(refused).toMatchObject({ type: "error", code: "store_unavailable" });
+      expect(JSON.stringify(refused)).toMatch(/replay store is unavailable/);
+      const health = await (await fetch(`${server.url}/health`)).json();
+      expect(health.store.failure).not.toBeNull();
+      const ackedWhileDown = acks(host, match).length + acks(guest, match).length;
+
+      await admin.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      const ends = await Promise.all([host, guest].map((bot) => bot.next("match_end", (f) => f.match === match)));
+      expect(ends[0].reason).toBe("completed");
+      expect(acks(host, match).length + acks(guest, match).length).toBeGreaterThan(ackedWhileDown);
+      late.send({ type: "create", game: "ipd", opponents: { "1": "strategy:random" } });
+      await late.next("created", () => true, { timeoutMs: 10_000 });
+
+      await server.server.store.writer.drain();
+      const stored = new Map((await server.server.store.steps(match)).map((s) => [s.seq, s]));
+      expect(stored.size).toBe(200);
+      for (const ack of [...acks(host, match), ...acks(guest, match)]) {
+        expect(stored.get(ack.seq)?.action).toEqual(ack.action);
+      }
+      [host, guest, late].forEach((bot) => bot.close());
+    } finally {
+      await admin.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      await admin.end();
+      await server.close();
+      await db.drop();
+    }
+  });
+});

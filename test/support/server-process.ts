@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import process from "node:process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { GATEWAY_PATH } from "../../protocol/frames.ts";
+
+/** The real Deno binary (not npm's Node wrapper), so the PID we hold is the server's own. */
+const DENO = "node_modules/@deno/linux-x64-glibc/deno";
+
+/** `deno run <flags> cli/main.ts` exactly as the `ludus` task in deno.json runs it. */
+function ludusCommand(): string[] {
+  const tasks = JSON.parse(readFileSync("deno.json", "utf8")).tasks as Record<string, string>;
+  return tasks.ludus.split(/\s+/).slice(1); // drop the leading `deno`
+}
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly wsUrl: string;
+  readonly child: ChildProcess;
+  /** Everything the server printed on stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code (or signal) once the process is gone. */
+  readonly exited: Promise<number | string>;
+}
+
+/** Starts `ludus serve` as its own process on a free port and waits until it listens. */
+export function startServerProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(DENO, [...ludusCommand(), "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const exited = once(child, "exit").then(([code, signal]) => (code ?? signal ?? "unknown") as number | string);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start in 60 s:\n${stderr}`)), 60_000);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+      const url = /serving on (http:\/\/\S+)/.exec(stderr)?.[1];
+      if (url && stderr.includes("replay store:")) {
+        clearTimeout(timer);
+        resolve({
+          url,
+          wsUrl: `${url.replace(/^http/, "ws")}${GATEWAY_PATH}`,
+          child,
+          stderr: () => stderr,
+          exited,
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
+    });
+  });
+}
