@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { games as registry } from "../../games/registry.ts";
 
@@ -22,7 +25,8 @@ function launch(...args: string[]) {
 
 describe("the launcher", () => {
   it("serves /health and /games through `ludus serve`, and stops cleanly on SIGTERM", async () => {
-    const run = launch("ludus", "serve", "--port", "0", "--host", "127.0.0.1");
+    const dataDir = mkdtempSync(join(tmpdir(), "ludus-launch-"));
+    const run = launch("ludus", "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir);
     let url: string | undefined;
     for (let i = 0; i < 300 && !url; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -40,6 +44,7 @@ describe("the launcher", () => {
     expect(code ?? 0).toBe(0);
     expect(err).toMatch(/shutting down/);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("passes the CLI's exit codes through", async () => {

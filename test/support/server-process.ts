@@ -25,7 +25,7 @@ export interface ServerProcess {
 
 /** Starts `ludus serve` as its own process on a free port and waits until it listens. */
 export function startServerProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(DENO, [...ludusCommand(), "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
+  const child: ChildProcess = spawn(DENO, [...ludusCommand(), "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
