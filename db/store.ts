@@ -138,9 +138,9 @@ function lockDirectory(dir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const pid = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
         throw new StoreError(
-          `the replay store in ${dir} is in use by process ${pid}; stop that server or choose another --data-dir`,
+          `the replay store in ${dir} is in use by process ${pid}; stop that server or choose another --data-dir (to export from a running server, use \`ludus export --server http://HOST:PORT\`)`,
         );
       }
       rmSync(path, { force: true }); // left behind by a process that died: take it over

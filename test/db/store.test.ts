@@ -1,0 +1,175 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SequenceConflictError } from "../../db/group-commit.ts";
+import { SCHEMA_VERSION } from "../../db/migrate.ts";
+import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
+import { ReplayStore, StoreError } from "../../db/store.ts";
+import { seedStore } from "../support/seed-store.ts";
+import { BACKENDS, emptyStoreOptions, openTestStore, type TestStore } from "../support/stores.ts";
+
+const header = (id: string, createdAt = new Date()): MatchRecord => ({
+  id,
+  game: "ipd",
+  gameVersion: 1,
+  variant: "classic",
+  config: {},
+  seed: "1",
+  seats: [{ kind: "bot", name: "a", tokenId: "t1" }, { kind: "builtin", name: "random", strategy: "random" }],
+  conduct: {},
+  statuses: ["ACTIVE", "ACTIVE"],
+  returns: null,
+  endReason: null,
+  culprit: null,
+  steps: 0,
+  createdAt,
+  startedAt: null,
+  endedAt: null,
+});
+
+const step = (matchId: string, seq: number, action: unknown = { type: "cooperate" }): StepRecordRow => ({
+  matchId,
+  seq,
+  turn: Math.floor((seq - 1) / 2),
+  seat: (seq - 1) % 2,
+  observation: { round: seq },
+  action,
+  legal: true,
+  error: null,
+  attempts: [],
+  defaulted: null,
+  latencyMs: 1,
+  meta: null,
+  rewards: null,
+  at: new Date(),
+});
+
+for (const backend of BACKENDS) {
+  describe(`the replay store (${backend})`, () => {
+    const open: TestStore[] = [];
+    const fresh = async () => {
+      const store = await openTestStore(backend);
+      open.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      for (const s of open.splice(0)) await s.close();
+    });
+
+    it("migrates once, records its schema version, and reopens without migrating again", async () => {
+      const { store, options } = await fresh();
+      const versions = await store.sql.query<{ version: number }>("SELECT version FROM ludus_schema");
+      expect(versions.map((v) => v.version)).toEqual([SCHEMA_VERSION]);
+      await store.close();
+      const again = await ReplayStore.open(options);
+      expect(await again.sql.query("SELECT version FROM ludus_schema")).toHaveLength(1);
+      await again.close();
+    });
+
+    it("refuses a store whose schema is newer than this code", async () => {
+      const { store, options } = await fresh();
+      await store.sql.query("INSERT INTO ludus_schema (version, name) VALUES ($1, 'from_the_future')", [
+        SCHEMA_VERSION + 1,
+      ]);
+      await store.close();
+      await expect(ReplayStore.open(options)).rejects.toThrow(
+        new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this Ludus knows \\(${SCHEMA_VERSION}\\)`),
+      );
+    });
+
+    it("refuses a database that holds other tables of these names", async () => {
+      const { options, cleanup } = await emptyStoreOptions(backend);
+      try {
+        const plain = await ReplayStore.open(options);
+        await plain.sql.exec("DROP TABLE ludus_schema");
+        await plain.close();
+        await expect(ReplayStore.open(options)).rejects.toThrow(/is not a Ludus store/);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it("makes a batch of writes from many matches durable together, in order, with their records", async () => {
+      const { store } = await fresh();
+      const ids = Array.from({ length: 20 }, (_, i) => `m${i}`);
+      await Promise.all(ids.map((id) => store.writer.writeMatch(header(id))));
+      await Promise.all(
+        ids.flatMap((id) => Array.from({ length: 30 }, (_, i) => store.writer.appendStep(step(id, i + 1)))),
+      );
+      const all = await store.stepsOf(ids);
+      for (const id of ids) expect(all.get(id)!.map((s) => s.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(store.writer.buffered).toBe(0);
+    });
+
+    it("never lets a second writer rewrite or extend a match's sequence behind the first one's back", async () => {
+      const first = await fresh();
+      const second = await ReplayStore.open(first.options.databaseUrl ? first.options : first.options).catch((e) => e);
+      if (second instanceof StoreError) {
+        // The embedded store admits one process (one writer) at a time.
+        expect(second.message).toMatch(/in use by process/);
+        return;
+      }
+      try {
+        await first.store.writer.writeMatch(header("shared"));
+        await first.store.writer.appendStep(step("shared", 1, { type: "cooperate" }));
+        await expect(second.writer.appendStep(step("shared", 1, { type: "defect" }))).rejects.toThrow(
+          SequenceConflictError,
+        );
+        // Racing appends of the same sequence numbers: each number is taken once, by one writer.
+        const results = await Promise.allSettled(
+          [first.store, second].flatMap((s) => [2, 3, 4].map((seq) => s.writer.appendStep(step("shared", seq)))),
+        );
+        expect(results.filter((r) => r.status === "fulfilled").length).toBeGreaterThanOrEqual(3);
+        const stored = await first.store.steps("shared");
+        expect(stored.map((s) => s.seq)).toEqual([1, 2, 3, 4]);
+        expect(stored[0].action).toEqual({ type: "cooperate" });
+      } finally {
+        await second.close();
+      }
+    });
+
+    it("lists matches by game, participant and time, in a stable order", async () => {
+      const { store } = await fresh();
+      const ipd = await seedStore(store, { game: "ipd", matches: 3 });
+      const kuhn = await seedStore(store, { game: "kuhn-poker", matches: 2 });
+      expect((await store.matches({ game: "kuhn-poker" }, 10)).map((m) => m.id).sort()).toEqual([...kuhn].sort());
+      expect(await store.matches({ participant: "random" }, 10)).toHaveLength(5);
+      expect(await store.matches({ participant: "nobody" }, 10)).toHaveLength(0);
+      expect(await store.matches({ from: new Date(Date.now() + 60_000) }, 10)).toHaveLength(0);
+      const page = await store.matches({}, 2);
+      const rest = await store.matches({}, 10, { createdAt: page[1].createdAt.toISOString(), id: page[1].id });
+      expect([...page, ...rest].map((m) => m.id).sort()).toEqual([...ipd, ...kuhn].sort());
+    });
+  });
+}
+
+describe("the embedded store's data directory", () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), "ludus-dir-"));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+  it("is locked while a server holds it, and taken over when that process died", async () => {
+    const dataDir = tempDir();
+    const store = await ReplayStore.open({ dataDir });
+    await expect(ReplayStore.open({ dataDir })).rejects.toThrow(/in use by process \d+/);
+    await store.close();
+    writeFileSync(join(dataDir, "replay.lock"), "2147483646"); // a process that does not exist
+    const again = await ReplayStore.open({ dataDir });
+    await again.close();
+  });
+
+  it("refuses a directory that is not a Ludus store, and a file given as the data directory", async () => {
+    const dataDir = tempDir();
+    mkdirSync(join(dataDir, "replay"));
+    writeFileSync(join(dataDir, "replay", "notes.txt"), "not a database");
+    await expect(ReplayStore.open({ dataDir })).rejects.toThrow(/is not a Ludus store \(no PG_VERSION\)/);
+    const file = join(tempDir(), "file");
+    writeFileSync(file, "");
+    await expect(ReplayStore.open({ dataDir: file })).rejects.toThrow(/is a file, not a directory/);
+  });
+});
