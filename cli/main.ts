@@ -1,14 +1,18 @@
 import { Command, CommanderError } from "commander";
 import { ConfigError } from "../games/core/config.ts";
 import { UnknownGameError } from "../games/registry.ts";
+import { QueryError } from "../db/query.ts";
 import { StrategyError } from "../policies/strategy.ts";
 import { TokenError } from "../server/auth/tokens.ts";
 import { LudusError } from "../clients/sdk/index.ts";
 import { ServeError } from "../server/http.ts";
+import { StoreError } from "../db/store.ts";
 import { VERSION } from "../server/version.ts";
 import { registerBot } from "./commands/bot.ts";
 import { registerCatalog } from "./commands/catalog.ts";
 import { registerExploitability } from "./commands/exploitability.ts";
+import { ExportError, registerExport } from "./commands/export.ts";
+import { registerReplay } from "./commands/replay.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSimulate } from "./commands/simulate.ts";
 import { registerToken } from "./commands/token.ts";
@@ -30,6 +34,8 @@ function program(io: Io): Command {
   registerExploitability(root, io);
   registerToken(root, io);
   registerBot(root, io);
+  registerReplay(root, io);
+  registerExport(root, io);
   for (const command of root.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError(
       `(run \`ludus ${command.name()} --help\` for usage)`,
@@ -39,9 +45,9 @@ function program(io: Io): Command {
 }
 
 /** Errors that mean the input was wrong, not the program. */
-const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError, TokenError];
+const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError, TokenError, QueryError];
 /** Failures a person can act on that arose while running (a port taken, a server refusing or gone). */
-const RUN_FAILURES = [ServeError, LudusError];
+const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError];
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
