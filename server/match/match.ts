@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { type Action, ActionError, describeSpace } from "../../games/core/action.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
@@ -490,7 +491,7 @@ export class Match {
       rng: this.strategyRng,
     });
     const logged = this.log?.get(decision.seq);
-    if (logged && JSON.stringify(logged.action) !== JSON.stringify(action)) {
+    if (logged && !isDeepStrictEqual(logged.action, action)) {
       throw new RestoreError(
         this.id,
         `built-in seat ${seat} now plays ${JSON.stringify(action)} at step ${decision.seq}, the log has ${
