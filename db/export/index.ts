@@ -1,0 +1,162 @@
+import { decodeCursor, QueryError } from "../query.ts";
+import type { MatchFilter, MatchPosition, ReplayStore } from "../store.ts";
+import { episodeLine } from "./episodes.ts";
+import { parquetChunks } from "./parquet.ts";
+import { type ExportMatch, matchPages } from "./source.ts";
+import { turnLines } from "./turns.ts";
+import { verlLines } from "./verl.ts";
+
+/** Dataset exports of the replay store: ended matches, streamed page by page (docs/datasets.md). */
+
+export const FORMATS = ["episodes.jsonl", "turns.jsonl", "verl.jsonl", "parquet"] as const;
+export type ExportFormat = (typeof FORMATS)[number];
+
+/** What each format is, for the HTTP listing and content types. */
+export const FORMAT_INFO: Readonly<
+  Record<ExportFormat, { readonly contentType: string; readonly description: string }>
+> = {
+  "episodes.jsonl": {
+    contentType: "application/x-ndjson",
+    description: "one JSON object per match: its record and every decision (the full replay)",
+  },
+  "turns.jsonl": {
+    contentType: "application/x-ndjson",
+    description:
+      "one JSON object per decision: prompt, response, action, legality, step reward, return and return-to-go",
+  },
+  "verl.jsonl": {
+    contentType: "application/x-ndjson",
+    description: "one row per decision for verl: data_source, prompt (chat messages), reward_model, extra_info",
+  },
+  parquet: {
+    contentType: "application/vnd.apache.parquet",
+    description: "the turns.jsonl rows as a Parquet file (ZSTD)",
+  },
+};
+
+/** Matches per page (at most): each page is one read of the store and, in Parquet, one record batch. */
+export const PAGE_SIZE = 200;
+/** Decisions per page (about): what bounds an export's memory when matches are long. */
+export const PAGE_ROWS = 20_000;
+
+/** JSONL is handed over in chunks of whole matches, about this many characters each. */
+const CHUNK_CHARS = 1 << 20;
+
+export function exportFormat(name: string): ExportFormat {
+  if (!(FORMATS as readonly string[]).includes(name)) {
+    throw new QueryError(`no export format \`${name}\`; formats: ${FORMATS.join(", ")}`);
+  }
+  return name as ExportFormat;
+}
+
+export interface ExportProgress {
+  readonly matches: number;
+  readonly rows: number;
+  /** Where an export of the same format, filters and discount resumes; null before the first match. */
+  readonly cursor: string | null;
+}
+
+export interface ExportOptions {
+  readonly filter: MatchFilter;
+  /** Resume after the match this cursor (of the same format, filters and discount) names. */
+  readonly cursor?: string;
+  /** γ of the return-to-go, in [0, 1]; 1 (undiscounted) by default. */
+  readonly discount?: number;
+  /** Matches per read of the store (and per Parquet record batch); PAGE_SIZE by default. */
+  readonly pageSize?: number;
+  /** About how many decisions a read may bring; PAGE_ROWS by default. */
+  readonly pageRows?: number;
+  /**
+   * Told as whole matches are encoded, just before their bytes are handed over (JSONL: the next chunk;
+   * Parquet: a record batch enters the writer): once the consumer has written that chunk, `cursor` resumes
+   * after everything written.
+   */
+  readonly onProgress?: (progress: ExportProgress) => void;
+}
+
+/** The cursor kind: a cursor only resumes the export (format and discount) that issued it. */
+const cursorKind = (format: ExportFormat, discount: number): string =>
+  format === "episodes.jsonl" ? `export:${format}` : `export:${format}:discount=${discount}`;
+
+const discountError = (got: unknown) =>
+  new QueryError(`\`discount\` must be a number in [0, 1] (1 = undiscounted), got ${JSON.stringify(got)}`);
+
+function checkDiscount(discount: number): number {
+  if (typeof discount !== "number" || !Number.isFinite(discount) || discount < 0 || discount > 1) {
+    throw discountError(discount);
+  }
+  return discount;
+}
+
+/** A discount given as text (a query parameter, a flag). */
+export function parseDiscount(text: string): number {
+  if (!/^\s*(\d+(\.\d*)?|\.\d+)(e-?\d+)?\s*$/i.test(text)) throw discountError(text);
+  return checkDiscount(Number(text));
+}
+
+type JsonlEncoder = (entry: ExportMatch, discount: number) => { text: string; rows: number };
+const JSONL: Record<Exclude<ExportFormat, "parquet">, JsonlEncoder> = {
+  "episodes.jsonl": episodeLine,
+  "turns.jsonl": turnLines,
+  "verl.jsonl": verlLines,
+};
+
+/**
+ * Streams a dataset of the ended matches that `options.filter` selects, in (created_at, id) order. Bad
+ * options throw a QueryError here, before anything is read; the store is read one page at a time as the
+ * consumer pulls, so memory stays bounded and a consumer that stops pulling stops the export.
+ */
+export function exportDataset(
+  store: ReplayStore,
+  format: ExportFormat,
+  options: ExportOptions,
+): AsyncIterable<Uint8Array> {
+  const discount = checkDiscount(options.discount ?? 1);
+  const limits = { matches: options.pageSize ?? PAGE_SIZE, rows: options.pageRows ?? PAGE_ROWS };
+  if (!Number.isInteger(limits.matches) || limits.matches < 1 || !(limits.rows >= 1)) {
+    throw new RangeError(`pageSize and pageRows must be ≥ 1, got ${limits.matches} and ${limits.rows}`);
+  }
+  const filter: MatchFilter = { ...options.filter, ended: true };
+  const kind = cursorKind(format, discount);
+  const after: MatchPosition | undefined = options.cursor === undefined
+    ? undefined
+    : decodeCursor(kind, filter, options.cursor);
+  return {
+    async *[Symbol.asyncIterator]() {
+      const progress = { matches: 0, rows: 0, cursor: options.cursor ?? null };
+      const advance = (page: readonly ExportMatch[], rows: number) => {
+        progress.matches += page.length;
+        progress.rows += rows;
+        progress.cursor = page[page.length - 1].cursor;
+        options.onProgress?.({ ...progress });
+      };
+      const pages = matchPages(store, kind, filter, limits, after);
+      try {
+        if (format === "parquet") {
+          yield* parquetChunks(pages, discount, advance);
+          return;
+        }
+        const encode = JSONL[format];
+        const encoder = new TextEncoder();
+        for await (const page of pages) {
+          let text = "";
+          let rows = 0;
+          let from = 0;
+          for (let i = 0; i < page.length; i++) {
+            const lines = encode(page[i], discount);
+            text += lines.text;
+            rows += lines.rows;
+            if (text.length < CHUNK_CHARS && i < page.length - 1) continue;
+            advance(page.slice(from, i + 1), rows);
+            yield encoder.encode(text);
+            text = "";
+            rows = 0;
+            from = i + 1;
+          }
+        }
+      } finally {
+        await pages.return(undefined);
+      }
+    },
+  };
+}

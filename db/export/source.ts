@@ -1,0 +1,165 @@
+import { encodeCursor, positionOf } from "../query.ts";
+import type { MatchRecord } from "../records.ts";
+import { yieldToEventLoop } from "../sql.ts";
+import type { MatchFilter, MatchPosition, ReplayStore } from "../store.ts";
+
+/**
+ * A decision row as an export reads it. The observation — most of an export's bytes — stays the JSON text
+ * the database printed, so formats that pass it through never parse and re-stringify it.
+ */
+export interface StepText {
+  readonly seq: number;
+  readonly turn: number;
+  readonly seat: number;
+  /** JSON text. */
+  readonly observation: string;
+  readonly action: unknown;
+  readonly legal: boolean;
+  readonly error: unknown;
+  readonly attempts: readonly unknown[];
+  readonly defaulted: string | null;
+  readonly latencyMs: number;
+  readonly meta: Record<string, unknown> | null;
+  readonly rewards: readonly number[] | null;
+  /** ISO 8601 in UTC, as `Date.toISOString` writes it. */
+  readonly at: string;
+}
+
+/** An ended match with its decisions, and the cursor that resumes an export after it. */
+export interface ExportMatch {
+  readonly match: MatchRecord;
+  readonly steps: readonly StepText[];
+  readonly cursor: string;
+}
+
+/**
+ * One row per match of a page: its observations joined by newlines (jsonb prints none of its own) and the
+ * other columns as one JSON array. Row by row, the embedded store spends more on each result row than on
+ * its contents; this halves its export time. The lateral join looks each match up by the primary key
+ * whatever the planner's statistics say (an embedded store is never ANALYZEd, and `match_id = ANY(...)`
+ * then plans a sequential scan of every step for every page).
+ */
+const STEPS_OF_PAGE = `
+SELECT p.n, s.observations, s.rest
+FROM unnest($1::text[]) WITH ORDINALITY AS p(id, n)
+CROSS JOIN LATERAL (
+  SELECT string_agg(observation::text, E'\\n' ORDER BY seq) AS observations,
+    json_agg(json_build_array(seq, turn, seat, action, legal, error, attempts, defaulted, latency_ms, meta, rewards,
+      to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY seq)::text AS rest
+  FROM steps WHERE match_id = p.id
+) s
+ORDER BY p.n`;
+
+type StepColumns = [
+  seq: number,
+  turn: number,
+  seat: number,
+  action: unknown,
+  legal: boolean,
+  error: unknown,
+  attempts: unknown[],
+  defaulted: string | null,
+  latencyMs: number,
+  meta: Record<string, unknown> | null,
+  rewards: number[] | null,
+  at: string,
+];
+
+interface PageRow {
+  n: number | string;
+  observations: string | null;
+  rest: string | null;
+}
+
+/** A match's decisions from its page row. */
+function stepsOf(row: PageRow): StepText[] {
+  if (row.observations === null || row.rest === null) return []; // ended before anyone moved
+  const observations = row.observations.split("\n");
+  const columns = JSON.parse(row.rest) as StepColumns[];
+  return columns.map((c, i) => ({
+    seq: c[0],
+    turn: c[1],
+    seat: c[2],
+    observation: observations[i],
+    action: c[3],
+    legal: c[4],
+    error: c[5],
+    attempts: c[6],
+    defaulted: c[7],
+    latencyMs: c[8],
+    meta: c[9],
+    rewards: c[10],
+    at: c[11],
+  }));
+}
+
+/** The decisions of a page of matches, with each match's resume cursor. */
+async function withSteps(
+  store: ReplayStore,
+  matches: readonly MatchRecord[],
+  cursorOf: (match: MatchRecord) => string,
+): Promise<ExportMatch[]> {
+  const rows = await store.sql.query<PageRow>(STEPS_OF_PAGE, [matches.map((m) => m.id)]);
+  const steps: StepText[][] = matches.map(() => []);
+  for (const row of rows) steps[Number(row.n) - 1] = stepsOf(row);
+  return matches.map((match, i) => ({ match, steps: steps[i], cursor: cursorOf(match) }));
+}
+
+/** Pages read ahead of the consumer: the matches of page n+1 need only those of page n, not its steps. */
+const READ_AHEAD = 2;
+
+/** The longest prefix of `matches` within `budget` decisions (at least one match), estimated from steps and seats. */
+function withinBudget(matches: readonly MatchRecord[], budget: number): readonly MatchRecord[] {
+  let rows = 0;
+  for (let i = 0; i < matches.length; i++) {
+    rows += matches[i].steps * matches[i].seats.length;
+    if (rows > budget && i > 0) return matches.slice(0, i);
+  }
+  return matches;
+}
+
+/** How much one page holds: at most `matches` matches, and about `rows` decisions. */
+export interface PageLimits {
+  readonly matches: number;
+  /** Long matches (a 100-round IPD, a twelve-agent Donor Game) make shorter pages: memory is bounded by rows. */
+  readonly rows: number;
+}
+
+/**
+ * Pages of ended matches in (created_at, id) order after `after`, each with its decisions. Up to READ_AHEAD
+ * pages are read while the caller encodes one, so a PostgreSQL server works while the exporter does.
+ */
+export async function* matchPages(
+  store: ReplayStore,
+  kind: string,
+  filter: MatchFilter,
+  limits: PageLimits,
+  after: MatchPosition | undefined,
+): AsyncGenerator<ExportMatch[]> {
+  const cursorOf = (match: MatchRecord) => encodeCursor(kind, filter, positionOf(match));
+  /** The previous page's matches, and whether the store had no more after them. */
+  let previous = Promise.resolve<{ matches: readonly MatchRecord[]; last: boolean } | undefined>(undefined);
+  const read = (): Promise<ExportMatch[]> => {
+    const matches = previous.then(async (before) => {
+      if (before?.last) return { matches: [], last: true };
+      const position = before ? positionOf(before.matches[before.matches.length - 1]) : after;
+      const found = await store.matches(filter, limits.matches, position);
+      const page = withinBudget(found, limits.rows);
+      return { matches: page, last: found.length < limits.matches && page.length === found.length };
+    });
+    previous = matches;
+    const page = matches.then(({ matches }) => (matches.length ? withSteps(store, matches, cursorOf) : []));
+    // Its failure is thrown where the page is awaited; until then it must not count as unhandled.
+    page.catch(() => {});
+    return page;
+  };
+  const ahead: Promise<ExportMatch[]>[] = [];
+  for (;;) {
+    while (ahead.length < READ_AHEAD) ahead.push(read());
+    const page = await ahead.shift()!;
+    if (page.length === 0) return;
+    yield page;
+    // PGlite answers through microtasks only: let sockets and timers run between pages.
+    if (store.backend === "pglite") await yieldToEventLoop();
+  }
+}

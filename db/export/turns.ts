@@ -1,0 +1,30 @@
+import { jsonString as text, jsonText as json } from "./json-text.ts";
+import type { ExportMatch } from "./source.ts";
+import { type TurnRow, turnRows } from "./turns-view.ts";
+
+/** `turns.jsonl`: the turns view, one JSON object per decision. */
+
+/** One row as a JSON line; JSON-valued fields are spliced in as the store printed them. */
+export function turnLine(r: TurnRow): string {
+  return `{"match_id":${text(r.matchId)},"game":${text(r.game)},"game_version":${r.gameVersion},"variant":${
+    text(r.variant)
+  },"seat":${r.seat},"role":${text(r.role)},"participant_kind":${text(r.participantKind)},"participant_name":${
+    text(r.participantName)
+  },"turn":${r.turn},"seq":${r.seq},"observation":${r.observation},"prompt":${text(r.prompt)},"messages":${
+    json(r.messages)
+  },"response":${text(r.response)},"action":${json(r.action)},"legal":${r.legal},"error":${
+    json(r.error)
+  },"attempts":${r.attempts},"defaulted":${
+    text(r.defaulted)
+  },"latency_ms":${r.latencyMs},"prompt_tokens":${r.promptTokens},"completion_tokens":${r.completionTokens},"reward":${r.reward},"return":${r.return},"return_to_go":${r.returnToGo},"cursor":${
+    text(r.cursor)
+  }}\n`;
+}
+
+/** The lines of one match. */
+export function turnLines(entry: ExportMatch, discount: number): { text: string; rows: number } {
+  const rows = turnRows(entry, discount);
+  let out = "";
+  for (const r of rows) out += turnLine(r);
+  return { text: out, rows: rows.length };
+}

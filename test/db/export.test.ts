@@ -1,0 +1,508 @@
+import * as arrow from "apache-arrow";
+import * as parquet from "parquet-wasm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  exportDataset,
+  type ExportFormat,
+  exportFormat,
+  type ExportOptions,
+  type ExportProgress,
+  FORMATS,
+  parseDiscount,
+} from "../../db/export/index.ts";
+import { QueryError } from "../../db/query.ts";
+import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
+import type { ReplayStore } from "../../db/store.ts";
+import { getGame } from "../../games/registry.ts";
+import { playRecorded, type Recorded, writeRecorded } from "../support/recorded-matches.ts";
+import { seedStore } from "../support/seed-store.ts";
+import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
+
+type Row = Record<string, unknown> & { match_id: string; seq: number };
+
+const T0 = Date.parse("2026-03-01T00:00:00Z");
+const at = (minute: number) => new Date(T0 + minute * 60_000);
+
+/** IPD, 3 rounds, tit-for-tat against always-defect: rewards [0,5], [1,1], [1,1] — computed by hand below. */
+const known = playRecorded({
+  id: "known-ipd",
+  game: "ipd",
+  config: { rounds: 3 },
+  strategies: ["tit-for-tat", "always-defect"],
+  createdAt: at(0),
+});
+
+/** A Kuhn match whose seat 0 is an LLM: its prompts, responses, token counts, and one refused attempt. */
+function withLlmSeat(recorded: Recorded): Recorded {
+  const steps = recorded.steps.map((row, i): StepRecordRow =>
+    row.seat !== 0 ? row : {
+      ...row,
+      meta: {
+        prompt: [{ role: "system", content: "rules" }, { role: "user", content: `turn ${row.turn}` }],
+        response: `I choose [${(row.action as { type: string }).type}]`,
+        usage: { prompt_tokens: 100 + i, completion_tokens: 7 },
+      },
+      ...(i === 0
+        ? {
+          attempts: [{ input: "raise", code: "illegal_action", message: "not legal now; legal: check, bet" }],
+          error: { code: "illegal_action", message: "not legal now; legal: check, bet" },
+        }
+        : {}),
+    }
+  );
+  return {
+    match: {
+      ...recorded.match,
+      seats: [{ kind: "llm", name: "llm-alice", tokenId: "tok-alice" }, recorded.match.seats[1]!],
+    },
+    steps,
+  };
+}
+
+/** An IPD match whose seat 0 timed out in round 2 and forfeited: its last row has no action. */
+function forfeited(recorded: Recorded): Recorded {
+  const [first, second, third] = recorded.steps;
+  const lost: StepRecordRow = {
+    ...third,
+    action: null,
+    legal: false,
+    error: { code: "timeout", message: "the seat's clock ran out" },
+    rewards: null,
+  };
+  return {
+    match: {
+      ...recorded.match,
+      statuses: ["TIMEOUT", "DONE"],
+      returns: first.rewards ?? second.rewards,
+      endReason: "forfeit",
+      culprit: 0,
+      steps: 1,
+    },
+    steps: [first, second, lost],
+  };
+}
+
+const unfinished = (recorded: Recorded): Recorded => ({
+  match: { ...recorded.match, returns: null, endReason: null, endedAt: null, statuses: ["ACTIVE", "ACTIVE"] },
+  steps: recorded.steps.slice(0, 3),
+});
+
+const RECORDED: Recorded[] = [
+  known,
+  ...[1, 2, 3, 4].map((i) =>
+    playRecorded({ id: `ipd-${i}`, game: "ipd", strategies: ["random", "grim-trigger"], createdAt: at(i) })
+  ),
+  ...[5, 6, 7, 8, 9].map((i) =>
+    playRecorded({ id: `kuhn-${i}`, game: "kuhn-poker", strategies: ["random"], createdAt: at(i) })
+  ),
+  withLlmSeat(
+    playRecorded({ id: "kuhn-llm", game: "kuhn-poker", strategies: ["always-raise", "random"], createdAt: at(10) }),
+  ),
+  ...[11, 12].map((i) =>
+    playRecorded({ id: `leduc-${i}`, game: "leduc-poker", strategies: ["random"], createdAt: at(i) })
+  ),
+  forfeited(playRecorded({ id: "ipd-forfeit", game: "ipd", strategies: ["random"], createdAt: at(13) })),
+  // Same creation time as the next: the (created_at, id) order breaks the tie.
+  playRecorded({ id: "tie-b", game: "tic-tac-toe", strategies: ["random"], createdAt: at(14) }),
+  playRecorded({ id: "tie-a", game: "tic-tac-toe", strategies: ["random"], createdAt: at(14) }),
+  unfinished(playRecorded({ id: "still-running", game: "ipd", strategies: ["random"], createdAt: at(15) })),
+];
+
+const ENDED = RECORDED.filter((r) => r.match.endedAt !== null);
+/** Ended matches in export order. */
+const ORDER = [...ENDED].sort((a, b) =>
+  a.match.createdAt.getTime() - b.match.createdAt.getTime() || (a.match.id < b.match.id ? -1 : 1)
+);
+const DECISIONS = ENDED.reduce((n, r) => n + r.steps.length, 0);
+
+async function collect(
+  store: ReplayStore,
+  format: ExportFormat,
+  options: Partial<ExportOptions> = {},
+): Promise<{ bytes: Uint8Array; progress: ExportProgress[] }> {
+  const progress: ExportProgress[] = [];
+  const chunks: Uint8Array[] = [];
+  for await (
+    const chunk of exportDataset(store, format, { filter: {}, onProgress: (p) => progress.push(p), ...options })
+  ) chunks.push(chunk);
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((offset, c) => (bytes.set(c, offset), offset + c.length), 0);
+  return { bytes, progress };
+}
+
+const lines = (bytes: Uint8Array): Row[] =>
+  new TextDecoder().decode(bytes).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+
+async function jsonl(store: ReplayStore, format: ExportFormat, options: Partial<ExportOptions> = {}): Promise<Row[]> {
+  return lines((await collect(store, format, options)).bytes);
+}
+
+/** A decision's (or, in episodes, a match's) identity in any JSONL format. */
+const key = (r: Row): string => {
+  const info = (r.extra_info ?? r) as Row;
+  return `${info.match_id}#${info.seq ?? ""}`;
+};
+
+/** Parquet rows as plain objects, JSON-text columns parsed, to compare with turns.jsonl. */
+function parquetRows(bytes: Uint8Array): Row[] {
+  const table = arrow.tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
+  const json = ["observation", "messages", "action", "error"];
+  return table.toArray().map((row) => {
+    const o = row.toJSON() as Record<string, unknown>;
+    for (const k of json) if (typeof o[k] === "string") o[k] = JSON.parse(o[k] as string);
+    return o as Row;
+  });
+}
+
+describe.each(BACKENDS)("dataset export (%s)", (backend) => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    await writeRecorded(t.store, RECORDED);
+  });
+  afterAll(() => t.close());
+
+  it("exports every ended match in (created_at, id) order, never an unfinished one", async () => {
+    const episodes = await jsonl(t.store, "episodes.jsonl");
+    expect(episodes.map((e) => e.match_id)).toEqual(ORDER.map((r) => r.match.id));
+    const turns = await jsonl(t.store, "turns.jsonl");
+    expect(turns).toHaveLength(DECISIONS);
+    expect(turns.some((r) => r.match_id === "still-running")).toBe(false);
+    expect(await jsonl(t.store, "verl.jsonl")).toHaveLength(DECISIONS);
+    expect(parquetRows((await collect(t.store, "parquet")).bytes)).toHaveLength(DECISIONS);
+  });
+
+  it("writes the full record of each match in episodes.jsonl", async () => {
+    const [episode] = await jsonl(t.store, "episodes.jsonl", { filter: { game: "ipd", to: at(0.5) } });
+    const { match, steps } = known;
+    expect(episode).toMatchObject({
+      match_id: "known-ipd",
+      game: "ipd",
+      game_version: match.gameVersion,
+      variant: "classic",
+      config: match.config,
+      seed: match.seed,
+      seats: match.seats,
+      conduct: match.conduct,
+      statuses: ["DONE", "DONE"],
+      returns: [2, 7],
+      end_reason: "completed",
+      culprit: null,
+      game_steps: 3,
+      created_at: match.createdAt.toISOString(),
+      ended_at: match.endedAt!.toISOString(),
+    });
+    expect(episode.steps).toEqual(steps.map((s) => ({
+      seq: s.seq,
+      turn: s.turn,
+      seat: s.seat,
+      observation: s.observation,
+      action: s.action,
+      legal: s.legal,
+      error: s.error,
+      attempts: s.attempts,
+      defaulted: s.defaulted,
+      latency_ms: s.latencyMs,
+      meta: s.meta,
+      rewards: s.rewards,
+      at: s.at.toISOString(),
+    })));
+    expect(typeof episode.cursor).toBe("string");
+  });
+
+  it("computes step rewards, returns and discounted returns-to-go as a hand computation does", async () => {
+    const known3 = { filter: { game: "ipd" as const, to: at(0.5) } };
+    // Rewards per round: [0,5], [1,1], [1,1]. With γ = 0.5, seat 0: G2 = 1, G1 = 1 + 0.5·1 = 1.5,
+    // G0 = 0 + 0.5·1.5 = 0.75; seat 1: G2 = 1, G1 = 1.5, G0 = 5 + 0.75 = 5.75.
+    const half = await jsonl(t.store, "turns.jsonl", { ...known3, discount: 0.5 });
+    expect(half.map((r) => [r.turn, r.seat, r.reward, r.return, r.return_to_go])).toEqual([
+      [0, 0, 0, 2, 0.75],
+      [0, 1, 5, 7, 5.75],
+      [1, 0, 1, 2, 1.5],
+      [1, 1, 1, 7, 1.5],
+      [2, 0, 1, 2, 1],
+      [2, 1, 1, 7, 1],
+    ]);
+    // Undiscounted, the return-to-go at the first turn is the return.
+    const whole = await jsonl(t.store, "turns.jsonl", known3);
+    expect(whole.map((r) => r.return_to_go)).toEqual([2, 7, 2, 2, 1, 1]);
+    // γ = 0: only the step's own reward.
+    const myopic = await jsonl(t.store, "turns.jsonl", { ...known3, discount: 0 });
+    expect(myopic.map((r) => r.return_to_go)).toEqual(myopic.map((r) => r.reward));
+  });
+
+  it("gives every decision of a sequential game its step's reward, and the undiscounted return-to-go sums to the return", async () => {
+    const turns = await jsonl(t.store, "turns.jsonl", { filter: { game: "leduc-poker" } });
+    for (const { match, steps } of ENDED.filter((r) => r.match.game === "leduc-poker")) {
+      const rows = turns.filter((r) => r.match_id === match.id);
+      expect(rows.map((r) => r.seq)).toEqual(steps.map((s) => s.seq));
+      for (const row of rows) {
+        const seat = row.seat as number;
+        const reward = steps.find((s) => s.turn === row.turn && s.rewards)?.rewards?.[seat] ?? 0;
+        const toGo = steps.filter((s) => s.turn >= (row.turn as number) && s.rewards)
+          .reduce((sum, s) => sum + s.rewards![seat], 0);
+        expect(row.reward).toBe(reward);
+        expect(row.return_to_go).toBeCloseTo(toGo, 9);
+        expect(row.return).toBe(match.returns![seat]);
+      }
+      expect(rows.filter((r) => r.turn === 0).map((r) => r.return_to_go)).toEqual(
+        rows.filter((r) => r.turn === 0).map((r) => r.return),
+      );
+    }
+  });
+
+  it("fills the turns view from the record: prompt, LLM messages, response, tokens, attempts, participants", async () => {
+    const turns = await jsonl(t.store, "turns.jsonl", { filter: { participant: "tok-alice" } });
+    const recorded = ENDED.find((r) => r.match.id === "kuhn-llm")!;
+    expect(turns.map((r) => r.seq)).toEqual(recorded.steps.map((s) => s.seq));
+    const kuhn = getGame("kuhn-poker");
+    for (const [i, row] of turns.entries()) {
+      const step = recorded.steps[i];
+      expect(row).toMatchObject({
+        match_id: "kuhn-llm",
+        game: "kuhn-poker",
+        variant: "standard",
+        seat: step.seat,
+        role: `seat${step.seat}`,
+        participant_kind: step.seat === 0 ? "llm" : "builtin",
+        participant_name: step.seat === 0 ? "llm-alice" : "random",
+        turn: step.turn,
+        observation: step.observation,
+        prompt: kuhn.describe(step.observation),
+        messages: step.meta?.prompt ?? null,
+        response: step.meta?.response ?? null,
+        action: step.action,
+        legal: true,
+        error: step.error,
+        attempts: step.attempts.length,
+        defaulted: null,
+        latency_ms: 1.5,
+        prompt_tokens: step.seat === 0 ? (step.meta!.usage as { prompt_tokens: number }).prompt_tokens : null,
+        completion_tokens: step.seat === 0 ? 7 : null,
+      });
+    }
+    expect(turns[0]).toMatchObject({ attempts: 1, error: { code: "illegal_action" } });
+    // Only the match's last row carries the cursor that resumes after it.
+    expect(turns.map((r) => r.cursor === null)).toEqual(turns.map((_, i) => i < turns.length - 1));
+  });
+
+  it("keeps the decision a forfeit cut short, without an action", async () => {
+    const turns = await jsonl(t.store, "turns.jsonl", { filter: { game: "ipd", from: at(13) } });
+    expect(turns.map((r) => [r.turn, r.seat, r.legal, r.action === null])).toEqual([
+      [0, 0, true, false],
+      [0, 1, true, false],
+      [1, 0, false, true],
+    ]);
+    expect(turns[2]).toMatchObject({ error: { code: "timeout" }, reward: 0, return_to_go: 0 });
+  });
+
+  it("shapes verl.jsonl rows: rules and the observation's text, or the LLM's own messages", async () => {
+    const rows = await jsonl(t.store, "verl.jsonl", { filter: { game: "kuhn-poker" }, discount: 0.9 });
+    const turns = await jsonl(t.store, "turns.jsonl", { filter: { game: "kuhn-poker" }, discount: 0.9 });
+    expect(rows).toHaveLength(turns.length);
+    const kuhn = getGame("kuhn-poker");
+    for (const [i, row] of rows.entries()) {
+      const turn = turns[i];
+      const match = ENDED.find((r) => r.match.id === turn.match_id)!.match as MatchRecord;
+      expect(row).toEqual({
+        data_source: "kuhn-poker",
+        prompt: turn.messages ??
+          [{ role: "system", content: kuhn.rules(match.config) }, { role: "user", content: turn.prompt }],
+        ability: "game",
+        reward_model: { style: "rule", ground_truth: JSON.stringify(turn.action) },
+        extra_info: {
+          match_id: turn.match_id,
+          game_version: turn.game_version,
+          variant: turn.variant,
+          turn: turn.turn,
+          seq: turn.seq,
+          seat: turn.seat,
+          role: turn.role,
+          legal: turn.legal,
+          response: turn.response,
+          reward: turn.reward,
+          return: turn.return,
+          return_to_go: turn.return_to_go,
+          cursor: turn.cursor === null ? null : expect.any(String), // a cursor of verl.jsonl's own
+        },
+      });
+    }
+  });
+
+  it("writes the turns view as Parquet that reads back equal to turns.jsonl", async () => {
+    const turns = await jsonl(t.store, "turns.jsonl", { discount: 0.95 });
+    const { bytes } = await collect(t.store, "parquet", { discount: 0.95, pageSize: 4 });
+    expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe("PAR1");
+    // The same rows; the cursors differ, as a cursor resumes only the format that issued it.
+    const withoutCursor = (rows: Row[]) => rows.map(({ cursor, ...r }) => ({ ...r, cursor: cursor !== null }));
+    expect(withoutCursor(parquetRows(bytes))).toEqual(withoutCursor(turns));
+    const schema = parquet.readSchema(bytes);
+    expect(arrow.tableFromIPC(schema.intoIPCStream()).schema.fields.map((f) => `${f.name}:${f.type}`)).toContain(
+      "return_to_go:Float64",
+    );
+  });
+
+  it("writes a valid, empty Parquet file when nothing matches", async () => {
+    const { bytes } = await collect(t.store, "parquet", { filter: { game: "holdem" } });
+    const table = arrow.tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
+    expect(table.numRows).toBe(0);
+    expect(table.schema.fields.map((f) => f.name)).toContain("observation");
+    expect((await collect(t.store, "turns.jsonl", { filter: { game: "holdem" } })).bytes).toHaveLength(0);
+  });
+
+  it("fails an export whose store fails midway, leaving no Parquet file a reader would accept", async () => {
+    const sql = t.store.sql as { query: ReplayStore["sql"]["query"] };
+    const query = sql.query;
+    // The second page (pageSize 3) fails, whichever export asks for it.
+    const second = ORDER[3].match.id;
+    sql.query = (text, params) =>
+      text.includes("string_agg") && (params?.[0] as string[]).includes(second)
+        ? Promise.reject(new Error("connection lost"))
+        : query(text, params);
+    try {
+      for (const format of ["turns.jsonl", "parquet"] as const) {
+        const chunks: Uint8Array[] = [];
+        const run = async () => {
+          for await (const chunk of exportDataset(t.store, format, { filter: {}, pageSize: 3 })) chunks.push(chunk);
+        };
+        await expect(run(), format).rejects.toThrow("connection lost");
+        const bytes = new Uint8Array(chunks.flatMap((c) => [...c]));
+        if (format === "parquet") expect(() => parquet.readParquet(bytes)).toThrow();
+        else {expect(new Set(lines(bytes).map((r) => r.match_id))).toEqual(
+            new Set(ORDER.slice(0, 3).map((r) => r.match.id)),
+          );}
+      }
+    } finally {
+      sql.query = query;
+    }
+  });
+
+  it("filters by game, variant, participant and creation time", async () => {
+    const ids = async (filter: ExportOptions["filter"]) =>
+      (await jsonl(t.store, "episodes.jsonl", { filter })).map((e) => e.match_id);
+    expect(await ids({ game: "kuhn-poker" })).toEqual(["kuhn-5", "kuhn-6", "kuhn-7", "kuhn-8", "kuhn-9", "kuhn-llm"]);
+    expect(await ids({ game: "ipd", variant: "lola" })).toEqual([]);
+    expect(await ids({ participant: "llm-alice" })).toEqual(["kuhn-llm"]);
+    expect(await ids({ participant: "grim-trigger" })).toEqual(["ipd-1", "ipd-2", "ipd-3", "ipd-4"]);
+    expect(await ids({ from: at(11), to: at(14) })).toEqual(["leduc-11", "leduc-12", "ipd-forfeit"]);
+    expect(await ids({ from: at(14) })).toEqual(["tie-a", "tie-b"]);
+  });
+
+  for (const format of FORMATS) {
+    it(`resumes ${format} from a progress cursor with exactly the remaining rows`, async () => {
+      const whole = await collect(t.store, format, { pageSize: 3 });
+      const pages = whole.progress;
+      expect(pages.map((p) => p.matches)).toEqual([3, 6, 9, 12, 15, 16]);
+      expect(pages.at(-1)!.rows).toBe(format === "episodes.jsonl" ? ENDED.length : DECISIONS);
+      // Stop after two pages, as a consumer that went away would, and resume from what progress said.
+      const seen: ExportProgress[] = [];
+      const head: Uint8Array[] = [];
+      for await (
+        const chunk of exportDataset(t.store, format, { filter: {}, pageSize: 3, onProgress: (p) => seen.push(p) })
+      ) {
+        head.push(chunk);
+        if (format !== "parquet" && head.length === 2) break;
+      }
+      if (format === "parquet") {
+        // A Parquet file is whole or unreadable: its cursors are for exporting what was added since.
+        const rest = await collect(t.store, format, { cursor: pages[3].cursor!, pageSize: 3 });
+        const rows = parquetRows(rest.bytes);
+        const all = parquetRows(whole.bytes);
+        expect(rows).toEqual(all.slice(all.findIndex((r) => r.match_id === ORDER[12].match.id)));
+        return;
+      }
+      const cursor = seen.at(-1)!.cursor!;
+      expect(seen.at(-1)!.matches).toBe(6);
+      const rest = await collect(t.store, format, { cursor, pageSize: 3 });
+      const first = lines(new Uint8Array(head.flatMap((c) => [...c])));
+      const second = lines(rest.bytes);
+      expect([...first, ...second]).toEqual(lines(whole.bytes));
+      expect(new Set([...first, ...second].map(key)).size).toBe(first.length + second.length);
+      expect(rest.progress.at(-1)!.cursor).toBe(pages.at(-1)!.cursor);
+    });
+  }
+
+  it("makes pages of long matches shorter, losing and repeating nothing", async () => {
+    const whole = await jsonl(t.store, "turns.jsonl");
+    // IPD matches estimate 20 decisions (10 steps × 2 seats): a budget of 25 takes one IPD match at a time.
+    const { bytes, progress } = await collect(t.store, "turns.jsonl", { pageSize: 4, pageRows: 25 });
+    expect(lines(bytes)).toEqual(whole);
+    const perPage = progress.map((p, i) => p.matches - (progress[i - 1]?.matches ?? 0));
+    expect(perPage.slice(0, 5)).toEqual([1, 1, 1, 1, 1]); // known-ipd (6) + ipd-1 (20) > 25
+    expect(perPage.reduce((a, b) => a + b)).toBe(ENDED.length);
+  });
+
+  it("resumes from the cursor on a row: the last row that has one", async () => {
+    const turns = await jsonl(t.store, "turns.jsonl");
+    const cut = turns.findIndex((r) => r.match_id === "kuhn-llm");
+    const partial = turns.slice(0, cut + 2); // as if the download stopped inside kuhn-llm
+    const cursor = partial.findLast((r) => r.cursor !== null)!.cursor as string;
+    const complete = turns.slice(0, turns.findLastIndex((r, i) => i < partial.length && r.cursor !== null) + 1);
+    const rest = await jsonl(t.store, "turns.jsonl", { cursor });
+    expect([...complete, ...rest].map(key)).toEqual(turns.map(key));
+  });
+
+  it("refuses a cursor of another format, filter or discount, and one it did not issue", async () => {
+    const { progress } = await collect(t.store, "turns.jsonl", { filter: { game: "ipd" }, discount: 0.9 });
+    const cursor = progress.at(-1)!.cursor!;
+    const attempt = (format: ExportFormat, options: Partial<ExportOptions>) => () =>
+      exportDataset(t.store, format, { filter: { game: "ipd" }, discount: 0.9, cursor, ...options });
+    expect(attempt("turns.jsonl", {})).not.toThrow();
+    expect(attempt("verl.jsonl", {})).toThrow(/belongs to a different query/);
+    expect(attempt("episodes.jsonl", {})).toThrow(QueryError);
+    expect(attempt("turns.jsonl", { filter: { game: "kuhn-poker" } })).toThrow(/different query/);
+    expect(attempt("turns.jsonl", { discount: 1 })).toThrow(/different query/);
+    expect(attempt("turns.jsonl", { cursor: "not-a-cursor" })).toThrow(/not a cursor this server issued/);
+  });
+
+  it("refuses unknown formats and discounts outside [0, 1], naming what is allowed", () => {
+    expect(() => exportFormat("csv")).toThrow(
+      new QueryError("no export format `csv`; formats: episodes.jsonl, turns.jsonl, verl.jsonl, parquet"),
+    );
+    expect(FORMATS.map(exportFormat)).toEqual([...FORMATS]);
+    for (const bad of [-0.1, 1.5, Number.NaN]) {
+      expect(() => exportDataset(t.store, "turns.jsonl", { filter: {}, discount: bad })).toThrow(
+        /`discount` must be a number in \[0, 1\]/,
+      );
+    }
+    expect(parseDiscount("0.99")).toBe(0.99);
+    for (const bad of ["", "abc", "1.01", "-1", "0x1"]) expect(() => parseDiscount(bad)).toThrow(QueryError);
+  });
+});
+
+describe.each(BACKENDS)("dataset export of matches the server's Match recorded (%s)", (backend) => {
+  let t: TestStore;
+  let ids: string[];
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    ids = [
+      ...await seedStore(t.store, { game: "ipd", matches: 3, strategies: ["tit-for-tat", "random"] }),
+      ...await seedStore(t.store, { game: "kuhn-poker", matches: 4 }),
+      ...await seedStore(t.store, { game: "leduc-poker", matches: 2 }),
+    ];
+  });
+  afterAll(() => t.close());
+
+  it("gives every stored decision one row, with its observation, action and rewards", async () => {
+    const stored = await t.store.stepsOf(ids);
+    const turns = await jsonl(t.store, "turns.jsonl");
+    expect(new Set(turns.map((r) => r.match_id))).toEqual(new Set(ids));
+    for (const id of ids) {
+      const match = (await t.store.match(id))!;
+      const steps = stored.get(id)!;
+      const rows = turns.filter((r) => r.match_id === id);
+      expect(rows.map((r) => [r.seq, r.turn, r.seat])).toEqual(steps.map((s) => [s.seq, s.turn, s.seat]));
+      expect(rows.map((r) => r.observation)).toEqual(steps.map((s) => s.observation));
+      expect(rows.map((r) => r.action)).toEqual(steps.map((s) => s.action));
+      expect(rows.map((r) => r.prompt)).toEqual(steps.map((s) => getGame(match.game).describe(s.observation)));
+      // Undiscounted, the return-to-go of a seat's first step is its return (raw payoffs sum up).
+      for (const row of rows.filter((r) => r.turn === 0)) expect(row.return_to_go).toBeCloseTo(row.return as number, 9);
+      const completing = steps.filter((s) => s.rewards !== null);
+      expect(new Set(completing.map((s) => s.turn)).size).toBe(match.steps);
+    }
+    expect(await jsonl(t.store, "verl.jsonl")).toHaveLength(turns.length);
+    expect((await jsonl(t.store, "episodes.jsonl")).map((e) => e.match_id).sort()).toEqual([...ids].sort());
+    const fromParquet = parquetRows((await collect(t.store, "parquet")).bytes);
+    expect(fromParquet.map(({ cursor: _, ...r }) => r)).toEqual(turns.map(({ cursor: _, ...r }) => r));
+  });
+});
