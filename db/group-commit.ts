@@ -54,8 +54,8 @@ const emptyBatch = (): Batch => ({ matches: new Map(), steps: [], waiters: [] })
 const MATCH_COLUMNS = "id text, game text, game_version integer, variant text, config jsonb, seed text, " +
   "seats jsonb, conduct jsonb, statuses jsonb, returns jsonb, end_reason text, culprit integer, steps integer, " +
   "created_at timestamptz, started_at timestamptz, ended_at timestamptz";
-const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation jsonb, action jsonb, " +
-  "legal boolean, error jsonb, attempts jsonb, defaulted text, latency_ms real, meta jsonb, rewards jsonb, " +
+const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation json, action json, " +
+  "legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, rewards json, " +
   "writer text, at timestamptz";
 const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0]).join(", ");
 
@@ -67,14 +67,14 @@ const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0
 const WRITE_BATCH = `
 WITH m AS (
   INSERT INTO matches (${names(MATCH_COLUMNS)})
-  SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS r(${MATCH_COLUMNS})
+  SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCH_COLUMNS})
   ON CONFLICT (id) DO UPDATE SET seats = EXCLUDED.seats, statuses = EXCLUDED.statuses,
     returns = EXCLUDED.returns, end_reason = EXCLUDED.end_reason, culprit = EXCLUDED.culprit,
     steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at
   RETURNING 1
 ), s AS (
   INSERT INTO steps (${names(STEP_COLUMNS)})
-  SELECT * FROM jsonb_to_recordset($2::text::jsonb) AS r(${STEP_COLUMNS})
+  SELECT * FROM json_to_recordset($2::text::json) AS r(${STEP_COLUMNS})
   ON CONFLICT (match_id, seq) DO NOTHING
   RETURNING 1
 )
@@ -283,7 +283,7 @@ export class GroupCommit {
     const keys = JSON.stringify(batch.steps.map((s) => ({ match_id: s.matchId, seq: s.seq })));
     const foreign = await this.sql.query<{ match_id: string; seq: number }>(
       `SELECT s.match_id, min(s.seq) AS seq FROM steps s
-       JOIN jsonb_to_recordset($1::text::jsonb) AS k(match_id text, seq integer) ON s.match_id = k.match_id AND s.seq = k.seq
+       JOIN json_to_recordset($1::text::json) AS k(match_id text, seq integer) ON s.match_id = k.match_id AND s.seq = k.seq
        WHERE s.writer <> $2 GROUP BY s.match_id`,
       [keys, this.writer],
     );

@@ -199,6 +199,8 @@ export class ReplayStore {
       : await openEmbedded(options.dataDir);
     try {
       await migrate(sql);
+      // PGlite has no autovacuum: without statistics its planner scans whole tables for keyed lookups.
+      if (sql.backend === "pglite") await sql.exec("ANALYZE matches, steps");
     } catch (error) {
       await sql.close().catch(() => {});
       unlock();

@@ -33,7 +33,7 @@ export interface ExportMatch {
 }
 
 /**
- * One row per match of a page: its observations joined by newlines (jsonb prints none of its own) and the
+ * One row per match of a page: its observations joined by newlines (stored JSON text holds none) and the
  * other columns as one JSON array. Row by row, the embedded store spends more on each result row than on
  * its contents; this halves its export time. The lateral join looks each match up by the primary key
  * whatever the planner's statistics say (an embedded store is never ANALYZEd, and `match_id = ANY(...)`

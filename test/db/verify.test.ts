@@ -37,7 +37,7 @@ describe.each(BACKENDS)("replay verification on %s", (backend) => {
   });
 
   it("reports a changed observation at its decision", async () => {
-    await sql(`UPDATE steps SET observation = jsonb_set(observation, '{pot}', '77') WHERE match_id = $1 AND seq = 2`, [
+    await sql(`UPDATE steps SET observation = jsonb_set(observation::jsonb, '{pot}', '77')::json WHERE match_id = $1 AND seq = 2`, [
       kuhn[0],
     ]);
     const report = await check(kuhn[0]);
@@ -56,8 +56,8 @@ describe.each(BACKENDS)("replay verification on %s", (backend) => {
 
   it("reports a changed (still legal) action where its consequences first show", async () => {
     await sql(
-      `UPDATE steps SET action = CASE WHEN action->>'type' = 'check' THEN '{"type":"bet"}'::jsonb
-         ELSE '{"type":"check"}'::jsonb END WHERE match_id = $1 AND seq = 1`,
+      `UPDATE steps SET action = CASE WHEN action->>'type' = 'check' THEN '{"type":"bet"}'::json
+         ELSE '{"type":"check"}'::json END WHERE match_id = $1 AND seq = 1`,
       [kuhn[2]],
     );
     const report = await check(kuhn[2]);
