@@ -37,9 +37,12 @@ describe.each(BACKENDS)("replay verification on %s", (backend) => {
   });
 
   it("reports a changed observation at its decision", async () => {
-    await sql(`UPDATE steps SET observation = jsonb_set(observation::jsonb, '{pot}', '77')::json WHERE match_id = $1 AND seq = 2`, [
-      kuhn[0],
-    ]);
+    await sql(
+      `UPDATE steps SET observation = jsonb_set(observation::jsonb, '{pot}', '77')::json WHERE match_id = $1 AND seq = 2`,
+      [
+        kuhn[0],
+      ],
+    );
     const report = await check(kuhn[0]);
     expect(report).toMatchObject({ ok: false, verifiable: true, differenceCount: 1 });
     expect(report.differences[0]).toMatchObject({ seq: 2, what: "observation", stored: { pot: 77 } });
