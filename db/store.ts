@@ -152,9 +152,14 @@ function lockDirectory(dir: string): () => void {
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // A killed process nobody reaped (a container whose PID 1 is not an init) is a zombie: it holds nothing.
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return true; // no /proc here: trust the signal check
   }
 }
 

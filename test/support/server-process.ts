@@ -26,7 +26,8 @@ export interface ServerProcess {
 /** Starts `ludus serve` as its own process on a free port and waits until it listens. */
 export function startServerProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
   const child: ChildProcess = spawn(DENO, [...ludusCommand(), "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
-    env: { ...process.env, ...env },
+    // The embedded store unless the caller names a database: CI's DATABASE_URL must not redirect it.
+    env: { ...process.env, DATABASE_URL: "", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
