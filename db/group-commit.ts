@@ -21,7 +21,7 @@ export interface GroupCommitOptions {
 }
 
 export const DEFAULT_GROUP_COMMIT = {
-  windowMs: 1,
+  windowMs: 0,
   maxBatch: 4000,
   maxBuffer: 100_000,
   retryMinMs: 50,

@@ -1,0 +1,130 @@
+import { connect as netConnect, type Socket } from "node:net";
+import { finished } from "node:stream/promises";
+import type { PGlite } from "@electric-sql/pglite";
+import postgres from "postgres";
+import type { StepRecordRow } from "../../db/records.ts";
+import { type CoresBusy, measureCores } from "./cpu.ts";
+import { type MatchScript, newMatchId, stepRow } from "./workload.ts";
+
+/**
+ * The ceiling: the same step rows appended with raw `COPY steps FROM STDIN` in large batches, each
+ * batch its own (durable) transaction, with no per-row waiting. The time includes encoding the rows
+ * into COPY's text format, the counterpart of the JSON the group commit builds.
+ */
+
+const COLUMNS = "match_id, seq, turn, seat, observation, action, legal, error, attempts, defaulted, latency_ms, " +
+  "meta, rewards, writer, at";
+const COPY_STEPS = `COPY steps (${COLUMNS}) FROM STDIN`;
+
+export interface CopyResult {
+  readonly rowsPerSecond: number;
+  readonly rowsPerCopy: number;
+  readonly copies: number;
+  /** The share of the time spent encoding rows to COPY text in this process. */
+  readonly encodeShare: number;
+  readonly coresBusy: CoresBusy;
+}
+
+/** COPY text format: tab-separated, `\N` for null, backslashes doubled (JSON never holds a raw tab or newline). */
+const json = (
+  value: unknown,
+) => (value === null || value === undefined ? "\\N" : JSON.stringify(value).replaceAll("\\", "\\\\"));
+
+function copyLine(s: StepRecordRow, writer: string): string {
+  return `${s.matchId}\t${s.seq}\t${s.turn}\t${s.seat}\t${json(s.observation)}\t${json(s.action)}\t${
+    s.legal ? "t" : "f"
+  }\t${json(s.error)}\t${json(s.attempts)}\t${s.defaulted ?? "\\N"}\t${s.latencyMs}\t${json(s.meta)}\t${
+    json(s.rewards)
+  }\t${writer}\t${s.at.toISOString()}\n`;
+}
+
+/** `count` step rows of whole matches from the scripts, under fresh match ids. */
+export function stepRows(scripts: readonly MatchScript[], count: number): StepRecordRow[] {
+  const rows: StepRecordRow[] = [];
+  for (let n = 0; rows.length < count; n++) {
+    const script = scripts[n % scripts.length];
+    const id = newMatchId();
+    for (let i = 0; i < script.decisions.length; i++) rows.push(stepRow(script, id, i));
+  }
+  return rows;
+}
+
+/** Runs `copy(text)` on fresh batches of `batch` rows for `seconds` (after one uncounted batch). */
+async function measure(
+  scripts: readonly MatchScript[],
+  writer: string,
+  batch: number,
+  seconds: number,
+  copy: (text: string) => Promise<void>,
+): Promise<CopyResult> {
+  const encode = () => {
+    const start = performance.now();
+    const text = stepRows(scripts, batch).map((row) => copyLine(row, writer)).join("");
+    return { text, rows: batch, ms: performance.now() - start };
+  };
+  await copy(encode().text);
+  let rows = 0, copies = 0, encodeMs = 0;
+  const start = performance.now();
+  const cores = measureCores();
+  while (performance.now() - start < seconds * 1000) {
+    const next = encode();
+    encodeMs += next.ms;
+    await copy(next.text);
+    rows += next.rows;
+    copies++;
+  }
+  const elapsed = performance.now() - start;
+  return {
+    rowsPerSecond: Math.round(rows / (elapsed / 1000)),
+    rowsPerCopy: batch,
+    copies,
+    encodeShare: Math.round((encodeMs / elapsed) * 1000) / 1000,
+    coresBusy: cores(),
+  };
+}
+
+/** A socket with Nagle's algorithm off, as db/sql.ts gives postgres.js (else each COPY stalls ~40 ms). */
+function noDelaySocket(o: { host: string[]; port: number[]; path?: string }): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = o.path ? netConnect(o.path) : netConnect({ host: o.host[0], port: o.port[0] });
+    socket.setNoDelay(true);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
+export async function copyToPostgres(
+  url: string,
+  scripts: readonly MatchScript[],
+  writer: string,
+  batch: number,
+  seconds: number,
+): Promise<CopyResult> {
+  const client = postgres(url, { max: 1, onnotice: () => {}, socket: noDelaySocket } as postgres.Options<
+    Record<string, never>
+  >);
+  try {
+    return await measure(scripts, writer, batch, seconds, async (text) => {
+      const stream = await client.unsafe(COPY_STEPS).writable();
+      stream.end(text);
+      await finished(stream);
+    });
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+export function copyToPglite(
+  db: PGlite,
+  scripts: readonly MatchScript[],
+  writer: string,
+  batch: number,
+  seconds: number,
+): Promise<CopyResult> {
+  return measure(scripts, writer, batch, seconds, async (text) => {
+    await db.query(`COPY steps (${COLUMNS}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+  });
+}

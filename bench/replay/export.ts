@@ -1,0 +1,78 @@
+import { exportDataset, type ExportFormat } from "../../db/export/index.ts";
+import type { ReplayStore } from "../../db/store.ts";
+import { type CoresBusy, measureCores } from "./cpu.ts";
+import { matchRecord, type MatchScript, newMatchId, stepRow } from "./workload.ts";
+
+export interface ExportResult {
+  readonly format: ExportFormat;
+  /** Rows of the format (a line of JSONL, a row of Parquet; episodes: one per match) per second. */
+  readonly rowsPerSecond: number;
+  /** Decisions exported per second, the same unit for every format. */
+  readonly stepsPerSecond: number;
+  readonly megabytesPerSecond: number;
+  /** One pass over the store. */
+  readonly rows: number;
+  readonly bytes: number;
+  /** Full passes timed. */
+  readonly passes: number;
+  readonly coresBusy: CoresBusy;
+}
+
+/** Writes `matches` ended matches through the store's group commit; returns the decisions written. */
+export async function seedEnded(store: ReplayStore, scripts: readonly MatchScript[], matches: number): Promise<number> {
+  const start = Date.now() - matches * 1000;
+  let steps = 0;
+  const writes: Promise<void>[] = [];
+  for (let n = 0; n < matches; n++) {
+    const script = scripts[n % scripts.length];
+    const id = newMatchId();
+    writes.push(store.writer.writeMatch(matchRecord(script, id, new Date(start + n * 1000), true)));
+    for (let i = 0; i < script.decisions.length; i++) writes.push(store.writer.appendStep(stepRow(script, id, i)));
+    steps += script.decisions.length;
+  }
+  await Promise.all(writes);
+  return steps;
+}
+
+/** One whole export: rows (as the exporter counts them; JSONL checked against its lines) and bytes. */
+async function pass(store: ReplayStore, format: ExportFormat): Promise<{ rows: number; bytes: number }> {
+  let rows = 0;
+  let bytes = 0;
+  let lines = 0;
+  const chunks = exportDataset(store, format, { filter: {}, onProgress: (p) => (rows = p.rows) });
+  for await (const chunk of chunks) {
+    bytes += chunk.byteLength;
+    if (format === "parquet") continue;
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+  }
+  if (format !== "parquet" && lines !== rows) throw new Error(`${format}: ${lines} lines but ${rows} rows reported`);
+  return { rows, bytes };
+}
+
+/** Exports the whole store in `format` over and over for at least `seconds`, after one untimed pass. */
+export async function measureExport(
+  store: ReplayStore,
+  format: ExportFormat,
+  steps: number,
+  seconds: number,
+): Promise<ExportResult> {
+  const { rows, bytes } = await pass(store, format);
+  const cores = measureCores();
+  const start = performance.now();
+  let passes = 0;
+  do {
+    await pass(store, format);
+    passes++;
+  } while (performance.now() - start < seconds * 1000);
+  const elapsed = (performance.now() - start) / 1000;
+  return {
+    format,
+    rowsPerSecond: Math.round((rows * passes) / elapsed),
+    stepsPerSecond: Math.round((steps * passes) / elapsed),
+    megabytesPerSecond: Math.round((bytes * passes) / elapsed / 1e5) / 10,
+    rows,
+    bytes,
+    passes,
+    coresBusy: cores(),
+  };
+}
