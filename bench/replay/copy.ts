@@ -1,8 +1,8 @@
-import { connect as netConnect, type Socket } from "node:net";
 import { finished } from "node:stream/promises";
 import type { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import type { StepRecordRow } from "../../db/records.ts";
+import { noDelaySocket } from "../../db/sql.ts";
 import { type CoresBusy, measureCores } from "./cpu.ts";
 import { type MatchScript, newMatchId, stepRow } from "./workload.ts";
 
@@ -81,19 +81,6 @@ async function measure(
     encodeShare: Math.round((encodeMs / elapsed) * 1000) / 1000,
     coresBusy: cores(),
   };
-}
-
-/** A socket with Nagle's algorithm off, as db/sql.ts gives postgres.js (else each COPY stalls ~40 ms). */
-function noDelaySocket(o: { host: string[]; port: number[]; path?: string }): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = o.path ? netConnect(o.path) : netConnect({ host: o.host[0], port: o.port[0] });
-    socket.setNoDelay(true);
-    socket.once("connect", () => {
-      socket.off("error", reject);
-      resolve(socket);
-    });
-    socket.once("error", reject);
-  });
 }
 
 export async function copyToPostgres(
