@@ -24,13 +24,31 @@ function time(key: string, value: string): Date {
 }
 
 /**
+ * Refuses parameters given twice or not in `allowed`, naming what is allowed; returns them as pairs.
+ * Every query of the replay API goes through it, so all answer the same mistakes the same way.
+ */
+export function checkParams(params: Iterable<[string, string]>, allowed: readonly string[]): [string, string][] {
+  const pairs = [...params];
+  const seen = new Set<string>();
+  for (const [key] of pairs) {
+    if (seen.has(key)) throw new QueryError(`\`${key}\` is given more than once; give it once`);
+    seen.add(key);
+    if (!allowed.includes(key)) {
+      throw new QueryError(
+        `unknown parameter \`${key}\`; ${allowed.length ? `allowed: ${allowed.join(", ")}` : "this route takes none"}`,
+      );
+    }
+  }
+  return pairs;
+}
+
+/**
  * A match filter from string parameters (a query string or CLI flags). Unknown keys and bad values are
- * refused with what is allowed; `allowed` names extra keys the caller handles itself (cursor, limit).
+ * refused with what is allowed; `allowed` names extra keys the caller reads itself (cursor, limit).
  */
 export function parseFilter(params: Iterable<[string, string]>, allowed: readonly string[] = []): MatchFilter {
   const filter: { -readonly [K in keyof MatchFilter]: MatchFilter[K] } = {};
-  for (const [key, value] of params) {
-    if (allowed.includes(key)) continue;
+  for (const [key, value] of checkParams(params, [...FILTER_KEYS, ...allowed])) {
     switch (key) {
       case "game":
         if (!games.some((g) => g.id === value)) {
@@ -47,10 +65,6 @@ export function parseFilter(params: Iterable<[string, string]>, allowed: readonl
       case "to":
         filter[key] = time(key, value);
         break;
-      default:
-        throw new QueryError(
-          `unknown parameter \`${key}\`; allowed: ${[...FILTER_KEYS, ...allowed].join(", ")}`,
-        );
     }
   }
   if (filter.from && filter.to && filter.from >= filter.to) {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Viewer } from "../../games/core/game.ts";
-import { decodeCursor, encodeCursor, FILTER_KEYS, parseFilter, positionOf, QueryError } from "../../db/query.ts";
+import { checkParams, decodeCursor, encodeCursor, parseFilter, positionOf, QueryError } from "../../db/query.ts";
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { replayableGame, ReplayError, replayMatch } from "../../db/replay.ts";
 import type { ReplayStore } from "../../db/store.ts";
@@ -32,25 +32,6 @@ export function matchSummary(match: MatchRecord) {
   };
 }
 
-/** Query parameters as pairs, refusing any given twice (the later would silently win). */
-function params(url: URL, allowed: readonly string[]): [string, string][] {
-  const pairs = [...url.searchParams];
-  const seen = new Set<string>();
-  for (const [key] of pairs) {
-    if (seen.has(key)) throw new QueryError(`\`${key}\` is given more than once; give it once`);
-    seen.add(key);
-  }
-  const unknown = pairs.find(([key]) => !allowed.includes(key));
-  if (unknown) {
-    throw new QueryError(
-      `unknown parameter \`${unknown[0]}\`; ${
-        allowed.length ? `allowed: ${allowed.join(", ")}` : "this route takes none"
-      }`,
-    );
-  }
-  return pairs;
-}
-
 function limitOf(value: string | null): number {
   if (value === null) return DEFAULT_LIMIT;
   const n = Number(value);
@@ -62,7 +43,7 @@ function limitOf(value: string | null): number {
 
 /** GET /matches: one page of matches in creation order, and the cursor of the next page (null at the end). */
 async function listMatches(store: ReplayStore, url: URL) {
-  const filter = parseFilter(params(url, [...FILTER_KEYS, "limit", "cursor"]), ["limit", "cursor"]);
+  const filter = parseFilter(url.searchParams, ["limit", "cursor"]);
   const limit = limitOf(url.searchParams.get("limit"));
   const cursor = url.searchParams.get("cursor");
   const after = cursor === null ? undefined : decodeCursor("matches", filter, cursor);
@@ -169,7 +150,7 @@ export function matchRoutes(store: ReplayStore): ApiRoute {
         } catch {
           throw new QueryError(`the match id in ${path} is not valid percent-encoding`);
         }
-        params(url, view ? ["seat"] : []);
+        checkParams(url.searchParams, view ? ["seat"] : []);
         const match = await store.match(id);
         if (!match) return error(res, 404, "unknown_match", `no match \`${id}\` in the replay store`);
         if (!view) return { match, steps: await store.steps(id) };

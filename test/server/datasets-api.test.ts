@@ -126,6 +126,7 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
       ["/datasets/turns.jsonl?game=chess", 400, "bad_query", /no game `chess`; games: ipd/],
       ["/datasets/turns.jsonl?limit=3", 400, "bad_query", /unknown parameter `limit`; allowed: .*cursor, discount/],
       ["/datasets/turns.jsonl?from=yesterday", 400, "bad_query", /`from` must be an ISO 8601 time/],
+      ["/datasets/turns.jsonl?game=ipd&game=kuhn-poker", 400, "bad_query", /`game` is given more than once/],
       ["/datasets/turns.jsonl?discount=1.5", 400, "bad_query", /`discount` must be a number in \[0, 1\]/],
       ["/datasets/turns.jsonl?cursor=nonsense", 400, "bad_query", /not a cursor this server issued/],
     ];
