@@ -1,4 +1,6 @@
-import { InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
+import process from "node:process";
+import type { StoreOptions } from "../db/store.ts";
 import { readFileSync } from "node:fs";
 
 /** Parsers for option values: each explains what is allowed when a value is refused. */
@@ -48,4 +50,14 @@ export function oneOf<T extends string>(allowed: readonly T[]): (value: string) 
     if (!allowed.includes(value as T)) throw new InvalidArgumentError(`expected one of: ${allowed.join(", ")}.`);
     return value as T;
   };
+}
+
+/**
+ * Which replay store a reading command (export, replay verify) opens: `--database-url`, else an explicit
+ * `--data-dir`, else $DATABASE_URL, else the default data directory. A flag given beats the environment.
+ */
+export function storeLocation(flags: { dataDir: string; databaseUrl?: string }, command: Command): StoreOptions {
+  const dataDirGiven = command.getOptionValueSource("dataDir") === "cli";
+  const databaseUrl = flags.databaseUrl || (dataDirGiven ? undefined : process.env.DATABASE_URL) || undefined;
+  return { dataDir: flags.dataDir, databaseUrl };
 }

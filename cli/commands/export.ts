@@ -3,7 +3,6 @@ import { existsSync } from "node:fs";
 import { type IncomingMessage, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
-import process from "node:process";
 import {
   exportDataset,
   type ExportFormat,
@@ -11,11 +10,11 @@ import {
   FORMATS,
   parseDiscount,
 } from "../../db/export/index.ts";
-import { parseFilter, QueryError } from "../../db/query.ts";
-import { ReplayStore, StoreError } from "../../db/store.ts";
+import { FILTER_KEYS, parseFilter, QueryError } from "../../db/query.ts";
+import { ReplayStore, StoreError, type StoreOptions } from "../../db/store.ts";
 import { TRAILERS } from "../../server/api/datasets.ts";
 import { type Io, processIo } from "../io.ts";
-import { oneOf } from "../options.ts";
+import { oneOf, storeLocation } from "../options.ts";
 
 /** `ludus export`: a dataset of the replay store's ended matches, from the store or a running server. */
 
@@ -42,7 +41,10 @@ interface ExportFlags {
   server?: URL;
 }
 
-const FILTER_FLAGS = ["game", "variant", "participant", "from", "to"] as const;
+/** The filter flags given, as the (key, value) pairs parseFilter and the HTTP query take. */
+function filterFlags(flags: ExportFlags): [string, string][] {
+  return FILTER_KEYS.flatMap((key) => (flags[key] === undefined ? [] : [[key, flags[key]!]]));
+}
 
 function discountOption(value: string): number {
   try {
@@ -138,17 +140,16 @@ function interruption(io: Io): { readonly requested: boolean; dispose(): void } 
 }
 
 /** Reads the store directly. Progress (and so the resume cursor) is exact to the last chunk written. */
-async function fromStore(flags: ExportFlags, fromCli: boolean, sink: Sink, io: Io): Promise<ExportProgress> {
-  const databaseUrl = flags.databaseUrl || (fromCli ? undefined : process.env.DATABASE_URL) || undefined;
-  if (!databaseUrl && !existsSync(join(flags.dataDir, "replay"))) {
+async function fromStore(flags: ExportFlags, location: StoreOptions, sink: Sink, io: Io): Promise<ExportProgress> {
+  if (!location.databaseUrl && !existsSync(join(flags.dataDir, "replay"))) {
     throw new StoreError(
       `no replay store in ${
         join(flags.dataDir, "replay")
       }; give the server's --data-dir, --database-url (or set DATABASE_URL), or --server to export from a running server`,
     );
   }
-  const filter = parseFilter(FILTER_FLAGS.flatMap((key) => (flags[key] === undefined ? [] : [[key, flags[key]!]])));
-  const store = await ReplayStore.open({ dataDir: flags.dataDir, databaseUrl });
+  const filter = parseFilter(filterFlags(flags));
+  const store = await ReplayStore.open(location);
   const bar = progressLine(io, flags.format);
   const signal = interruption(io);
   let announced: ExportProgress = { matches: 0, rows: 0, cursor: flags.cursor ?? null };
@@ -203,9 +204,10 @@ function failureOf(response: IncomingMessage): Promise<string> {
 
 /** Streams GET /datasets/<format> from a running server; its trailers give the rows and the cursor. */
 async function fromServer(flags: ExportFlags, server: URL, sink: Sink, io: Io): Promise<ExportProgress> {
-  parseFilter(FILTER_FLAGS.flatMap((key) => (flags[key] === undefined ? [] : [[key, flags[key]!]]))); // fail early
+  const filters = filterFlags(flags);
+  parseFilter(filters); // fail early, as the store would
   const url = new URL(`datasets/${flags.format}`, server.href.endsWith("/") ? server : `${server.href}/`);
-  for (const key of FILTER_FLAGS) if (flags[key] !== undefined) url.searchParams.set(key, flags[key]!);
+  for (const [key, value] of filters) url.searchParams.set(key, value);
   if (flags.cursor !== undefined) url.searchParams.set("cursor", flags.cursor);
   if (flags.discount !== undefined) url.searchParams.set("discount", String(flags.discount));
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -289,7 +291,7 @@ export function registerExport(program: Command, io: Io): void {
       try {
         done = flags.server
           ? await fromServer(flags, flags.server, sink, io)
-          : await fromStore(flags, command.getOptionValueSource("dataDir") === "cli", sink, io);
+          : await fromStore(flags, storeLocation(flags, command), sink, io);
       } finally {
         sink.close();
       }

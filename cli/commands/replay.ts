@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import process from "node:process";
 import { QueryError } from "../../db/query.ts";
 import { ReplayStore, StoreError } from "../../db/store.ts";
 import { type Difference, type VerifyReport, verifyStore } from "../../db/verify.ts";
 import type { Io } from "../io.ts";
+import { storeLocation } from "../options.ts";
 
 /** `ludus replay verify`: re-simulates stored matches and reports every record that does not replay. */
 
@@ -61,16 +61,16 @@ export function registerReplay(program: Command, io: Io): void {
     .option("--match <id>", "verify this match")
     .option("--all", "verify every match in the store, oldest first")
     .option("--data-dir <dir>", "the server's data directory (the embedded store is in <dir>/replay)", "data")
-    .option("--database-url <url>", "a PostgreSQL store instead of the embedded one (default: $DATABASE_URL)")
+    .option(
+      "--database-url <url>",
+      "a PostgreSQL store instead of the embedded one (default: $DATABASE_URL, unless --data-dir is given)",
+    )
     .option("--json", "print one JSON object: the counts and the report of every match that did not pass")
-    .action(async (flags: VerifyFlags) => {
+    .action(async (flags: VerifyFlags, command: Command) => {
       if ((flags.match === undefined) === (flags.all === undefined)) {
         throw new QueryError("give either --match <id> or --all");
       }
-      const store = await ReplayStore.open({
-        dataDir: flags.dataDir,
-        databaseUrl: flags.databaseUrl || process.env.DATABASE_URL || undefined,
-      });
+      const store = await ReplayStore.open(storeLocation(flags, command));
       let matches = 0;
       let steps = 0;
       let differences = 0;
