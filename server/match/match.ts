@@ -107,6 +107,8 @@ interface Decision {
   timer?: ReturnType<typeof setTimeout>;
   /** Refused attempts, for the record. */
   readonly attempts: AttemptRecord[];
+  /** What the seat sees while the decision is open (the state cannot change until it is taken). */
+  observation?: unknown;
 }
 
 interface Seat {
@@ -207,8 +209,8 @@ export class Match {
   /** Lets the match begin: at once if every seat is taken, else when the last open seat is claimed. */
   open(): void {
     this.opened = true;
-    this.writeRecord();
-    if (this.openSeats().length === 0 && this.phase === "waiting") this.start();
+    if (this.openSeats().length === 0 && this.phase === "waiting") this.start(); // which writes the record
+    else this.writeRecord();
   }
 
   /**
@@ -679,7 +681,7 @@ export class Match {
     const slot = this.seats[seat];
     const running = performance.now() - decision.startedAt;
     const legal = this.game.legal(this.state, seat);
-    const observation = this.game.observe(this.state, seat);
+    const observation = this.observationOf(decision);
     return {
       type: "turn",
       match: this.id,
@@ -693,6 +695,11 @@ export class Match {
       clock: slot.clock!.view(running),
       retriesLeft: Math.max(0, decision.retriesLeft),
     };
+  }
+
+  /** The observation a decision shows its seat: computed once for its `turn` frames and its record. */
+  private observationOf(decision: Decision): unknown {
+    return decision.observation ??= this.game.observe(this.state, decision.seat);
   }
 
   private emit(event: MatchEvent): void {
@@ -781,7 +788,7 @@ export class Match {
       seq: decision.seq,
       turn: this.steps,
       seat: decision.seat,
-      observation: this.game.observe(this.state, decision.seat),
+      observation: this.observationOf(decision),
       action,
       legal: defaulted === null && action !== null,
       error: timedOut || defaulted === "timeout"
