@@ -4,7 +4,7 @@
 //   node cli/launch.mjs <deno-task> [args...]
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,6 +37,28 @@ function ensureInstalled() {
   writeFileSync(stampPath, manifestHash());
 }
 
+/** Newest modification time under `dir`, in ms. */
+function newest(dir) {
+  return Math.max(
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs
+    ),
+  );
+}
+
+/** `ludus serve` serves the web app: bundle it when web/src (or the shared protocol/games) changed since. */
+function ensureWebApp(deno) {
+  const bundle = join(root, "web", "dist", "app.js");
+  const sources = ["web/src", "protocol"].map((d) => newest(join(root, d)));
+  if (existsSync(bundle) && statSync(bundle).mtimeMs >= Math.max(...sources)) return;
+  console.error("ludus: building the web app (deno task build:web)...");
+  const result = spawnSync(deno, ["task", "--quiet", "build:web"], { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) {
+    console.error("ludus: building the web app failed; see the messages above.");
+    process.exit(result.status ?? 1);
+  }
+}
+
 const [task, ...args] = process.argv.slice(2);
 if (!task) {
   console.error("usage: node cli/launch.mjs <deno-task> [args...]");
@@ -44,6 +66,7 @@ if (!task) {
 }
 ensureInstalled();
 const deno = createRequire(join(root, "package.json"))("deno/install_api.cjs").runInstall();
+if (task === "ludus" && args[0] === "serve") ensureWebApp(deno);
 // A task that is one plain `deno ...` command runs directly, so that signals reach it: `deno task`
 // would start it through npm's Node wrapper of deno, which does not pass signals on.
 const command = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")).tasks?.[task];

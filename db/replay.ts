@@ -137,7 +137,8 @@ function guarded<T>(what: ReplayProblem, at: ReplayError["at"], describe: string
 
 /**
  * Re-simulates `match` from its stored decisions (`steps`, in sequence order), yielding each turn and then
- * the end. `viewer`, when given, also gets its view before every turn and at the end. Where the log cannot
+ * the end. `viewer`, when given, also gets its view before every turn and at the end (for `"all"`, the public
+ * view and every seat's, as {public, seats}: the full view of a finished match). Where the log cannot
  * be followed, a turn's `problem` says why (after what its seats saw) and the replay stops there; a record
  * that cannot even be laid out in turns (another game version, a decision by a seat the game did not ask,
  * a turn out of order, decisions past the game's end) throws ReplayError.
@@ -145,13 +146,16 @@ function guarded<T>(what: ReplayProblem, at: ReplayError["at"], describe: string
 export function* replayMatch(
   match: MatchRecord,
   steps: readonly StepRecordRow[],
-  viewer?: Viewer,
+  viewer?: Viewer | "all",
 ): Generator<ReplayEvent, void, void> {
   const game = replayableGame(match);
   const rng = new Rng(match.seed, GAME_STREAM);
   const state = guarded("config", {}, "the stored config does not start a game", () => game.init(match.config, rng));
   const seats = game.seatCount(match.config);
-  const view = () => (viewer === undefined ? undefined : game.observe(state, viewer));
+  const view = () => {
+    if (viewer !== "all") return viewer === undefined ? undefined : game.observe(state, viewer);
+    return { public: game.observe(state, "public"), seats: Array.from({ length: seats }, (_, s) => game.observe(state, s)) };
+  };
   let turn = 0;
   for (let i = 0; i < steps.length;) {
     const first = steps[i];

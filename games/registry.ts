@@ -47,7 +47,13 @@ export function gameInfo(game: AnyGame) {
     seats: game.seats,
     defaultVariant: game.defaultVariant,
     variants: Object.fromEntries(
-      Object.entries(game.variants).map(([name, v]) => [name, { description: v.description, config: v.config }]),
+      Object.entries(game.variants).map((
+        [name, v],
+      ) => [name, {
+        description: v.description,
+        config: v.config,
+        seats: game.seatCount(game.schema.parse(v.config)),
+      }]),
     ),
     config: configSchema(game),
   };

@@ -10,11 +10,16 @@ import { LiveMatches } from "./match/live-matches.ts";
 import type { GroupCommitOptions } from "../db/group-commit.ts";
 import { ReplayStore } from "../db/store.ts";
 import { datasetRoutes } from "./api/datasets.ts";
+import { liveRoutes } from "./api/live.ts";
 import { matchRoutes } from "./api/matches.ts";
 import { Matchmaker } from "./matchmaking/matchmaker.ts";
 import { BrowserRooms } from "./rooms/browser-rooms.ts";
+import { webAppRoutes } from "./web-app.ts";
 
-/** The composition root: one HTTP port carrying the API, the bot gateway (/bot) and the browser rooms. */
+/**
+ * The composition root: one HTTP port carrying the API, the web app (/), the bot gateway (/bot) and the
+ * browser rooms.
+ */
 
 export interface ServerOptions {
   readonly port: number;
@@ -72,7 +77,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       queued: matchmaker.waiting(),
       store: { backend: store.backend, unwritten: store.writer.buffered, failure: store.writer.failure ?? null },
     }),
-    routes: [matchRoutes(store), datasetRoutes(store)],
+    routes: [matchRoutes(store), datasetRoutes(store), liveRoutes(matches), webAppRoutes()],
   }).catch(async (error) => {
     await rooms.close(); // the port was taken: free the process-wide matchmaker for a later try
     await store.close();

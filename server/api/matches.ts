@@ -56,15 +56,18 @@ async function listMatches(store: ReplayStore, url: URL) {
   };
 }
 
-function seatOf(match: MatchRecord, value: string | null): Viewer {
+/** Whose view a replay shows: a seat, the public, or `all` (every seat's and the public's, every decision). */
+export type ReplayViewer = Viewer | "all";
+
+function seatOf(match: MatchRecord, value: string | null): ReplayViewer {
   const count = match.seats.length;
-  const allowed = [...Array.from({ length: count }, (_, i) => String(i)), "public"];
+  const allowed = [...Array.from({ length: count }, (_, i) => String(i)), "public", "all"];
   if (value === null || !allowed.includes(value)) {
     throw new QueryError(
       `\`seat\` must be one of ${allowed.join(", ")}${value === null ? "" : `, got "${value}"`}`,
     );
   }
-  return value === "public" ? "public" : Number(value);
+  return value === "public" || value === "all" ? value : Number(value);
 }
 
 /** A seat's own decision, everything the record keeps about it (its attempts and meta are its alone). */
@@ -86,8 +89,9 @@ function decision(row: StepRecordRow) {
  * What `viewer` saw of a match: before every turn its view of the game, re-simulated (also on turns where
  * it did not act), its own decision and its reward; then its view at the end. Other seats' actions show
  * only as far as the viewer's observations reveal them; the public sees neither decisions nor rewards.
+ * `all` sees everything: every seat's view and the public's, every decision and every seat's reward.
  */
-export function seatView(match: MatchRecord, steps: readonly StepRecordRow[], viewer: Viewer) {
+export function seatView(match: MatchRecord, steps: readonly StepRecordRow[], viewer: ReplayViewer) {
   const game = replayableGame(match);
   const turns: Record<string, unknown>[] = [];
   let final: unknown = null;
@@ -97,15 +101,11 @@ export function seatView(match: MatchRecord, steps: readonly StepRecordRow[], vi
       break;
     }
     if (event.problem) throw event.problem;
-    const own = viewer === "public" ? undefined : event.rows.find((row) => row.seat === viewer);
     turns.push({
       turn: event.turn,
       toAct: event.toAct,
       observation: event.view,
-      ...(viewer === "public" ? {} : {
-        decision: own ? decision(own) : null,
-        reward: event.rewards === null ? null : event.rewards[viewer],
-      }),
+      ...seen(viewer, event.rows, event.rewards),
     });
   }
   return {
@@ -115,6 +115,14 @@ export function seatView(match: MatchRecord, steps: readonly StepRecordRow[], vi
     turns,
     final,
   };
+}
+
+/** The decisions and rewards of a turn that `viewer` may see. */
+function seen(viewer: ReplayViewer, rows: readonly StepRecordRow[], rewards: readonly number[] | null) {
+  if (viewer === "public") return {};
+  if (viewer === "all") return { decisions: rows.map((row) => ({ seat: row.seat, ...decision(row) })), rewards };
+  const own = rows.find((row) => row.seat === viewer);
+  return { decision: own ? decision(own) : null, reward: rewards === null ? null : rewards[viewer] };
 }
 
 /** Answers with `answer()`'s result, or with the error that says what was wrong; never throws. */
@@ -136,7 +144,7 @@ const MATCH_PATH = /^\/matches(?:\/([^/]+)(\/view)?)?$/;
 
 export function matchRoutes(store: ReplayStore): ApiRoute {
   return {
-    describe: "GET /matches, GET /matches/:id, GET /matches/:id/view?seat=<n|public>",
+    describe: "GET /matches, GET /matches/:id, GET /matches/:id/view?seat=<n|public|all>",
     handle(_req, res, url) {
       const path = url.pathname.replace(/\/+$/, "");
       const found = MATCH_PATH.exec(path);
@@ -153,8 +161,17 @@ export function matchRoutes(store: ReplayStore): ApiRoute {
         checkParams(url.searchParams, view ? ["seat"] : []);
         const match = await store.match(id);
         if (!match) return error(res, 404, "unknown_match", `no match \`${id}\` in the replay store`);
+        const viewer = view ? seatOf(match, url.searchParams.get("seat")) : "all";
+        if (match.endedAt === null && viewer !== "public") {
+          // Hidden cards and private values of a match still being played are its seats' alone.
+          return error(
+            res,
+            403,
+            "match_live",
+            `match ${id} is still being played: until it ends only its public view is shown (/matches/${id}/view?seat=public)`,
+          );
+        }
         if (!view) return { match, steps: await store.steps(id) };
-        const viewer = seatOf(match, url.searchParams.get("seat"));
         try {
           return seatView(match, await store.steps(id), viewer);
         } catch (cause) {

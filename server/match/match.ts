@@ -88,6 +88,8 @@ export type MatchEvent =
   | { readonly kind: "start" }
   | { readonly kind: "step"; readonly step: StepRecord }
   | { readonly kind: "seat"; readonly seat: number }
+  /** A decision's turn went out: its seat's clock runs from now. */
+  | { readonly kind: "turn"; readonly seat: number }
   | { readonly kind: "end"; readonly end: MatchResult };
 
 export interface MatchResult {
@@ -349,6 +351,17 @@ export class Match {
     return this.phase === "waiting" ? null : this.game.observe(this.state, seat);
   }
 
+  /** Each seat's clock now: time left for its decision, and whether that decision's clock is running. */
+  clockTimes(): { readonly remainingMs: number; readonly running: boolean }[] {
+    const now = performance.now();
+    return this.seats.map((slot, seat) => {
+      const decision = this.pending.get(seat);
+      const running = decision?.timer !== undefined && this.phase === "playing";
+      const remainingMs = slot.clock ? slot.clock.budgetMs - (running ? now - decision!.startedAt : 0) : 0;
+      return { remainingMs: Math.max(0, Math.round(remainingMs)), running };
+    });
+  }
+
   /** Seats to act now. */
   toAct(): readonly number[] {
     return this.phase === "playing" ? this.game.toAct(this.state) : [];
@@ -532,6 +545,7 @@ export class Match {
     decision.startedAt = performance.now();
     decision.timer = setTimeout(() => this.timeout(decision), slot.clock!.budgetMs);
     if (slot.greeted) slot.link?.send(this.turnFrame(decision));
+    this.emit({ kind: "turn", seat: decision.seat });
   }
 
   /**
@@ -712,7 +726,11 @@ export class Match {
   }
 
   /** Runs `output` now, or once every journal write so far is durable. */
-  private deliver(output: () => void): void {
+  /**
+   * Runs `output` once everything the match has written so far is durable (at once when it is): frames
+   * and views go out in this order, and nobody sees a state that a crash could take back.
+   */
+  deliver(output: () => void): void {
     if (this.unwritten === 0) output();
     else this.outbox.push(output);
   }

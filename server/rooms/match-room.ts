@@ -12,8 +12,10 @@ import type { RoomContext } from "./room-context.ts";
 export interface MatchRoomOptions extends Partial<Omit<PrivateMatchRequest, "game">> {
   /** The live match to mirror; without it, a new private match is created with the joining person in `seat`. */
   readonly matchId?: string;
-  /** A seat the queue or an invite reserved for this client. */
+  /** A seat the queue reserved for this client. */
   readonly ticket?: string;
+  /** A private match's invite: the first open seat goes to the person joining with it. */
+  readonly invite?: string;
   readonly spectate?: boolean;
   readonly name?: string;
 }
@@ -27,7 +29,9 @@ interface Viewer {
  * One room per live match that browsers take part in, one room type per registered game. The Match
  * referees; the room only mirrors its public state into schema and carries a seat's frames as room
  * messages of the same names and shapes as the bot protocol (`match_start`, `turn`, `ack`, `error`,
- * `match_end`; the client sends `act`).
+ * `match_end`; the client sends `act`). A page also gets `view` {observation} after every step, so a
+ * person's table shows what the opponents did while it is not their turn. Everything a page sees waits
+ * until the match's log is durable, as the bots' frames do.
  */
 export class MatchRoom extends Room<{ state: MatchStateInstance }> {
   private match!: Match;
@@ -44,7 +48,12 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     this.setMetadata({ match: this.match.id });
     this.state = new MatchState();
     syncPublicState(this.state, this.match);
-    this.unsubscribe = this.match.subscribe(() => syncPublicState(this.state, this.match));
+    this.unsubscribe = this.match.subscribe((event) =>
+      this.match.deliver(() => {
+        syncPublicState(this.state, this.match);
+        if (event.kind === "step" || event.kind === "end") this.sendViews();
+      })
+    );
     this.onMessage("act", (client, message: unknown) => this.act(client, message));
     this.onMessage("*", (client, type) =>
       this.sendError(client, {
@@ -77,8 +86,13 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
       });
     } else if (options.ticket !== undefined) {
       seat = this.context.redeem(options.ticket, this.match.id);
+    } else if (options.invite !== undefined) {
+      if (this.context.matches.find(options.invite).match !== this.match) {
+        throw new Error(`invite \`${options.invite}\` is not for match ${this.match.id}`);
+      }
+      seat = this.context.matches.joinByInvite(options.invite, { kind: "human", name }).seat;
     } else if (!options.spectate) {
-      throw new Error("join with a seat `ticket` (from the queue or an invite), or with `spectate: true`");
+      throw new Error("join with a seat `ticket` (from the queue), an `invite`, or with `spectate: true`");
     }
     this.viewers.set(client.sessionId, { seat, link });
     if (seat === null) this.match.watch(link);
@@ -108,6 +122,15 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
 
   override onDispose(): void {
     this.unsubscribe?.();
+  }
+
+  /** Each seated page's own view of the match now. */
+  private sendViews(): void {
+    for (const client of this.clients) {
+      const seat = this.viewers.get(client.sessionId)?.seat;
+      if (seat === undefined || seat === null) continue;
+      client.send("view", { type: "view", match: this.match.id, seat, observation: this.match.observation(seat) });
+    }
   }
 
   private act(client: Client, message: unknown): void {

@@ -11,6 +11,9 @@ export const SeatState = schema({
   kind: t.string().default(""),
   status: t.string().default("ACTIVE"),
   connected: t.boolean().default(false),
+  /** Time left on the seat's clock when this state was sent, in ms; counts down in the page while `running`. */
+  remainingMs: t.number().default(0),
+  running: t.boolean().default(false),
 }, "SeatState");
 
 export const MatchState = schema({
@@ -25,7 +28,7 @@ export const MatchState = schema({
   /** `observe(state, "public")` as JSON: hidden cards never appear here. */
   publicObservation: t.string().default("null"),
   returns: t.array("number"),
-  /** Why it ended: completed | forfeit | aborted; empty while it runs. */
+  /** Why it ended: completed | forfeit | aborted | error; empty while it runs. */
   reason: t.string().default(""),
 }, "MatchState");
 
@@ -38,6 +41,7 @@ export function syncPublicState(state: MatchStateInstance, match: Match): void {
   state.variant = match.variant;
   state.phase = match.ended ? "ended" : match.started ? "playing" : "waiting";
   const participants = match.participants();
+  const clocks = match.clockTimes();
   participants.forEach((p, i) => {
     const seat = state.seats[i] ?? new SeatState();
     seat.seat = p.seat;
@@ -45,6 +49,8 @@ export function syncPublicState(state: MatchStateInstance, match: Match): void {
     seat.kind = p.kind;
     seat.status = p.status;
     seat.connected = p.connected;
+    seat.remainingMs = clocks[i].remainingMs;
+    seat.running = clocks[i].running;
     if (!state.seats[i]) state.seats.push(seat);
   });
   replaceNumbers(state.toAct, match.toAct());

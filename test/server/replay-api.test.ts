@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { matchRoutes } from "../../server/api/matches.ts";
+import { LiveMatches } from "../../server/match/live-matches.ts";
 import { type RunningServer, startHttpServer } from "../../server/http.ts";
 import { seedStore } from "../support/seed-store.ts";
 import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
@@ -131,8 +132,8 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
       ["/matches?cursor=garbage", /`cursor` is not a cursor this server issued/],
       [`/matches?game=leduc-poker&cursor=${firstPage.next}`, /`cursor` belongs to a different query/],
       [`/matches/${all[0].id}?full=1`, /unknown parameter `full`; this route takes none/],
-      [`/matches/${all[0].id}/view`, /`seat` must be one of 0, 1, public$/],
-      [`/matches/${all[0].id}/view?seat=2`, /`seat` must be one of 0, 1, public, got "2"/],
+      [`/matches/${all[0].id}/view`, /`seat` must be one of 0, 1, public, all$/],
+      [`/matches/${all[0].id}/view?seat=2`, /`seat` must be one of 0, 1, public, all, got "2"/],
       [`/matches/${all[0].id}/view?seat=0&as=me`, /unknown parameter `as`; allowed: seat/],
     ];
     for (const [path, message] of cases) {
@@ -224,6 +225,58 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
     const seat0 = (await get(`/matches/${ipd.id}/view?seat=0`)).body as View;
     expect(seat0.turns).toHaveLength(ipd.steps);
     for (const turn of seat0.turns) expect(turn.toAct).toEqual([0, 1]);
+  });
+
+  it("gives the full view of a finished match: every seat's view, every decision, every reward", async () => {
+    const match = all.find((m) => m.game === "leduc-poker")!;
+    const steps = await t.store.steps(match.id);
+    const full = (await get(`/matches/${match.id}/view?seat=all`)).body;
+    const views = await Promise.all(
+      ["0", "1", "public"].map(async (seat) => (await get(`/matches/${match.id}/view?seat=${seat}`)).body as View),
+    );
+    expect(full.viewer).toBe("all");
+    expect(full.turns).toHaveLength(match.steps);
+    full.turns.forEach(
+      (
+        turn: {
+          observation: { public: unknown; seats: unknown[] };
+          decisions: { seat: number; seq: number }[];
+          rewards: number[] | null;
+        },
+        i: number,
+      ) => {
+        expect(turn.observation).toEqual({
+          public: views[2].turns[i].observation,
+          seats: [views[0].turns[i].observation, views[1].turns[i].observation],
+        });
+        const rows = steps.filter((s) => s.turn === full.turns[i].turn);
+        expect(turn.decisions.map((d) => [d.seat, d.seq])).toEqual(rows.map((r) => [r.seat, r.seq]));
+        expect(turn.rewards).toEqual(rows.find((r) => r.rewards)?.rewards ?? null);
+      },
+    );
+    expect(full.final.observation.seats).toEqual([views[0].final.observation, views[1].final.observation]);
+  });
+
+  it("shows a match still being played only from the public's side", async () => {
+    const live = new LiveMatches({ store: t.store });
+    const match = live.create({
+      game: "kuhn-poker",
+      seats: [{ kind: "bot", name: "waiting" }, { strategy: "random" }],
+    });
+    await t.store.writer.drain();
+    for (
+      const path of [`/matches/${match.id}`, `/matches/${match.id}/view?seat=0`, `/matches/${match.id}/view?seat=all`]
+    ) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(403);
+      expect(body.error).toMatchObject({
+        code: "match_live",
+        message: expect.stringMatching(/still being played.*seat=public/),
+      });
+    }
+    expect((await get(`/matches/${match.id}/view?seat=public`)).status).toBe(200);
+    match.abort();
+    await t.store.writer.drain();
   });
 
   it("answers 409 for a match this build cannot re-simulate", async () => {
