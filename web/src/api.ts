@@ -1,0 +1,110 @@
+/// <reference lib="dom" />
+import type { ParticipantView, SeatStatus } from "../../protocol/frames.ts";
+
+/** The server's HTTP API as the page uses it: the game catalog, live matches, invites and the replay store. */
+
+export interface GameInfo {
+  readonly id: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly seats: { readonly min: number; readonly max: number };
+  readonly defaultVariant: string;
+  readonly variants: Readonly<Record<string, { readonly description: string; readonly seats: number }>>;
+  readonly strategies: readonly { readonly name: string; readonly description: string; readonly arg?: unknown }[];
+}
+
+export interface LiveMatch {
+  readonly id: string;
+  readonly game: string;
+  readonly title: string;
+  readonly variant: string;
+  readonly phase: "waiting" | "playing" | "ended";
+  readonly participants: readonly ParticipantView[];
+  readonly openSeats: readonly number[];
+  readonly toAct: readonly number[];
+  readonly steps: number;
+  readonly createdAt: string;
+}
+
+export interface StoredSeat {
+  readonly kind: string;
+  readonly name: string;
+  readonly strategy?: string;
+}
+
+export interface StoredMatch {
+  readonly id: string;
+  readonly game: string;
+  readonly variant: string;
+  readonly seats: readonly StoredSeat[];
+  readonly statuses: readonly SeatStatus[];
+  readonly returns: readonly number[] | null;
+  readonly endReason: string | null;
+  readonly culprit: number | null;
+  readonly steps: number;
+  readonly createdAt: string;
+  readonly startedAt: string | null;
+  readonly endedAt: string | null;
+}
+
+export interface Decision {
+  readonly seat?: number;
+  readonly seq: number;
+  readonly action: unknown;
+  readonly defaulted: string | null;
+  readonly error: { readonly code: string; readonly message: string } | null;
+  readonly attempts: readonly unknown[];
+  readonly latencyMs: number;
+}
+
+export interface ReplayTurn {
+  readonly turn: number;
+  readonly toAct: readonly number[];
+  readonly observation: unknown;
+  readonly decision?: Decision | null;
+  readonly reward?: number | null;
+  readonly decisions?: readonly Decision[];
+  readonly rewards?: readonly number[] | null;
+}
+
+export interface ReplayView {
+  readonly match: StoredMatch & { readonly config: unknown };
+  readonly viewer: number | "public" | "all";
+  readonly rules: string;
+  readonly turns: readonly ReplayTurn[];
+  readonly final: { readonly observation: unknown; readonly over: boolean; readonly returns: readonly number[] | null };
+}
+
+/** A refusal from the server, with its code and the sentence it gave. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+async function get<T>(path: string): Promise<T> {
+  const res = await fetch(path, { headers: { accept: "application/json" } });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) {
+    const e = body?.error ?? {};
+    throw new ApiError(res.status, e.code ?? "http_error", e.message ?? `${path} answered ${res.status}`);
+  }
+  return body as T;
+}
+
+let catalog: Promise<readonly GameInfo[]> | undefined;
+
+export const api = {
+  /** The registry never changes while the server runs: fetched once per page load. */
+  games: () => (catalog ??= get<{ games: GameInfo[] }>("/games").then((r) => r.games)),
+  live: (game?: string) =>
+    get<{ matches: LiveMatch[] }>(`/live${game ? `?game=${encodeURIComponent(game)}` : ""}`).then((r) => r.matches),
+  invite: (code: string) => get<LiveMatch>(`/invites/${encodeURIComponent(code)}`),
+  matches: (filter: Readonly<Record<string, string>>, cursor?: string) => {
+    const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== ""));
+    if (cursor) query.set("cursor", cursor);
+    return get<{ matches: StoredMatch[]; next: string | null }>(`/matches?${query}`);
+  },
+  view: (id: string, seat: string) =>
+    get<ReplayView>(`/matches/${encodeURIComponent(id)}/view?seat=${encodeURIComponent(seat)}`),
+};

@@ -1,0 +1,95 @@
+/// <reference lib="dom" />
+import { render } from "preact";
+import { useState } from "preact/hooks";
+import { setDisplayName, useDisplayName } from "./name.ts";
+import { Lobby } from "./pages/lobby.tsx";
+import { ReplayList, ReplayViewer } from "./pages/replays.tsx";
+import { InvitePage, NewMatch, QueuePage } from "./pages/start.tsx";
+import { TablePage } from "./pages/table.tsx";
+import { onLink, useLocation } from "./router.ts";
+
+/** The Ludus web app: one page, routed by path (see server/web-app.ts for the paths the server answers with it). */
+
+function Page({ url }: { url: URL }) {
+  const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const q = url.searchParams;
+  switch (parts[0]) {
+    case undefined:
+    case "lobby":
+      return <Lobby />;
+    case "play":
+      if (parts[1] === "new" && parts[2]) return <NewMatch game={parts[2]} query={q} open={false} />;
+      if (parts[1] === "private" && parts[2]) return <NewMatch game={parts[2]} query={q} open />;
+      if (parts[1] === "queue" && parts[2]) {
+        return <QueuePage game={parts[2]} variant={q.get("variant") ?? undefined} />;
+      }
+      if (parts[1]) return <TablePage key={`p${parts[1]}`} matchId={parts[1]} watch={false} />;
+      break;
+    case "watch":
+      if (parts[1]) return <TablePage key={`w${parts[1]}`} matchId={parts[1]} watch />;
+      break;
+    case "invite":
+      if (parts[1]) return <InvitePage code={parts[1]} />;
+      break;
+    case "replays":
+      return parts[1] ? <ReplayViewer id={parts[1]} query={q} /> : <ReplayList query={q} />;
+  }
+  return (
+    <div class="panel">
+      <h1>No such page</h1>
+      <p>
+        <a href="/">Go to the lobby</a>
+      </p>
+    </div>
+  );
+}
+
+function NameBox() {
+  const name = useDisplayName();
+  const [draft, setDraft] = useState(name);
+  return (
+    <form
+      class="who"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setDisplayName(draft);
+        (document.activeElement as HTMLElement | null)?.blur();
+      }}
+    >
+      <label for="display-name">Playing as</label>
+      <input
+        id="display-name"
+        type="text"
+        maxLength={40}
+        value={draft}
+        onInput={(e) => setDraft((e.currentTarget as HTMLInputElement).value)}
+        onBlur={() => setDisplayName(draft)}
+      />
+    </form>
+  );
+}
+
+function App() {
+  const url = useLocation();
+  const section = url.pathname.split("/")[1] ?? "";
+  const nav = (href: string, label: string, current: boolean) => (
+    <a href={href} class={current ? "current" : ""} aria-current={current ? "page" : undefined}>{label}</a>
+  );
+  return (
+    <div onClick={(e) => onLink(e as unknown as MouseEvent)}>
+      <header class="topbar">
+        <a class="brand" href="/">LUDUS</a>
+        <nav>
+          {nav("/", "Play", section === "" || section === "play" || section === "lobby")}
+          {nav("/replays", "Replays", section === "replays")}
+        </nav>
+        <NameBox />
+      </header>
+      <main>
+        <Page url={url} />
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,222 @@
+/// <reference lib="dom" />
+import { useEffect, useState } from "preact/hooks";
+import { api, type GameInfo } from "../api.ts";
+import { navigate } from "../router.ts";
+import { MatchSession, sessions, type Snapshot } from "../session.ts";
+import { ActionBar, fmt } from "../table/action-bar.tsx";
+import { SeatBar } from "../table/seat-bar.tsx";
+import { Guard } from "../table/guard.tsx";
+import { TABLES } from "../tables/index.ts";
+import type { TurnBinding } from "../tables/types.ts";
+
+/**
+ * A live match: a person's seat (`/play/<id>`) or a spectator's chair (`/watch/<id>`). A seat comes from
+ * this page's session (created, queued, invited) or, after a reload, from the reconnection token this tab
+ * kept; a spectator joins the match's room and sees only its public state.
+ */
+export function TablePage(props: { matchId: string; watch: boolean }) {
+  const { matchId, watch } = props;
+  const [session, setSession] = useState<MatchSession | null>(() => sessions.get(matchId) ?? null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [snapshot, setSnapshot] = useState<Snapshot | null>(null);
+  const [info, setInfo] = useState<GameInfo | undefined>();
+
+  useEffect(() => {
+    if (session) return;
+    let cancelled = false;
+    const found = watch ? spectate(matchId) : MatchSession.resume(matchId);
+    found.then(
+      (s) => {
+        if (cancelled) return;
+        if (s) setSession(s);
+        else setProblem(watch ? "gone" : "no-seat");
+      },
+      (e: Error) => !cancelled && setProblem(e.message),
+    );
+    return () => void (cancelled = true);
+  }, [matchId, watch]);
+
+  useEffect(() => session?.subscribe(setSnapshot), [session]);
+  useEffect(() => {
+    if (!snapshot?.game) return;
+    api.games().then((games) => setInfo(games.find((g) => g.id === snapshot.game)));
+  }, [snapshot?.game]);
+
+  if (problem === "no-seat" || problem === "gone") {
+    return (
+      <div class="panel">
+        <h1>{problem === "gone" ? "This match is not being played now" : "No seat of yours here"}</h1>
+        <p class="muted">
+          {problem === "gone"
+            ? "It has ended or never existed. Finished matches are in the replays."
+            : "This tab holds no seat in this match (the seat is kept per tab, and only while the server holds it)."}
+        </p>
+        <p>
+          {problem === "no-seat" && <a href={`/watch/${matchId}`}>Watch it</a>}
+          {problem === "no-seat" && " · "}
+          <a href={`/replays/${matchId}`}>Open its replay</a> · <a href="/">Back to the lobby</a>
+        </p>
+      </div>
+    );
+  }
+  if (problem) return <div class="notice error" role="alert">Could not open the match: {problem}</div>;
+  if (!snapshot) return <p class="muted">Connecting to the match…</p>;
+
+  const table = TABLES[snapshot.game];
+  const seated = snapshot.seat !== null && !watch;
+  const obs = seated ? snapshot.view : snapshot.publicObservation;
+  const names = snapshot.seats.map((s) => s.name);
+  const turn: TurnBinding | undefined = seated && snapshot.turn && snapshot.phase === "playing"
+    ? { legal: snapshot.turn.legal, submit: (action) => session!.act(action) }
+    : undefined;
+  const waitingFor = snapshot.toAct.filter((s) => s !== snapshot.seat).map((s) => names[s]);
+
+  return (
+    <div class="table-page" data-match={snapshot.matchId} data-phase={snapshot.phase}>
+      <section>
+        <header class="table-header">
+          <h1>
+            {info?.title ?? snapshot.game}
+            <span class="tag">{snapshot.variant}</span>
+            {watch && <span class="tag">spectating</span>}
+          </h1>
+        </header>
+        <SeatBar seats={snapshot.seats} toAct={snapshot.toAct} mine={seated ? snapshot.seat : null} />
+        {snapshot.phase === "waiting" && <Waiting snapshot={snapshot} />}
+        {snapshot.phase === "playing" && (
+          turn
+            ? (
+              <div class="turn-banner" role="status">
+                Your turn{snapshot.turn!.retriesLeft < 3 ? ` · ${snapshot.turn!.retriesLeft} retries left` : ""}
+              </div>
+            )
+            : (
+              <div class="turn-banner waiting-for" role="status">
+                {waitingFor.length ? `Waiting for ${waitingFor.join(", ")}…` : "…"}
+              </div>
+            )
+        )}
+        {snapshot.notice && (
+          <div class={`notice ${snapshot.notice.kind}`} role="alert" data-notice>
+            {snapshot.notice.text}
+            <button type="button" class="dismiss" aria-label="Dismiss" onClick={() => session!.dismissNotice()}>
+              ×
+            </button>
+          </div>
+        )}
+        <div class="board-area panel" data-turn-seq={turn ? snapshot.turn!.seq : ""}>
+          {obs !== null && obs !== undefined && table
+            ? (
+              <Guard>
+                <table.Board obs={obs as never} seat={seated ? snapshot.seat : null} names={names} turn={turn} />
+              </Guard>
+            )
+            : <p class="muted">The table is set once every seat is taken.</p>}
+          {turn && table && <ActionBar turn={turn} table={table} obs={obs} />}
+        </div>
+        {snapshot.phase === "ended" && <Result snapshot={snapshot} seated={seated} />}
+      </section>
+      <aside class="side">
+        <div class="panel match-info">
+          <h2>Match</h2>
+          <p class="muted">
+            <code>{snapshot.matchId}</code>
+          </p>
+          {!watch && snapshot.phase !== "ended" && (
+            <p>
+              <a href={`/watch/${snapshot.matchId}`} target="_blank">Spectator link</a>
+            </p>
+          )}
+          {snapshot.phase === "ended" && (
+            <p>
+              <a href={`/replays/${snapshot.matchId}${seated ? `?seat=${snapshot.seat}` : ""}`}>
+                Step through the replay
+              </a>
+            </p>
+          )}
+          <p>
+            <a href="/">Back to the lobby</a>
+          </p>
+        </div>
+        {(snapshot.start?.rules ?? info?.summary) && (
+          <details class="panel rules" open={!seated}>
+            <summary>
+              <h2>Rules</h2>
+            </summary>
+            <p class="rules-text">{snapshot.start?.rules ?? info?.summary}</p>
+          </details>
+        )}
+      </aside>
+    </div>
+  );
+}
+
+async function spectate(matchId: string): Promise<MatchSession | null> {
+  const live = (await api.live()).find((m) => m.id === matchId);
+  return live ? MatchSession.spectate(live.game, matchId) : null;
+}
+
+function Waiting(props: { snapshot: Snapshot }) {
+  const { invite } = props.snapshot;
+  const link = invite ? `${location.origin}/invite/${invite}` : null;
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="panel waiting-panel">
+      <div class="waiting">
+        <div class="spinner" aria-hidden="true" />
+        <strong>Waiting for players to take their seats…</strong>
+      </div>
+      {link && (
+        <p class="invite">
+          Share this invite link: <input type="text" readOnly value={link} aria-label="Invite link" size={48} />{" "}
+          <button
+            type="button"
+            onClick={() => navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false))}
+          >
+            {copied ? "Copied" : "Copy"}
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}
+
+const REASONS: Readonly<Record<string, string>> = {
+  completed: "played to the end",
+  forfeit: "ended by a forfeit",
+  aborted: "aborted",
+  error: "stopped by a server error",
+};
+
+function Result(props: { snapshot: Snapshot; seated: boolean }) {
+  const { snapshot, seated } = props;
+  const returns = snapshot.end?.returns ?? snapshot.publicReturns;
+  const reason = snapshot.end?.reason ?? snapshot.reason;
+  const best = Math.max(...returns);
+  const mine = seated && snapshot.seat !== null ? returns[snapshot.seat] : undefined;
+  return (
+    <div class="panel result" role="status" data-result>
+      <h2>
+        {mine === undefined
+          ? "Match over"
+          : mine === best && returns.filter((r) => r === best).length === 1
+          ? "You won"
+          : mine === best
+          ? "A tie"
+          : "Match over"}
+      </h2>
+      <p class="muted">The match was {REASONS[reason] ?? reason}.</p>
+      <div class="returns">
+        {returns.map((r, seat) => (
+          <span class={r === best ? "winner" : ""} data-seat={seat} data-return={r}>
+            {snapshot.seats[seat]?.name ?? `Seat ${seat}`}: {r > 0 ? "+" : ""}
+            {fmt(r)}
+          </span>
+        ))}
+      </div>
+      <p>
+        <button type="button" class="primary" onClick={() => navigate("/")}>Play again</button>
+      </p>
+    </div>
+  );
+}
