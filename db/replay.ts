@@ -154,7 +154,10 @@ export function* replayMatch(
   const seats = game.seatCount(match.config);
   const view = () => {
     if (viewer !== "all") return viewer === undefined ? undefined : game.observe(state, viewer);
-    return { public: game.observe(state, "public"), seats: Array.from({ length: seats }, (_, s) => game.observe(state, s)) };
+    return {
+      public: game.observe(state, "public"),
+      seats: Array.from({ length: seats }, (_, s) => game.observe(state, s)),
+    };
   };
   let turn = 0;
   for (let i = 0; i < steps.length;) {

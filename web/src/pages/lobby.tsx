@@ -52,7 +52,9 @@ function GameCard({ game }: { game: GameInfo }) {
           value={variant}
           onChange={(e) => setVariant((e.currentTarget as HTMLSelectElement).value)}
         >
-          {Object.entries(game.variants).map(([name, v]) => <option value={name} title={v.description}>{name}</option>)}
+          {Object.entries(game.variants).map(([name, v]) => (
+            <option key={name} value={name} title={v.description}>{name}</option>
+          ))}
         </select>
         <label for={`${game.id}-vs`}>Opponent</label>
         <select
@@ -60,7 +62,7 @@ function GameCard({ game }: { game: GameInfo }) {
           value={strategy}
           onChange={(e) => setStrategy((e.currentTarget as HTMLSelectElement).value)}
         >
-          {game.strategies.map((s) => <option value={s.name} title={s.description}>{s.name}</option>)}
+          {game.strategies.map((s) => <option key={s.name} value={s.name} title={s.description}>{s.name}</option>)}
         </select>
       </div>
       <p class="muted variant-note">{game.variants[variant]?.description}</p>

@@ -49,7 +49,7 @@ export function ReplayList(props: { query: URLSearchParams }) {
           Game
           <select value={game} onChange={(e) => filter({ game: (e.currentTarget as HTMLSelectElement).value })}>
             <option value="">All games</option>
-            {games.map((g) => <option value={g.id}>{g.title}</option>)}
+            {games.map((g) => <option key={g.id} value={g.id}>{g.title}</option>)}
           </select>
         </label>
         <label>
@@ -184,7 +184,7 @@ export function ReplayViewer(props: { id: string; query: URLSearchParams }) {
             <select value={seat} onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value)}>
               <option value="all">Full view (everything)</option>
               <option value="public">Public (spectators)</option>
-              {names.map((n, i) => <option value={String(i)}>Seat {i}: {n}</option>)}
+              {names.map((n, i) => <option key={i} value={String(i)}>Seat {i}: {n}</option>)}
             </select>
           </label>
           <button type="button" aria-label="First turn" onClick={() => setIndex(0)} disabled={index === 0}>«</button>
@@ -221,7 +221,7 @@ export function ReplayViewer(props: { id: string; query: URLSearchParams }) {
         <div class="panel result">
           <h2>Final returns</h2>
           <div class="returns">
-            {match.returns.map((r, i) => <span data-seat={i}>{names[i]}: {fmt(r)}</span>)}
+            {match.returns.map((r, i) => <span key={i} data-seat={i}>{names[i]}: {fmt(r)}</span>)}
           </div>
         </div>
       )}
@@ -248,7 +248,7 @@ function FullView(props: {
   return (
     <div class="views">
       {views.seats.map((obs, s) => (
-        <section class="seat-view" data-seat={s}>
+        <section key={s} class="seat-view" data-seat={s}>
           <h3>{names[s]}'s view</h3>
           <table.Board obs={obs as never} seat={s} names={names} />
         </section>
@@ -268,7 +268,7 @@ function TurnLog(props: { turn: ReplayView["turns"][number]; names: readonly str
       {decisions.length > 0 && (
         <ul class="decision-log">
           {decisions.map((d) => (
-            <li>
+            <li key={d.seq}>
               {d.seat !== undefined ? `${names[d.seat]}: ` : "You: "}
               <code>{describe(d.action)}</code>
               {d.defaulted && <span class="tag">played for them ({d.defaulted})</span>}
