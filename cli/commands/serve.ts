@@ -91,7 +91,7 @@ export function registerServe(program: Command, io: Io): void {
       });
       const ws = server.url.replace(/^http/, "ws");
       io.err(
-        `ludus: serving on ${server.url} — bots: ${ws}${GATEWAY_PATH}, browsers: ${ws} (games: ${
+        `ludus: serving on ${server.url} — people: ${server.url}/ (the web app), bots: ${ws}${GATEWAY_PATH} (games: ${
           games.map((g) => g.id).join(", ")
         })\n`,
       );
