@@ -77,9 +77,10 @@ export function ActionBar(props: { turn: TurnBinding; table: GameTable; obs: unk
   );
 }
 
+/** Within the legal range, to whole units or cents; the range's own ends stay exact (a donor's 0.7155 is all of it). */
 function clamp(n: number, form: AmountForm): number {
-  const v = Math.min(form.max, Math.max(form.min, n));
-  return form.integer ? Math.round(v) : Math.round(v * 100) / 100;
+  const rounded = form.integer ? Math.round(n) : Math.round(n * 100) / 100;
+  return Math.min(form.max, Math.max(form.min, rounded));
 }
 
 function AmountControl(props: { form: AmountForm; turn: TurnBinding; table: GameTable; obs: unknown }) {
