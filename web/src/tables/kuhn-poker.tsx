@@ -1,0 +1,154 @@
+/// <reference lib="dom" />
+import type { KuhnActionType, KuhnHandSummary, KuhnObservation } from "../../../games/kuhn-poker/game.ts";
+import {
+  BettingWords,
+  CardRow,
+  cardText,
+  does,
+  Felt,
+  HandHistory,
+  type HandRow,
+  Marker,
+  Pot,
+  runningTotals,
+  Seat,
+  seatOrder,
+  sentence,
+  signed,
+  who,
+} from "../table/cards.tsx";
+import type { GameTable, TableProps } from "./types.ts";
+
+/**
+ * Kuhn poker: one card each from J, Q, K, an ante of one, and at most one bet of one chip. A hand ends the
+ * moment its betting does, so the felt shows the hand in play (or, once the match is over, the last hand as
+ * it was revealed) and the list below shows every finished hand.
+ */
+
+const VERBS: Readonly<Record<KuhnActionType, [string, string]>> = {
+  check: ["check", "checks"],
+  bet: ["bet 1", "bets 1"],
+  call: ["call 1", "calls 1"],
+  fold: ["fold", "folds"],
+};
+
+function actionWords(
+  actions: readonly KuhnActionType[],
+  first: number,
+  viewer: number | null,
+  names: readonly string[],
+) {
+  return actions.map((a, k) => does(first ^ (k & 1), viewer, names, ...VERBS[a]));
+}
+
+/** The seat that folded in a hand without a showdown: the last to act. */
+function folder(h: KuhnHandSummary): number {
+  return h.first ^ ((h.actions.length - 1) & 1);
+}
+
+/** How a finished hand ended, with what its winner took: "Bob wins 2 at showdown (K beats J)". */
+function outcome(h: KuhnHandSummary, viewer: number | null, names: readonly string[]): string {
+  const gain = h.rewards[h.winner];
+  if (!h.showdown) {
+    return `${does(folder(h), viewer, names, "fold", "folds")}; ${who(h.winner, viewer, names, true)} ${
+      h.winner === viewer ? "win" : "wins"
+    } ${gain}`;
+  }
+  const [a, b] = [h.cards[h.winner], h.cards[1 - h.winner]];
+  return `${does(h.winner, viewer, names, "win", "wins")} ${gain} at showdown${
+    a && b ? ` (${cardText(a)} beats ${cardText(b)})` : ""
+  }`;
+}
+
+function Board({ obs, seat, names }: TableProps<KuhnObservation>) {
+  const over = obs.phase === "over";
+  const last = obs.history.at(-1);
+  const [bottom, top] = seatOrder(seat);
+  const multi = obs.hands > 1;
+
+  // While a hand is in play, only the viewer's own card is known; once over, the last hand as the history shows it.
+  const cardsOf = (s: number): (string | null)[] => {
+    if (over) return [last?.cards[s] ?? null];
+    return [s === seat && obs.card ? obs.card : null];
+  };
+  const first = over ? last?.first ?? null : obs.first;
+  const seatView = (s: number, place: "top" | "bottom") => (
+    <Seat
+      seat={s}
+      names={names}
+      viewer={seat}
+      place={place}
+      cards={<CardRow cards={cardsOf(s)} size="lg" label={`${who(s, seat, names)}'s card`} />}
+      toAct={obs.toAct === s}
+      committed={over ? undefined : obs.contributions[s]}
+      total={multi || over ? obs.totals[s] : undefined}
+      markers={first === s && <Marker kind="first" title="acts first this hand">Acts first</Marker>}
+      note={over && last ? (last.rewards[s] > 0 ? `won ${signed(last.rewards[s])}` : undefined) : undefined}
+      state={over && last
+        ? (last.winner === s ? "winner" : !last.showdown && folder(last) === s ? "folded" : undefined)
+        : undefined}
+    />
+  );
+
+  const status = over
+    ? `Match over after ${obs.hands} hand${obs.hands === 1 ? "" : "s"}`
+    : `${multi ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}${
+      obs.toAct === null ? "" : obs.toAct === seat ? "Your move" : `${names[obs.toAct]} to act`
+    }`;
+
+  const rounds = over && last
+    ? [{ title: `Hand ${obs.history.length}`, words: actionWords(last.actions, last.first, seat, names) }]
+    : [{ words: actionWords(obs.actions, obs.first ?? 0, seat, names) }];
+
+  const running = runningTotals(obs.history.map((h) => h.rewards), obs.totals);
+  const rows: HandRow[] = obs.history.map((h, i) => ({
+    hand: i + 1,
+    cards: [[h.cards[0]], [h.cards[1]]],
+    outcome: outcome(h, seat, names),
+    betting: sentence(actionWords(h.actions, h.first, seat, names)),
+    won: h.rewards,
+    totals: running[i],
+  }));
+
+  return (
+    <div class="poker kuhn">
+      <div class="status-line">{status}</div>
+      {!over && last && (
+        <p class="last-hand">
+          <span class="last-hand-title">Hand {obs.history.length}</span> {outcome(last, seat, names)}
+        </p>
+      )}
+      <Felt
+        top={seatView(top, "top")}
+        center={
+          <>
+            {over
+              ? last && <div class="felt-result">{outcome(last, seat, names)}</div>
+              : <Pot amount={obs.pot} note={obs.fixedPot ? "fixed at the two antes" : undefined} />}
+            <BettingWords rounds={rounds} />
+            {!over && <TurnHint obs={obs} seat={seat} names={names} />}
+          </>
+        }
+        bottom={seatView(bottom, "bottom")}
+      />
+      <HandHistory rows={rows} names={names} viewer={seat} />
+    </div>
+  );
+}
+
+/** What the seat to act may do, in words (the action bar has the buttons). */
+function TurnHint({ obs, seat, names }: { obs: KuhnObservation; seat: number | null; names: readonly string[] }) {
+  if (obs.toAct === null) return null;
+  const facing = obs.actions.at(-1) === "bet";
+  const options = facing ? "call 1 or fold" : "check or bet 1";
+  return (
+    <p class="turn-hint">
+      {obs.toAct === seat ? `Your move: ${options}.` : `${names[obs.toAct]} may ${options}.`}
+    </p>
+  );
+}
+
+export const kuhnPokerTable: GameTable = {
+  Board,
+  labels: { check: "Check", bet: "Bet 1", call: "Call 1", fold: "Fold" },
+};

@@ -1,0 +1,213 @@
+/// <reference lib="dom" />
+import type { LeducHandSummary, LeducObservation } from "../../../games/leduc-poker/game.ts";
+import {
+  BettingWords,
+  CardRow,
+  cardText,
+  does,
+  Felt,
+  HandHistory,
+  type HandRow,
+  Marker,
+  Pot,
+  readCard,
+  runningTotals,
+  Seat,
+  seatOrder,
+  sentence,
+  signed,
+  who,
+} from "../table/cards.tsx";
+import type { GameTable, TableProps } from "./types.ts";
+
+/**
+ * Leduc hold'em: one private card each from two suits of J, Q, K, a betting round, a public card, a second
+ * round; raises are fixed (2, then 4) with at most two a round. A hand ends the moment its betting does, so
+ * the felt shows the hand in play (or, once the match is over, the last hand as revealed).
+ */
+
+/** Leduc's fixed raise in each round; finished hands do not carry it, and the rules never change it. */
+const RAISE_SIZES = [2, 4];
+const RANK_WORDS: Readonly<Record<string, [string, string]>> = {
+  J: ["jack", "jacks"],
+  Q: ["queen", "queens"],
+  K: ["king", "kings"],
+};
+
+/** Each round's betting letters (c check or call, r bet or raise, f fold) in words, with the chips each puts in. */
+function bettingRounds(
+  betting: string,
+  first: number,
+  viewer: number | null,
+  names: readonly string[],
+): { title: string; words: string[] }[] {
+  const put = [1, 1]; // the antes
+  return betting.split("/").map((letters, round) => {
+    let stake = Math.max(put[0], put[1]);
+    let raised = false;
+    const words = [...letters].map((letter, k) => {
+      const s = first ^ (k & 1);
+      if (letter === "f") return does(s, viewer, names, "fold", "folds");
+      if (letter === "c") {
+        const owed = stake - put[s];
+        put[s] = stake;
+        return owed > 0
+          ? does(s, viewer, names, `call ${owed}`, `calls ${owed}`)
+          : does(s, viewer, names, "check", "checks");
+      }
+      const size = RAISE_SIZES[round];
+      stake += size;
+      put[s] = stake;
+      const verb = raised ? ["raise", "raises"] : ["bet", "bets"];
+      raised = true;
+      return does(s, viewer, names, `${verb[0]} ${size}`, `${verb[1]} ${size}`);
+    });
+    return { title: `Round ${round + 1}`, words };
+  });
+}
+
+/** The seat that folded: the last to act in the last round. */
+function folder(h: LeducHandSummary): number {
+  const rounds = h.betting.split("/");
+  return h.first ^ ((rounds[rounds.length - 1].length - 1) & 1);
+}
+
+/** A two-card Leduc hand in words: a pair with the public card, else the rank. */
+function handWords(card: string, board: string | null): string {
+  const rank = readCard(card).rank;
+  const [one, many] = RANK_WORDS[rank] ?? [rank, rank];
+  return board && readCard(board).rank === rank ? `a pair of ${many}` : `${one} high`;
+}
+
+/** How a finished hand ended, with what its winner took. */
+function outcome(h: LeducHandSummary, viewer: number | null, names: readonly string[]): string {
+  if (!h.showdown) {
+    const w = h.winner ?? 1 - folder(h);
+    return `${does(folder(h), viewer, names, "fold", "folds")}; ${who(w, viewer, names, true)} ${
+      w === viewer ? "win" : "wins"
+    } ${h.rewards[w]}`;
+  }
+  if (h.winner === null) {
+    const card = h.cards[0];
+    return `Split pot at showdown${card ? ` (both ${handWords(card, h.publicCard)})` : ""}`;
+  }
+  const [a, b] = [h.cards[h.winner], h.cards[1 - h.winner]];
+  return `${does(h.winner, viewer, names, "win", "wins")} ${h.rewards[h.winner]} at showdown${
+    a && b ? ` with ${handWords(a, h.publicCard)} (${cardText(a)} vs ${cardText(b)})` : ""
+  }`;
+}
+
+function Board({ obs, seat, names }: TableProps<LeducObservation>) {
+  const over = obs.phase === "over";
+  const last = obs.history.at(-1);
+  const [bottom, top] = seatOrder(seat);
+  const multi = obs.hands > 1;
+  const first = over ? last?.first ?? null : obs.first;
+  const publicCard = over ? last?.publicCard ?? null : obs.publicCard;
+
+  // While a hand is in play only the viewer's own card is known; once over, the last hand as the history shows it.
+  const cardsOf = (s: number): (string | null)[] =>
+    over ? [last?.cards[s] ?? null] : [s === seat && obs.card ? obs.card : null];
+
+  const seatView = (s: number, place: "top" | "bottom") => (
+    <Seat
+      seat={s}
+      names={names}
+      viewer={seat}
+      place={place}
+      cards={<CardRow cards={cardsOf(s)} size="lg" label={`${who(s, seat, names)}'s card`} />}
+      toAct={obs.toAct === s}
+      committed={over ? undefined : obs.contributions[s]}
+      total={multi || over ? obs.totals[s] : undefined}
+      markers={first === s && <Marker kind="first" title="acts first in both rounds of this hand">Acts first</Marker>}
+      note={over && last && last.rewards[s] > 0 ? `won ${signed(last.rewards[s])}` : undefined}
+      state={over && last
+        ? last.winner === s ? "winner" : !last.showdown && folder(last) === s ? "folded" : undefined
+        : undefined}
+    />
+  );
+
+  const status = over
+    ? `Match over after ${obs.hands} hand${obs.hands === 1 ? "" : "s"}`
+    : `${multi ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}Round ${obs.round} of 2${
+      obs.toAct === null ? "" : obs.toAct === seat ? " · Your move" : ` · ${names[obs.toAct]} to act`
+    }`;
+
+  const rounds = over && last
+    ? bettingRounds(last.betting, last.first, seat, names)
+    : bettingRounds(obs.betting, obs.first ?? 0, seat, names);
+
+  const running = runningTotals(obs.history.map((h) => h.rewards), obs.totals);
+  const rows: HandRow[] = obs.history.map((h, i) => ({
+    hand: i + 1,
+    cards: [[h.cards[0]], [h.cards[1]]],
+    board: h.publicCard ? [h.publicCard] : [],
+    outcome: outcome(h, seat, names),
+    betting: bettingRounds(h.betting, h.first, seat, names)
+      .filter((r) => r.words.length > 0)
+      .map((r) => `${r.title}: ${sentence(r.words)}`)
+      .join(" · "),
+    won: h.rewards,
+    totals: running[i],
+  }));
+
+  return (
+    <div class="poker leduc">
+      <div class="status-line">{status}</div>
+      {!over && last && (
+        <p class="last-hand">
+          <span class="last-hand-title">Hand {obs.history.length}</span> {outcome(last, seat, names)}
+        </p>
+      )}
+      <Felt
+        top={seatView(top, "top")}
+        center={
+          <>
+            <div class="board">
+              <CardRow cards={publicCard ? [publicCard] : []} slots={1} label="Public card" />
+              <span class="board-caption">
+                {publicCard
+                  ? "Public card"
+                  : over
+                  ? "No public card: the hand ended in round 1"
+                  : "Public card comes after round 1"}
+              </span>
+            </div>
+            {over ? last && <div class="felt-result">{outcome(last, seat, names)}</div> : (
+              <Pot
+                amount={obs.pot}
+                note={`${obs.raises} of ${obs.maxRaises} raises this round · raises are ${obs.raiseSize}`}
+              />
+            )}
+            <BettingWords rounds={rounds} />
+            {!over && <TurnHint obs={obs} seat={seat} names={names} />}
+          </>
+        }
+        bottom={seatView(bottom, "bottom")}
+      />
+      <HandHistory rows={rows} names={names} viewer={seat} />
+    </div>
+  );
+}
+
+/** What the seat to act may do, in words: the buttons say "Check / call" and "Bet / raise", this says which. */
+function TurnHint({ obs, seat, names }: { obs: LeducObservation; seat: number | null; names: readonly string[] }) {
+  if (obs.toAct === null) return null;
+  const canRaise = obs.raises < obs.maxRaises;
+  const options = obs.owed > 0
+    ? `${obs.owed} to call: fold, call ${obs.owed}${
+      canRaise ? ` or raise ${obs.raiseSize}` : " (no raises left this round)"
+    }`
+    : `check${canRaise ? ` or bet ${obs.raiseSize}` : ""}`;
+  return (
+    <p class="turn-hint">
+      {obs.toAct === seat ? `Your move — ${options}.` : `${names[obs.toAct]} to act — ${options}.`}
+    </p>
+  );
+}
+
+export const leducPokerTable: GameTable = {
+  Board,
+  // Leduc's `call` is also the check when nothing is owed, and `raise` also the opening bet (OpenSpiel's actions).
+  labels: { fold: "Fold", call: "Check / call", raise: "Bet / raise" },
+};
