@@ -277,6 +277,8 @@ describe("web app", () => {
     await page.getByRole("button", { name: "Next turn" }).click();
     expect(await counter.getAttribute("data-turn")).toBe("2");
     await page.locator(".replay-controls select").selectOption("0");
+    // The full view's two boards stay until seat 0's view has loaded; then one board shows.
+    await expect.poll(() => page.locator(".seat-view").count(), { timeout: 10_000 }).toBe(0);
     await page.locator(".replay-viewer .leduc").waitFor();
     expect(page.url()).toContain("seat=0");
     await page.keyboard.press("End");
