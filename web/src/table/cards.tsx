@@ -371,3 +371,58 @@ export function runningTotals(won: readonly (readonly number[])[], totals: reado
   }
   return after;
 }
+
+/** A finished hand of a one-private-card poker game (Kuhn, Leduc), as its history shows it. */
+interface OneCardHand {
+  readonly first: number;
+  readonly cards: readonly (string | null)[];
+  readonly showdown: boolean;
+  readonly winner: number | null;
+  readonly rewards: readonly number[];
+}
+
+/** What Kuhn and Leduc observations share: one private card each, a stake, running totals, the hands played. */
+interface OneCardObservation<H extends OneCardHand> {
+  readonly phase: string;
+  readonly card: string | null;
+  readonly first: number | null;
+  readonly toAct: number | null;
+  readonly contributions: readonly number[];
+  readonly totals: readonly number[];
+  readonly hands: number;
+  readonly history: readonly H[];
+}
+
+/**
+ * The seats of a one-private-card poker table: while a hand is in play only the viewer's own card is known;
+ * once the match is over, the last hand as its history shows it, with who won and who folded.
+ */
+export function oneCardSeat<H extends OneCardHand>(
+  obs: OneCardObservation<H>,
+  viewer: number | null,
+  names: readonly string[],
+  game: { readonly folder: (hand: H) => number; readonly firstTitle: string },
+): (seat: number, place: "top" | "bottom") => ComponentChildren {
+  const over = obs.phase === "over";
+  const last = obs.history.at(-1);
+  const first = over ? last?.first ?? null : obs.first;
+  const cardsOf = (s: number): (string | null)[] =>
+    over ? [last?.cards[s] ?? null] : [s === viewer && obs.card ? obs.card : null];
+  return (s, place) => (
+    <Seat
+      seat={s}
+      names={names}
+      viewer={viewer}
+      place={place}
+      cards={<CardRow cards={cardsOf(s)} size="lg" label={`${who(s, viewer, names)}'s card`} />}
+      toAct={obs.toAct === s}
+      committed={over ? undefined : obs.contributions[s]}
+      total={obs.hands > 1 || over ? obs.totals[s] : undefined}
+      markers={first === s && <Marker kind="first" title={game.firstTitle}>Acts first</Marker>}
+      note={over && last && last.rewards[s] > 0 ? `won ${signed(last.rewards[s])}` : undefined}
+      state={over && last
+        ? last.winner === s ? "winner" : !last.showdown && game.folder(last) === s ? "folded" : undefined
+        : undefined}
+    />
+  );
+}

@@ -8,14 +8,12 @@ import {
   Felt,
   HandHistory,
   type HandRow,
-  Marker,
+  oneCardSeat,
   Pot,
   readCard,
   runningTotals,
-  Seat,
   seatOrder,
   sentence,
-  signed,
   who,
 } from "../table/cards.tsx";
 import type { GameTable, TableProps } from "./types.ts";
@@ -102,30 +100,8 @@ function Board({ obs, seat, names }: TableProps<LeducObservation>) {
   const last = obs.history.at(-1);
   const [bottom, top] = seatOrder(seat);
   const multi = obs.hands > 1;
-  const first = over ? last?.first ?? null : obs.first;
   const publicCard = over ? last?.publicCard ?? null : obs.publicCard;
-
-  // While a hand is in play only the viewer's own card is known; once over, the last hand as the history shows it.
-  const cardsOf = (s: number): (string | null)[] =>
-    over ? [last?.cards[s] ?? null] : [s === seat && obs.card ? obs.card : null];
-
-  const seatView = (s: number, place: "top" | "bottom") => (
-    <Seat
-      seat={s}
-      names={names}
-      viewer={seat}
-      place={place}
-      cards={<CardRow cards={cardsOf(s)} size="lg" label={`${who(s, seat, names)}'s card`} />}
-      toAct={obs.toAct === s}
-      committed={over ? undefined : obs.contributions[s]}
-      total={multi || over ? obs.totals[s] : undefined}
-      markers={first === s && <Marker kind="first" title="acts first in both rounds of this hand">Acts first</Marker>}
-      note={over && last && last.rewards[s] > 0 ? `won ${signed(last.rewards[s])}` : undefined}
-      state={over && last
-        ? last.winner === s ? "winner" : !last.showdown && folder(last) === s ? "folded" : undefined
-        : undefined}
-    />
-  );
+  const seatView = oneCardSeat(obs, seat, names, { folder, firstTitle: "acts first in both rounds of this hand" });
 
   const status = over
     ? `Match over after ${obs.hands} hand${obs.hands === 1 ? "" : "s"}`
