@@ -39,11 +39,10 @@ export function webAppRoutes(root = WEB_ROOT): ApiRoute {
       const file = PAGES.test(path) ? "index.html" : STYLES.test(path) ? path.slice(1) : FILES[path];
       if (file === undefined) return false;
       const full = join(root, file);
-      let body: Buffer;
       let modified: Date;
+      let size: number;
       try {
-        modified = statSync(full).mtime;
-        body = readFileSync(full);
+        ({ mtime: modified, size } = statSync(full));
       } catch {
         error(
           res,
@@ -53,8 +52,8 @@ export function webAppRoutes(root = WEB_ROOT): ApiRoute {
         );
         return true;
       }
-      // Revalidated on every load so a rebuilt app is picked up at once; unchanged files answer 304.
-      const etag = `"${body.length.toString(36)}-${modified.getTime().toString(36)}"`;
+      // Revalidated on every load so a rebuilt app is picked up at once; unchanged files answer 304 unread.
+      const etag = `"${size.toString(36)}-${modified.getTime().toString(36)}"`;
       const headers: Record<string, string> = {
         "content-type": TYPES[extname(file)],
         "cache-control": "no-cache",
@@ -67,6 +66,7 @@ export function webAppRoutes(root = WEB_ROOT): ApiRoute {
         res.writeHead(304, headers).end();
         return true;
       }
+      const body = readFileSync(full);
       res.writeHead(200, { ...headers, "content-length": body.length });
       res.end(req.method === "HEAD" ? undefined : body);
       return true;
