@@ -725,7 +725,6 @@ export class Match {
     this.deliver(() => link.send(frame));
   }
 
-  /** Runs `output` now, or once every journal write so far is durable. */
   /**
    * Runs `output` once everything the match has written so far is durable (at once when it is): frames
    * and views go out in this order, and nobody sees a state that a crash could take back.
