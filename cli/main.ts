@@ -11,6 +11,7 @@ import { VERSION } from "../server/version.ts";
 import { registerBot } from "./commands/bot.ts";
 import { registerCatalog } from "./commands/catalog.ts";
 import { registerExploitability } from "./commands/exploitability.ts";
+import { LlmRunError, registerLlm } from "./commands/llm.ts";
 import { ExportError, registerExport } from "./commands/export.ts";
 import { registerReplay } from "./commands/replay.ts";
 import { registerServe } from "./commands/serve.ts";
@@ -34,6 +35,7 @@ function program(io: Io): Command {
   registerExploitability(root, io);
   registerToken(root, io);
   registerBot(root, io);
+  registerLlm(root, io);
   registerReplay(root, io);
   registerExport(root, io);
   for (const command of root.commands) {
@@ -47,7 +49,7 @@ function program(io: Io): Command {
 /** Errors that mean the input was wrong, not the program. */
 const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError, TokenError, QueryError];
 /** Failures a person can act on that arose while running (a port taken, a server refusing or gone). */
-const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError];
+const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError, LlmRunError];
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {

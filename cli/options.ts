@@ -61,3 +61,19 @@ export function storeLocation(flags: { dataDir: string; databaseUrl?: string }, 
   const databaseUrl = flags.databaseUrl || (dataDirGiven ? undefined : process.env.DATABASE_URL) || undefined;
   return { dataDir: flags.dataDir, databaseUrl };
 }
+
+/** A ws:// or wss:// address. */
+export function websocketUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError("expected a websocket URL, e.g. ws://127.0.0.1:2567/bot.");
+  }
+  if (url.protocol !== "ws:" && url.protocol !== "wss:") {
+    throw new InvalidArgumentError(
+      `expected a ws:// or wss:// URL, got ${url.protocol}//, e.g. ws://127.0.0.1:2567/bot.`,
+    );
+  }
+  return value;
+}

@@ -52,7 +52,8 @@ export interface AttemptRecord {
   readonly meta?: Record<string, unknown>;
 }
 
-export type DefaultedReason = "timeout" | "illegal" | "released";
+/** Why the conduct policy chose a move: the clock ran out, retries ran out, the seat was released or withdrew. */
+export type DefaultedReason = "timeout" | "illegal" | "released" | "withdrawn";
 
 /** One decision of one seat: the unit the server acknowledges, and the row trainers learn from. */
 export interface StepRecordRow {

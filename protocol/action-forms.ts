@@ -44,3 +44,25 @@ export interface ExchangeForm {
 }
 
 export type ActionForm = FixedForm | AmountForm | TextForm | SplitForm | ExchangeForm;
+
+/**
+ * The action a seat plays when nobody chooses for it (the server's conduct policy, an agent's fallback):
+ * the first action its game lists (check or fold in poker, cooperate in the dilemma, a message in the talk
+ * phases), the low end of an amount, empty text, or a claim of nothing. A trade has no neutral value, and
+ * every game with trades also lists a pass.
+ */
+export function defaultAction(legal: readonly ActionForm[]): unknown {
+  for (const form of legal) {
+    switch (form.kind) {
+      case "fixed":
+        return form.action;
+      case "amount":
+        return { type: form.type, amount: form.min };
+      case "text":
+        return { type: form.type, text: "" };
+      case "split":
+        return { type: form.type, take: form.max.map(() => 0) };
+    }
+  }
+  throw new RangeError(`no action with a neutral value among ${JSON.stringify(legal)}`);
+}

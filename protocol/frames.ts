@@ -101,6 +101,17 @@ export interface ActFrame {
   readonly meta?: Record<string, unknown>;
 }
 
+/**
+ * The seat cannot go on (an LLM endpoint that refuses every request, an engine that crashed): its status
+ * becomes ERROR with `reason` kept in the replay, and the match applies its timeout policy to it at once.
+ */
+export interface WithdrawFrame {
+  readonly type: "withdraw";
+  readonly match: string;
+  /** Why, in one sentence: kept with the seat's open decision in the replay. */
+  readonly reason: string;
+}
+
 export interface ResumeFrame {
   readonly type: "resume";
   readonly match: string;
@@ -118,6 +129,7 @@ export type ClientFrame =
   | CreateFrame
   | JoinFrame
   | ActFrame
+  | WithdrawFrame
   | ResumeFrame
   | PingFrame;
 

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import type { ActionSpace } from "../../games/core/action.ts";
 import { configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
@@ -6,8 +6,8 @@ import { games, getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { STRATEGY_STREAM } from "../../policies/simulate.ts";
 import { Bot, type FrameFormat, LudusError, type MatchEndFrame, type Policy } from "../../clients/sdk/index.ts";
-import type { Io } from "../io.ts";
-import { integerIn } from "../options.ts";
+import { type Io, matchLine } from "../io.ts";
+import { integerIn, websocketUrl } from "../options.ts";
 
 interface BotFlags {
   url: string;
@@ -21,32 +21,10 @@ interface BotFlags {
   json?: boolean;
 }
 
-/** A ws:// or wss:// address. */
-function websocketUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError("expected a websocket URL, e.g. ws://127.0.0.1:2567/bot.");
-  }
-  if (url.protocol !== "ws:" && url.protocol !== "wss:") {
-    throw new InvalidArgumentError(
-      `expected a ws:// or wss:// URL, got ${url.protocol}//, e.g. ws://127.0.0.1:2567/bot.`,
-    );
-  }
-  return value;
-}
-
 /** A fresh 64-bit seed, written as a decimal string so the summary can name it. */
 function randomSeed(): string {
   const [high, low] = crypto.getRandomValues(new Uint32Array(2));
   return ((BigInt(high) << 32n) | BigInt(low)).toString();
-}
-
-function matchLine(end: MatchEndFrame): string {
-  const returns = end.returns.map((r) => (Number.isInteger(r) ? String(r) : r.toFixed(4))).join(" ");
-  const reason = end.reason === "completed" ? "" : `  (${end.reason})`;
-  return `match ${end.match}  seat ${end.seat}  returns ${returns}${reason}\n`;
 }
 
 export function registerBot(program: Command, io: Io): void {

@@ -11,8 +11,23 @@ import { Connection, type ConnectOptions } from "./connection.ts";
 import { LudusError } from "./errors.ts";
 import type { ActionForm } from "../../protocol/action-forms.ts";
 
+/** A policy's answer with free fields the replay keeps beside it (`act.meta`: an LLM's prompt, response, usage). */
+export class Answer {
+  constructor(readonly action: unknown, readonly meta?: Record<string, unknown>) {}
+}
+
 /**
- * Chooses an action (JSON, e.g. `{type: "raise", amount: 4}`, or text such as `"raise 4"`) for a turn.
+ * A policy's way to give up its seat when its player cannot go on (an endpoint that refuses every
+ * request): the seat's status becomes ERROR, `reason` is kept in the replay, and the match applies its
+ * timeout policy to the seat at once instead of waiting for its clock.
+ */
+export class Withdrawal {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * Chooses an action (JSON, e.g. `{type: "raise", amount: 4}`, or text such as `"raise 4"`) for a turn,
+ * optionally wrapped in an `Answer` with replay fields, or a `Withdrawal`.
  * After an illegal or malformed answer that the match forgives it is asked again, with the server's
  * error (which names what is legal) as `error`.
  */
@@ -31,6 +46,8 @@ export interface PlayOptions {
   readonly matches?: number;
   /** Called as each match ends (to report progress before `play` resolves). */
   readonly onMatchEnd?: (end: MatchEndFrame) => void;
+  /** Once aborted, no further match is queued (a queue ticket still waiting is cancelled); the one being played finishes. */
+  readonly signal?: AbortSignal;
 }
 
 /** A `create` frame's fields (see protocol/frames.ts) and the policy that plays the bot's seat. */
@@ -75,7 +92,7 @@ interface Seat {
   /** The decision whose answer the policy is working on. */
   thinking?: number;
   /** The last answer sent, resent as is when a resume brings its turn back. */
-  answer?: { readonly seq: number; readonly action: unknown };
+  answer?: { readonly seq: number; readonly action: unknown; readonly meta?: Record<string, unknown> };
   /** Illegal answers the server still forgives for the open decision. */
   forgiven: number;
 }
@@ -87,7 +104,9 @@ interface Waiter {
   readonly variant?: string;
   readonly target?: string;
   readonly policy: Policy;
-  readonly started: Deferred<Seat>;
+  readonly started: Deferred<Seat | undefined>;
+  /** The queue ticket, once `queued` came. */
+  ticket?: string;
 }
 
 /**
@@ -123,8 +142,9 @@ export class Bot {
     const count = options.matches ?? 1;
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`matches must be a whole number ≥ 1, got ${count}`);
     const ends: MatchEndFrame[] = [];
-    while (ends.length < count) {
+    while (ends.length < count && !options.signal?.aborted) {
       const seat = await this.#queue(options);
+      if (!seat) break; // stopped while waiting in the queue
       const end = await seat.end.promise;
       ends.push(end);
       options.onMatchEnd?.(end);
@@ -162,14 +182,14 @@ export class Bot {
       throw error;
     }
     const seat = await waiter.started.promise;
-    return seat.end.promise;
+    return seat!.end.promise;
   }
 
   close(): Promise<void> {
     return this.connection.close();
   }
 
-  #queue(options: PlayOptions): Promise<Seat> {
+  #queue(options: PlayOptions): Promise<Seat | undefined> {
     const waiter: Waiter = {
       kind: "queue",
       game: options.game,
@@ -179,6 +199,17 @@ export class Bot {
     };
     this.#waiters.push(waiter);
     this.#sendQueue(waiter);
+    const { signal } = options;
+    if (signal) {
+      const stop = () => {
+        if (!this.#waiters.includes(waiter)) return; // already started
+        this.#forget(waiter);
+        if (waiter.ticket) this.connection.send({ type: "cancel", ticket: waiter.ticket });
+        waiter.started.resolve(undefined);
+      };
+      signal.addEventListener("abort", stop, { once: true });
+      waiter.started.promise.finally(() => signal.removeEventListener("abort", stop));
+    }
     return waiter.started.promise;
   }
 
@@ -187,7 +218,11 @@ export class Bot {
     this.connection.request(
       { type: "queue", game: waiter.game!, ...(waiter.variant ? { variant: waiter.variant } : {}) },
       (f): f is QueuedFrame => f.type === "queued",
-    ).catch((error) => {
+    ).then((queued) => {
+      waiter.ticket = queued.ticket;
+      // Stopped before the ticket came back: cancel it now.
+      if (!this.#waiters.includes(waiter)) this.connection.send({ type: "cancel", ticket: queued.ticket });
+    }, (error) => {
       if (error instanceof LudusError && error.code === "connection_closed" && !this.connection.closed) return;
       this.#forget(waiter);
       waiter.started.reject(error);
@@ -226,7 +261,7 @@ export class Bot {
     seat.turn = turn;
     if (seat.answer?.seq === turn.seq) {
       // The same decision again after a resume: the server acks a resent answer as a duplicate if it had it.
-      this.#act(seat, turn.seq, seat.answer.action);
+      this.#act(seat, turn.seq, seat.answer.action, seat.answer.meta);
       return;
     }
     if (seat.thinking === turn.seq) return;
@@ -237,9 +272,9 @@ export class Bot {
   async #answer(seat: Seat, turn: TurnFrame, error?: LudusError): Promise<void> {
     seat.thinking = turn.seq;
     seat.answer = undefined;
-    let action: unknown;
+    let decided: unknown;
     try {
-      action = await seat.policy(turn.observation, turn.legal, turn, error);
+      decided = await seat.policy(turn.observation, turn.legal, turn, error);
     } catch (failure) {
       this.#seats.delete(seat.match);
       seat.end.reject(failure);
@@ -248,12 +283,17 @@ export class Bot {
     // A later decision (or the match's end) overtook this one while the policy thought.
     if (this.#seats.get(seat.match) !== seat || seat.thinking !== turn.seq) return;
     seat.thinking = undefined;
-    seat.answer = { seq: turn.seq, action };
-    this.#act(seat, turn.seq, action);
+    if (decided instanceof Withdrawal) {
+      this.connection.send({ type: "withdraw", match: seat.match, reason: decided.reason });
+      return;
+    }
+    const { action, meta } = decided instanceof Answer ? decided : { action: decided, meta: undefined };
+    seat.answer = { seq: turn.seq, action, meta };
+    this.#act(seat, turn.seq, action, meta);
   }
 
-  #act(seat: Seat, seq: number, action: unknown): void {
-    this.connection.send({ type: "act", match: seat.match, seq, action });
+  #act(seat: Seat, seq: number, action: unknown, meta?: Record<string, unknown>): void {
+    this.connection.send({ type: "act", match: seat.match, seq, action, ...(meta ? { meta } : {}) });
   }
 
   #error(frame: ErrorFrame): void {

@@ -9,7 +9,15 @@
  * await bot.close();
  * ```
  */
-export { Bot, type CreateOptions, type PlayOptions, type Policy, type PrivateMatch } from "./bot.ts";
+export {
+  Answer,
+  Bot,
+  type CreateOptions,
+  type PlayOptions,
+  type Policy,
+  type PrivateMatch,
+  Withdrawal,
+} from "./bot.ts";
 export type { FrameFormat } from "./codec.ts";
 export { Connection, type ConnectionEvents, type ConnectOptions, type ReconnectOptions } from "./connection.ts";
 export { type ClientErrorCode, LudusError } from "./errors.ts";

@@ -37,6 +37,7 @@ const schemas = {
     action: z.unknown().refine((a) => a !== undefined, "`action` is required: a JSON action or its text"),
     meta: z.record(z.string(), z.unknown()).optional(),
   }),
+  withdraw: z.strictObject({ type: z.literal("withdraw"), match: id, reason: z.string().min(1).max(2000) }),
   resume: z.strictObject({ type: z.literal("resume"), match: id }),
   ping: z.strictObject({ type: z.literal("ping"), id: z.union([z.string().max(128), z.number()]).optional() }),
 } as const;

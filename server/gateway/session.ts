@@ -2,7 +2,15 @@ import type { WebSocket } from "ws";
 import { ConfigError } from "../../games/core/config.ts";
 import { UnknownGameError } from "../../games/registry.ts";
 import { StrategyError } from "../../policies/strategy.ts";
-import type { ActFrame, ClientFrame, CreateFrame, ErrorCode, ErrorFrame, ServerFrame } from "../../protocol/frames.ts";
+import type {
+  ActFrame,
+  ClientFrame,
+  CreateFrame,
+  ErrorCode,
+  ErrorFrame,
+  ServerFrame,
+  WithdrawFrame,
+} from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
 import type { TokenRecord } from "../auth/tokens.ts";
 import { MatchLookupError, StoreUnavailableError } from "../match/live-matches.ts";
@@ -125,6 +133,8 @@ export class BotSession {
         return this.resume(frame.match);
       case "act":
         return this.act(frame);
+      case "withdraw":
+        return this.withdraw(frame);
     }
   }
 
@@ -251,6 +261,17 @@ export class BotSession {
       );
     }
     seated.match.act(seated.seat, frame.seq, frame.action, frame.meta, seated.link);
+  }
+
+  private withdraw(frame: WithdrawFrame): void {
+    const seated = this.seated.get(frame.match);
+    if (!seated) {
+      this.gateway.matches.find(frame.match);
+      return this.error("not_seated", `this connection has no seat in match ${frame.match} to withdraw`, {
+        match: frame.match,
+      });
+    }
+    seated.match.withdraw(seated.seat, frame.reason, seated.link);
   }
 
   close(code: number, reason: string): void {

@@ -1,4 +1,5 @@
 import type { Action, ActionSpace } from "../../games/core/action.ts";
+import { defaultAction as defaultForms } from "../../protocol/action-forms.ts";
 import type { ConductPolicy } from "../../protocol/frames.ts";
 
 /**
@@ -13,25 +14,7 @@ export const DEFAULT_CONDUCT: ConductPolicy = {
   holdMs: 30_000,
 };
 
-/**
- * The action a seat plays when the conduct policy acts for it: the first action its game lists
- * (check or fold in poker, cooperate in the dilemma, a message in the talk phases), the low end of an
- * amount, empty text, or a claim of nothing.
- */
+/** The action the conduct policy plays for a seat (see protocol/action-forms.ts). */
 export function defaultAction(space: ActionSpace): Action {
-  for (const form of space) {
-    switch (form.kind) {
-      case "fixed":
-        return form.action;
-      case "amount":
-        return { type: form.type, amount: form.min } as Action;
-      case "text":
-        return { type: form.type, text: "" } as Action;
-      case "split":
-        return { type: form.type, take: form.max.map(() => 0) } as Action;
-      case "exchange":
-        continue; // a trade has no neutral value; every game with trades also lists a pass
-    }
-  }
-  throw new Error(`no default action among ${JSON.stringify(space)}`);
+  return defaultForms(space) as Action;
 }

@@ -119,8 +119,10 @@ interface Seat {
   status: SeatStatus;
   clock?: SeatClock;
   hold?: ReturnType<typeof setTimeout>;
-  /** Released after a drop past the hold: the conduct policy plays for it from then on. */
+  /** Released after a drop past the hold, or withdrawn: the conduct policy plays for it from then on. */
   released: boolean;
+  /** Why its player withdrew it, when it did. */
+  withdrawn?: string;
   /** Whether a client ever sat here, so a later connect is a resume. */
   joined: boolean;
   /** Whether the current link has had its `match_start`: turn frames only follow it. */
@@ -435,6 +437,38 @@ export class Match {
     this.resolve(decision, parsed, link, null, JSON.stringify(input));
   }
 
+  /**
+   * The seat's player cannot go on (`reason` says why): its status becomes ERROR and the timeout policy
+   * applies at once, as if its clock had run out, to its open decision and, under `default`, to every
+   * later one. The reason is kept as a refused attempt of the open decision.
+   */
+  withdraw(seat: number, reason: string, link: SeatLink): void {
+    const slot = this.seats[seat];
+    const refuse = (code: ErrorCode, message: string) =>
+      this.send(link, { type: "error", code, message, match: this.id });
+    if (slot.link !== link) {
+      return refuse(
+        "not_seated",
+        `another connection has taken over seat ${seat}; withdraw from the one that resumed it`,
+      );
+    }
+    if (this.phase === "ended") return refuse("match_over", `match ${this.id} is over`);
+    slot.released = true;
+    slot.withdrawn = reason;
+    slot.status = "ERROR";
+    this.writeRecord();
+    this.emit({ kind: "seat", seat });
+    const decision = this.pending.get(seat);
+    if (decision) decision.attempts.push({ input: null, code: "withdrawn", message: reason });
+    if (this.conduct.onTimeout === "default") {
+      if (decision) this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, "withdrawn");
+      else if (this.phase === "waiting") this.finish("aborted", seat);
+      return;
+    }
+    if (decision) this.misconduct(decision, "ERROR", this.conduct.onTimeout);
+    else this.finish(this.conduct.onTimeout === "forfeit" ? "forfeit" : "aborted", seat);
+  }
+
   /** Ends the match now (server shutdown, an operator's abort). */
   abort(): void {
     if (this.phase !== "ended") this.finish("aborted", null);
@@ -487,7 +521,8 @@ export class Match {
         if (slot.participant!.kind === "builtin") this.playBuiltin(decision, slot.participant!.strategy!);
         else if (logged) this.replay(decision, logged);
         else if (slot.released) {
-          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, "released");
+          const reason = slot.withdrawn === undefined ? "released" : "withdrawn";
+          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, reason);
         } else if (!this.log) this.deliver(() => this.openTurn(decision));
         if (this.phase !== "playing") return;
       }
@@ -527,10 +562,16 @@ export class Match {
     }
     decision.startedAt = performance.now() - row.latencyMs;
     decision.attempts.push(...row.attempts);
+    const slot = this.seats[decision.seat];
+    if (row.defaulted === "withdrawn" || row.error?.code === "withdrawn") {
+      slot.released = true;
+      slot.withdrawn = row.error?.message ?? "";
+      slot.status = "ERROR";
+    }
     if (row.action === null) {
       // The seat never moved: its misconduct ended the match.
-      const status = row.error?.code === "timeout" ? "TIMEOUT" : "INVALID";
-      return this.misconduct(decision, status, status === "TIMEOUT" ? this.conduct.onTimeout : this.conduct.onIllegal);
+      const status = row.error?.code === "timeout" ? "TIMEOUT" : row.error?.code === "withdrawn" ? "ERROR" : "INVALID";
+      return this.misconduct(decision, status, status === "INVALID" ? this.conduct.onIllegal : this.conduct.onTimeout);
     }
     const parsed = this.game.parse(row.action, this.state, decision.seat);
     if (parsed instanceof ActionError) throw new RestoreError(this.id, `step ${row.seq}: ${parsed.message}`);
@@ -597,7 +638,7 @@ export class Match {
   }
 
   /** A seat ran out of time or of retries: the policy plays for it, or ends the match. */
-  private misconduct(decision: Decision, status: "TIMEOUT" | "INVALID", outcome: Outcome): void {
+  private misconduct(decision: Decision, status: "TIMEOUT" | "INVALID" | "ERROR", outcome: Outcome): void {
     const seat = decision.seat;
     if (outcome === "default") {
       const reason = status === "TIMEOUT" ? "timeout" : "illegal";

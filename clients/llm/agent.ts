@@ -1,0 +1,372 @@
+import { type ActionForm, defaultAction } from "../../protocol/action-forms.ts";
+import type { MatchStartFrame, TurnFrame } from "../../protocol/frames.ts";
+import { Answer, type Policy, Withdrawal } from "../sdk/bot.ts";
+import type { Connection } from "../sdk/connection.ts";
+import type { LudusError } from "../sdk/errors.ts";
+import { randomAction, type RandomSource } from "../sdk/random.ts";
+import { type BackoffOptions, Gate, withBackoff } from "./backoff.ts";
+import { ChatClient, ChatError, type ChatMessage, type ChatOptions, type Completion, type Usage } from "./chat.ts";
+import { fitMeta } from "./meta.ts";
+import { type Renderer, renderer, type RendererName, type TurnView } from "./renderers.ts";
+import {
+  identity,
+  parseStrategy,
+  type StrategyOptions,
+  strategyPrompt,
+  type StrategyRecord,
+  strategyReminder,
+} from "./strategy.ts";
+
+/** What the agent plays when no usable answer came: the seat's first legal action, or one at random. */
+export type Fallback = "default" | "random";
+
+export interface LlmAgentOptions {
+  readonly chat: ChatOptions;
+  /** How answers are asked for and read (default `ludus`). */
+  readonly renderer?: RendererName;
+  /** A system prompt of your own, per game: it replaces the rules the server sends (the answer format is still added). */
+  readonly systemPrompt?: (game: string, rules: string) => string;
+  /** Re-asks after an answer that cannot be used (unreadable, or refused by the server), before the fallback (default 2). */
+  readonly retries?: number;
+  readonly fallback?: Fallback;
+  /** Earlier turns of the same match kept in the chat, as user/assistant pairs (default 0: each turn's text stands alone). */
+  readonly history?: number;
+  /** Requests in flight at once, over every match (default 4). */
+  readonly maxInFlight?: number;
+  /** Waits and tries for rate limits, server errors and unreachable endpoints. */
+  readonly backoff?: BackoffOptions;
+  /** One request's longest wait (default 120,000 ms); the seat's deadline cuts it shorter. */
+  readonly requestTimeoutMs?: number;
+  /** The agent answers (with its fallback if need be) this long before the seat's deadline (default 2,000 ms, at most a quarter of the time left). */
+  readonly deadlineMarginMs?: number;
+  /** The Donor Game's strategy step (on by default there); `false` turns it off. */
+  readonly strategy?: StrategyOptions | false;
+  /** Random source of the `random` fallback. */
+  readonly random?: RandomSource;
+  /** Progress lines (rate-limit waits, fallbacks, withdrawals). */
+  readonly log?: (line: string) => void;
+}
+
+/** One call to the model while deciding, as the replay keeps it. */
+interface AttemptMeta {
+  response: string;
+  reasoning?: string;
+  usage: Usage | null;
+  latency_ms: number;
+  finish_reason: string | null;
+  /** Why the answer was not used: unreadable, or refused by the server. */
+  error?: string;
+}
+
+/** Running totals over everything the agent played. */
+export interface AgentStats {
+  /** Replies received (each attempt of each decision). */
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Replies that could not be used (unreadable, or refused by the server) and were asked again. */
+  reasks: number;
+  /** Decisions played with the fallback. */
+  fallbacks: number;
+  /** Seats withdrawn (an endpoint failure, a stop). */
+  withdrawals: number;
+}
+
+interface Deciding {
+  readonly seq: number;
+  readonly attempts: AttemptMeta[];
+}
+
+interface MatchContext {
+  readonly start: MatchStartFrame;
+  /** Earlier turns: the text shown and the reply given. */
+  readonly history: { readonly user: string; readonly reply: string }[];
+  deciding?: Deciding;
+  strategy?: Promise<StrategyRecord>;
+}
+
+/**
+ * An LLM seat: it turns each `turn` into chat messages (the server's rules and observation text, the
+ * renderer's answer format), asks the endpoint, reads an action from the reply, and re-asks with the
+ * reason when the reply cannot be used or the server refuses it. Past its retries it plays its fallback.
+ * Every action carries the replay's fields in `meta`: the messages, the raw reply, token usage, latency
+ * and every attempt. When the endpoint cannot be used at all (refused key, unknown model, unreachable
+ * past its retries) the seat is withdrawn with the endpoint and the cause, and the agent marks itself failed.
+ */
+export class LlmAgent {
+  readonly client: ChatClient;
+  readonly #options: LlmAgentOptions;
+  readonly #matches = new Map<string, MatchContext>();
+  readonly #gate: Gate;
+  readonly #stop = new AbortController();
+  #frameBytes = 256 * 1024;
+  readonly stats: AgentStats = {
+    requests: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasks: 0,
+    fallbacks: 0,
+    withdrawals: 0,
+  };
+  #failure?: ChatError;
+
+  constructor(options: LlmAgentOptions) {
+    this.#options = options;
+    this.client = new ChatClient(options.chat);
+    this.#gate = new Gate(options.maxInFlight ?? 4);
+  }
+
+  /** The endpoint failure that made the agent give up, if one did. */
+  get failure(): ChatError | undefined {
+    return this.#failure;
+  }
+
+  /** Listens to a connection's `match_start` frames (the rules and who the seat is): call before playing. */
+  attach(connection: Connection): void {
+    this.#frameBytes = connection.welcome.limits.frameBytes;
+    connection.on("match_start", (start) => {
+      const known = this.#matches.get(start.match);
+      if (known && start.resumed) return;
+      const context: MatchContext = { start, history: [] };
+      this.#matches.set(start.match, context);
+      if (this.#strategyOn(start.game)) context.strategy = this.#writeStrategy(context);
+    });
+    connection.on("match_end", (end) => this.#matches.delete(end.match));
+  }
+
+  /** The policy to play with (`Bot.play`, `Bot.create`, `Bot.join`). */
+  readonly policy: Policy = (_observation, legal, turn, error) => this.#decide(turn, legal, error);
+
+  /** Stops every decision under way: each open seat is withdrawn with `reason`. */
+  stop(reason: string): void {
+    this.#stop.abort(new Error(reason));
+  }
+
+  #strategyOn(game: string): boolean {
+    const option = this.#options.strategy;
+    return option !== false && (option?.enabled ?? game === "donor-game");
+  }
+
+  async #decide(turn: TurnFrame, legal: readonly ActionForm[], refusal?: LudusError): Promise<unknown> {
+    const context = this.#matches.get(turn.match);
+    if (!context) throw new Error(`turn for match ${turn.match} before its match_start: attach the agent first`);
+    if (this.#failure) return this.#withdraw(this.#failure.message);
+    if (this.#stop.signal.aborted) return this.#withdraw(stopReason(this.#stop.signal));
+    const game = context.start.game;
+    const view: TurnView = {
+      game,
+      text: turn.text ?? JSON.stringify(turn.observation),
+      legal,
+      legalText: turn.legalText,
+    };
+    const render = renderer(this.#options.renderer ?? "ludus", game);
+    if (context.deciding?.seq !== turn.seq) context.deciding = { seq: turn.seq, attempts: [] };
+    const deciding = context.deciding;
+    const last = deciding.attempts.at(-1);
+    if (refusal && last && !last.error) {
+      last.error = `the server refused it: ${refusal.message}`;
+      this.stats.reasks++;
+    }
+    const strategy = context.strategy ? await context.strategy : undefined;
+
+    // The seat's own deadline bounds everything, so a slow model costs a fallback, not a timeout.
+    // The margin is at most a quarter of the time left, so a short clock still leaves room to ask.
+    const left = turn.deadline - Date.now();
+    const margin = Math.min(this.#options.deadlineMarginMs ?? 2_000, left / 4);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error("the seat's deadline is near")), left - margin);
+    const signal = AbortSignal.any([deadline.signal, this.#stop.signal]);
+    const retries = this.#options.retries ?? 2;
+    let messages: ChatMessage[] = [];
+    let fallbackReason = `no usable answer in ${retries + 1} attempt(s)`;
+    try {
+      while (deciding.attempts.length <= retries) {
+        messages = this.#messages(context, render, view, deciding, strategy);
+        let completion: Completion;
+        try {
+          completion = await this.#complete(messages, signal);
+        } catch (error) {
+          if (!(error instanceof ChatError)) throw error;
+          if (this.#stop.signal.aborted) return this.#withdraw(stopReason(this.#stop.signal));
+          if (deadline.signal.aborted) {
+            fallbackReason = `the model did not answer before the seat's deadline (${error.message})`;
+            break;
+          }
+          return this.#giveUp(error, context, turn.seq);
+        }
+        const attempt: AttemptMeta = {
+          response: completion.text,
+          ...(completion.reasoning ? { reasoning: completion.reasoning } : {}),
+          usage: completion.usage,
+          latency_ms: round(completion.latencyMs),
+          finish_reason: completion.finishReason,
+        };
+        deciding.attempts.push(attempt);
+        this.stats.requests++;
+        this.stats.promptTokens += completion.usage?.prompt_tokens ?? 0;
+        this.stats.completionTokens += completion.usage?.completion_tokens ?? 0;
+        const read = render.extract(completion.text, view);
+        if ("error" in read) {
+          attempt.error = completion.finishReason === "length"
+            ? `your reply was cut off at the token limit before its answer; answer more briefly. ${read.error}`
+            : read.error;
+          this.stats.reasks++;
+          continue;
+        }
+        context.history.push({ user: userText(view), reply: completion.text });
+        return new Answer(read.action, this.#meta(messages, deciding, completion.model, strategy));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    const action = this.#options.fallback === "random"
+      ? randomAction(legal, this.#options.random)
+      : defaultAction(legal);
+    this.stats.fallbacks++;
+    this.#options.log?.(
+      `match ${turn.match} decision ${turn.seq}: ${fallbackReason}; playing ${JSON.stringify(action)}`,
+    );
+    return new Answer(action, this.#meta(messages, deciding, this.#options.chat.model, strategy, fallbackReason));
+  }
+
+  /** An endpoint failure no retry mends: the seat is withdrawn and the agent stops asking. */
+  #giveUp(error: ChatError, context: MatchContext, seq: number): Withdrawal {
+    this.#failure ??= error;
+    this.#options.log?.(`match ${context.start.match} decision ${seq}: withdrawing the seat: ${error.message}`);
+    return this.#withdraw(error.message);
+  }
+
+  #withdraw(reason: string): Withdrawal {
+    this.stats.withdrawals++;
+    return new Withdrawal(reason);
+  }
+
+  /** The chat for an attempt: system (rules and format), earlier turns, this turn, then each failed try and why. */
+  #messages(
+    context: MatchContext,
+    render: Renderer,
+    view: TurnView,
+    deciding: Deciding,
+    strategy?: StrategyRecord,
+  ): ChatMessage[] {
+    const messages: ChatMessage[] = [{ role: "system", content: this.#system(context, render) }];
+    const keep = this.#options.history ?? 0;
+    for (const turn of keep > 0 ? context.history.slice(-keep) : []) {
+      messages.push({ role: "user", content: turn.user }, { role: "assistant", content: turn.reply });
+    }
+    const reminder = strategy?.strategy ? `${strategyReminder(strategy.strategy)}\n\n` : "";
+    messages.push({ role: "user", content: reminder + userText(view) });
+    for (const attempt of deciding.attempts) {
+      messages.push(
+        { role: "assistant", content: attempt.response },
+        { role: "user", content: `That answer could not be used: ${attempt.error}\n${render.instructions(view.game)}` },
+      );
+    }
+    return messages;
+  }
+
+  #system(context: MatchContext, render: Renderer): string {
+    const { game, rules } = context.start;
+    const own = this.#options.systemPrompt?.(game, rules);
+    const base = own ??
+      `You are playing a game against other players. You are player ${context.start.seat}. The rules:\n${rules}`;
+    return `${base}\n\n${render.instructions(game)}`;
+  }
+
+  #complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<Completion> {
+    const timeoutMs = this.#options.requestTimeoutMs ?? 120_000;
+    return this.#gate.run(
+      () =>
+        withBackoff(
+          () => this.client.complete(messages, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])),
+          this.#options.backoff ?? {},
+          signal,
+          (error, delay, attempt) =>
+            this.#options.log?.(`${error.message}; try ${attempt + 1} in ${Math.round(delay)} ms`),
+        ),
+      signal,
+    ).catch((error) => {
+      // An abort while waiting for a place in the gate is an abort of the request.
+      if (error instanceof ChatError) throw error;
+      throw new ChatError("aborted", this.client.endpoint, "the request was stopped before it was sent");
+    });
+  }
+
+  async #writeStrategy(context: MatchContext): Promise<StrategyRecord> {
+    const { start } = context;
+    const options = this.#options.strategy || {};
+    const who = identity(start.observation);
+    const messages: ChatMessage[] = [
+      { role: "system", content: this.#system(context, renderer("ludus", start.game)) },
+      { role: "user", content: strategyPrompt(who.name, options.advice) },
+    ];
+    const base = { match: start.match, seat: start.seat, game: start.game, ...who };
+    let record: StrategyRecord;
+    try {
+      const completion = await this.#complete(messages, this.#stop.signal);
+      const strategy = parseStrategy(completion.text);
+      record = {
+        ...base,
+        strategy: strategy ?? "",
+        response: completion.text,
+        usage: completion.usage,
+        ...(strategy ? {} : { error: 'the reply has no sentence starting "My strategy will be"' }),
+      };
+    } catch (error) {
+      if (!(error instanceof ChatError)) throw error;
+      record = { ...base, strategy: "", response: "", usage: null, error: error.message };
+    }
+    options.onStrategy?.(record);
+    return record;
+  }
+
+  /** The act's replay fields, cut to fit the connection's frame limit. */
+  #meta(
+    messages: readonly ChatMessage[],
+    deciding: Deciding,
+    model: string,
+    strategy?: StrategyRecord,
+    fallback?: string,
+  ): Record<string, unknown> {
+    const final = fallback ? undefined : deciding.attempts.at(-1);
+    return fitMeta({
+      model,
+      endpoint: this.client.endpoint,
+      renderer: this.#options.renderer ?? "ludus",
+      prompt: messages,
+      response: final?.response ?? null,
+      ...(final?.reasoning ? { reasoning: final.reasoning } : {}),
+      usage: final?.usage ?? null,
+      usage_total: sumUsage(deciding.attempts),
+      latency_ms: round(deciding.attempts.reduce((sum, a) => sum + a.latency_ms, 0)),
+      attempts: deciding.attempts,
+      ...(fallback ? { fallback } : {}),
+      ...(strategy
+        ? { strategy: strategy.strategy, ...(strategy.error ? { strategy_error: strategy.error } : {}) }
+        : {}),
+    }, this.#frameBytes);
+  }
+}
+
+/** The turn's text with its legal options spelled out. */
+function userText(view: TurnView): string {
+  return `${view.text}\n\nLegal now: ${view.legalText}`;
+}
+
+function sumUsage(attempts: readonly AttemptMeta[]): Usage | null {
+  const counted = attempts.filter((a) => a.usage);
+  if (counted.length === 0) return null;
+  const sum = (key: "prompt_tokens" | "completion_tokens" | "total_tokens") =>
+    counted.reduce((total, a) => total + a.usage![key], 0);
+  return {
+    prompt_tokens: sum("prompt_tokens"),
+    completion_tokens: sum("completion_tokens"),
+    total_tokens: sum("total_tokens"),
+  };
+}
+
+function stopReason(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : "the agent was stopped";
+}
+
+const round = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -1,0 +1,431 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { games } from "../../games/registry.ts";
+import { type LlmAgentOptions, type LlmRunOptions, runLlm } from "../../clients/llm/index.ts";
+import type { StepRecordRow } from "../../db/records.ts";
+import { ludus } from "../support/cli.ts";
+import {
+  type ChatRequestBody,
+  type FakeOpenAI,
+  lastUser,
+  legalAnswer,
+  type Script,
+  startFakeOpenAI,
+} from "../support/openai-server.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+
+const MODEL = "ludus-test-model";
+const STRATEGY = "My strategy will be to give half of what I have to agents whose trace shows generosity.";
+
+/** A model that follows the `ludus` format: a legal option from the turn's list, chosen in turn. */
+const oracle: Script = (request, index) => {
+  if (lastUser(request).includes("The game has not started yet")) {
+    return { content: `I think generosity pays. ${STRATEGY}` };
+  }
+  return { content: legalAnswer(request, (n) => index % n) };
+};
+
+interface LlmMeta {
+  model: string;
+  endpoint: string;
+  prompt: { role: string; content: string }[];
+  response: string | null;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  latency_ms: number;
+  attempts: { response: string; error?: string; usage: unknown; latency_ms: number }[];
+  fallback?: string;
+  strategy?: string;
+}
+
+const metaOf = (row: StepRecordRow) => row.meta as unknown as LlmMeta;
+
+describe("the LLM agent against an OpenAI-compatible endpoint", () => {
+  let server: TestServer;
+  let token: string;
+  const models: FakeOpenAI[] = [];
+  const model = async (script: Script, extra: { apiKey?: string } = {}) => {
+    const fake = await startFakeOpenAI({ script, models: [MODEL], ...extra });
+    models.push(fake);
+    return fake;
+  };
+  const run = (
+    fake: FakeOpenAI,
+    options: Partial<Omit<LlmRunOptions, "agent">> & {
+      agent?: Partial<Omit<LlmAgentOptions, "chat">> & { chat?: Partial<LlmAgentOptions["chat"]> };
+    } = {},
+  ) =>
+    runLlm({
+      url: server.wsUrl,
+      token,
+      game: "kuhn-poker",
+      opponent: "random",
+      ...options,
+      agent: {
+        backoff: { baseDelayMs: 5, maxDelayMs: 50 },
+        ...options.agent,
+        chat: { baseUrl: fake.baseUrl, model: MODEL, ...options.agent?.chat },
+      },
+    });
+  const llmSteps = async (match: string) => (await server.server.store.steps(match)).filter((row) => row.seat === 0);
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = server.token("model-seat", "llm", 100);
+  });
+  afterEach(async () => {
+    await Promise.all(models.splice(0).map((fake) => fake.close()));
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("plays a full match of every registered game, and the replay keeps prompt, reply, usage and latency", async () => {
+    for (const game of games) {
+      const fake = await model(oracle);
+      const { ends, failure } = await run(fake, { game: game.id });
+      expect(failure, game.id).toBeUndefined();
+      expect(ends, game.id).toHaveLength(1);
+      const [end] = ends;
+      expect(end.reason, game.id).toBe("completed");
+      expect(end.statuses.every((s) => s === "DONE"), game.id).toBe(true);
+      const record = await server.server.store.match(end.match);
+      expect(record?.seats[0]).toMatchObject({ kind: "llm", name: "model-seat" });
+      expect(record?.returns).toEqual(end.returns);
+      const steps = await llmSteps(end.match);
+      expect(steps.length, game.id).toBeGreaterThan(0);
+      for (const row of steps) {
+        expect(row.defaulted, `${game.id} step ${row.seq}`).toBeNull();
+        expect(row.legal).toBe(true);
+        const meta = metaOf(row);
+        expect(meta.model).toBe(MODEL);
+        expect(meta.endpoint).toBe(`${fake.baseUrl}/chat/completions`);
+        expect(meta.prompt[0].role).toBe("system");
+        expect(meta.prompt[0].content).toContain("The rules:");
+        expect(meta.prompt.at(-1)?.content).toContain("Legal now:");
+        expect(meta.response).toContain("Answer:");
+        expect(meta.usage?.prompt_tokens).toBeGreaterThan(0);
+        expect(meta.usage?.completion_tokens).toBeGreaterThan(0);
+        expect(meta.latency_ms).toBeGreaterThan(0);
+        expect(meta.attempts.length, `${game.id} step ${row.seq}`).toBeGreaterThanOrEqual(1);
+      }
+      // The request the endpoint saw for the last decision is the prompt the replay keeps.
+      const last = steps.at(-1)!;
+      expect(fake.requests.map((r) => JSON.stringify(r.messages))).toContain(JSON.stringify(metaOf(last).prompt));
+    }
+  });
+
+  it("writes the Donor Game strategy first, follows it in every prompt, and passes advice on", async () => {
+    const fake = await model(oracle);
+    const written: string[] = [];
+    const advice = [{ strategy: "My strategy will be to give everything.", score: 31.5 }];
+    const { ends, strategies } = await run(fake, {
+      game: "donor-game",
+      agent: { strategy: { advice, onStrategy: (r) => written.push(r.strategy) } },
+    });
+    expect(ends[0].reason).toBe("completed");
+    expect(strategies).toHaveLength(1);
+    expect(strategies[0]).toMatchObject({ strategy: STRATEGY, game: "donor-game", generation: 1 });
+    expect(strategies[0].name).toMatch(/^agent-\d+$/);
+    expect(written).toEqual([STRATEGY]);
+    const strategyPrompt = lastUser(fake.requests[0]);
+    expect(strategyPrompt).toContain(`Your name is ${strategies[0].name}`);
+    expect(strategyPrompt).toContain("- My strategy will be to give everything. (final score 31.5)");
+    for (const row of await llmSteps(ends[0].match)) {
+      expect(metaOf(row).strategy).toBe(STRATEGY);
+      expect(metaOf(row).prompt.at(-1)?.content).toContain(`the strategy you decided to follow: ${STRATEGY}`);
+    }
+  });
+
+  it("re-asks with the reason after unreadable, cut-off and refused answers, then plays its fallback", async () => {
+    // Decision 1: no Answer line, then cut off at the token limit, then an action the server refuses, then good.
+    // Every later decision: never usable, so the fallback plays after 1 + retries attempts.
+    const replies = [
+      { content: "I am thinking about this\nat great length, and I never say what I do." },
+      { content: `Let me consider every line of play ${"very ".repeat(300)}`, finishReason: "length" },
+      { content: "Answer: fly to the moon" },
+      { content: "Answer: [bet]" },
+    ];
+    const fake = await model((_request, index) => replies[index] ?? { content: "Hmm.\nStill thinking." });
+    const { ends } = await run(fake, { agent: { retries: 3 } });
+    const [first, ...rest] = await llmSteps(ends[0].match);
+    const meta = metaOf(first);
+    expect(first.action).toEqual({ type: "bet" });
+    expect(meta.attempts.map((a) => a.response)).toEqual(replies.map((r) => r.content));
+    expect(meta.attempts[0].error).toContain("no `Answer:` line");
+    expect(meta.attempts[1].error).toContain("cut off at the token limit");
+    expect(meta.attempts[2].error).toMatch(/^the server refused it: could not read an action in "fly to the moon"/);
+    expect(meta.attempts[3].error).toBeUndefined();
+    // The server kept its own record of the refused action, with the meta sent beside it.
+    expect(first.attempts).toHaveLength(1);
+    expect(first.attempts[0]).toMatchObject({ input: "fly to the moon", code: "illegal_action" });
+    // The last prompt carries each failed try and why, so the model can mend its answer.
+    const finalPrompt = meta.prompt.map((m) => m.content).join("\n");
+    expect(finalPrompt).toContain("That answer could not be used: the server refused it");
+    expect(meta.prompt.filter((m) => m.role === "assistant")).toHaveLength(3);
+    for (const row of rest) {
+      expect(metaOf(row).fallback).toBe("no usable answer in 4 attempt(s)");
+      expect(metaOf(row).attempts).toHaveLength(4);
+      expect(metaOf(row).response).toBeNull();
+      expect(row.legal).toBe(true); // the fallback is the seat's first legal action, chosen by the agent
+      expect(row.defaulted).toBeNull();
+    }
+  });
+
+  it("waits out 429 and 500 answers with backoff, honouring Retry-After", async () => {
+    const statuses = [{ status: 429, retryAfterS: 0.3 }, { status: 500 }, { status: 503 }];
+    const fake = await model((request, index) => statuses[index] ?? { content: legalAnswer(request, () => 0) });
+    const log: string[] = [];
+    const started = performance.now();
+    const { ends } = await run(fake, { agent: { log: (line) => log.push(line) } });
+    expect(ends[0].reason).toBe("completed");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300); // Retry-After: 0.3 s, then short backoffs
+    expect(log[0]).toContain("rate limited (HTTP 429): Scripted failure 429.; try 2 in 300 ms");
+    expect(log[1]).toContain("server error (HTTP 500)");
+    const [first] = await llmSteps(ends[0].match);
+    expect(metaOf(first).attempts).toHaveLength(1); // retried requests are not attempts: no answer came
+  });
+
+  it("caps requests in flight across concurrent matches", async () => {
+    const fake = await model((request) => ({ content: legalAnswer(request, () => 1), delayMs: 40 }));
+    const { ends } = await run(fake, { game: "ipd", matches: 6, concurrency: 6, agent: { maxInFlight: 2 } });
+    expect(ends).toHaveLength(6);
+    expect(fake.maxConcurrent).toBe(2);
+    expect(new Set(ends.map((e) => e.match)).size).toBe(6);
+  });
+
+  it("reads streamed answers (server-sent events) with usage from the last chunk", async () => {
+    const fake = await model((request) => ({ content: legalAnswer(request, () => 0), reasoning: "short thought" }));
+    const { ends } = await run(fake, {
+      game: "leduc-poker",
+      agent: { chat: { baseUrl: fake.baseUrl, model: MODEL, stream: true } },
+    });
+    expect(ends[0].reason).toBe("completed");
+    expect(fake.requests.every((r) => r.stream === true)).toBe(true);
+    for (const row of await llmSteps(ends[0].match)) {
+      expect(metaOf(row).response).toMatch(/^I weigh my options briefly\.\nAnswer: \w+/);
+      expect(metaOf(row).usage?.completion_tokens).toBeGreaterThan(0);
+      expect((row.meta as { reasoning?: string }).reasoning).toBe("short thought");
+    }
+  });
+
+  it("asks for and reads the TextArena, SPIRAL and AdAlign answer tokens", async () => {
+    const cases: {
+      game: string;
+      renderer: "textarena" | "spiral" | "adalign";
+      reply: (r: ChatRequestBody) => string;
+    }[] = [
+      {
+        game: "kuhn-poker",
+        renderer: "textarena",
+        reply: (r) => `I hold a card; I will ${/Legal now: check/.test(lastUser(r)) ? "[check]" : "[call]"}.`,
+      },
+      {
+        game: "tic-tac-toe",
+        renderer: "spiral",
+        reply: (r) => `Reasoning...\n\\boxed{${/Empty cells: \[(\d)\]/.exec(lastUser(r))![1]}}`,
+      },
+      { game: "ipd", renderer: "adalign", reply: () => "<B>" },
+      {
+        game: "trust-and-split",
+        renderer: "adalign",
+        reply: (r) =>
+          /Legal now: message/.test(lastUser(r))
+            ? "<<message_start>> I have the upper hand. <<message_end>>"
+            : "<<proposal_start>> 6 <<proposal_end>>",
+      },
+    ];
+    for (const { game, renderer, reply } of cases) {
+      const fake = await model((request) => ({ content: reply(request) }));
+      const { ends } = await run(fake, { game, agent: { renderer } });
+      expect(ends[0].reason, game).toBe("completed");
+      const steps = await llmSteps(ends[0].match);
+      for (const row of steps) expect(metaOf(row).attempts, `${renderer} ${game}`).toHaveLength(1);
+      const system = fake.requests[0].messages[0].content;
+      if (renderer === "spiral") expect(system).toContain("\\boxed{}");
+      if (game === "ipd") {
+        expect(system).toContain('"<A>"');
+        expect(steps.every((row) => (row.action as { type: string }).type === "defect")).toBe(true);
+      }
+      if (game === "trust-and-split") {
+        expect(steps.filter((row) => (row.action as { type: string }).type === "split").map((row) => row.action))
+          .toContainEqual({ type: "split", take: [6] });
+      }
+    }
+    await expect(run(await model(oracle), { game: "holdem", agent: { renderer: "spiral" } })).rejects.toThrow(
+      "the spiral renderer knows the tokens of kuhn-poker, tic-tac-toe, simple-negotiation, not holdem",
+    );
+  });
+
+  it("keeps the prompt, response and token counts in the turns.jsonl export", async () => {
+    const fake = await model(oracle);
+    const { ends } = await run(fake, { game: "ipd" });
+    const { code, out, err } = await ludus(
+      "export",
+      "--server",
+      server.url,
+      "--format",
+      "turns.jsonl",
+      "--participant",
+      "model-seat",
+      "--out",
+      "-",
+    );
+    expect(code, err).toBe(0);
+    const rows = out.trim().split("\n").map((line) => JSON.parse(line)).filter((r) => r.match_id === ends[0].match);
+    const mine = rows.filter((r) => r.participant_kind === "llm");
+    expect(mine).toHaveLength(10);
+    const steps = await llmSteps(ends[0].match);
+    mine.forEach((row, i) => {
+      const meta = metaOf(steps[i]);
+      expect(row.messages).toEqual(meta.prompt);
+      expect(row.response).toBe(meta.response);
+      expect(row.prompt_tokens).toBe(meta.usage!.prompt_tokens);
+      expect(row.completion_tokens).toBe(meta.usage!.completion_tokens);
+      expect(row.prompt).toBe(meta.prompt.at(-1)!.content.replace(/\n\nLegal now: .*$/, ""));
+    });
+  });
+});
+
+/** Three matches of the dilemma against tit-for-tat: a failing endpoint stops the run after the first. */
+const failing = async (
+  on: TestServer,
+  baseUrl: string,
+  agent: Partial<LlmAgentOptions> = {},
+  game = "ipd",
+) =>
+  runLlm({
+    url: on.wsUrl,
+    token: on.token(undefined, "llm"),
+    game,
+    opponent: "tit-for-tat",
+    matches: 3,
+    agent: { chat: { baseUrl, model: MODEL }, backoff: { attempts: 2, baseDelayMs: 5 }, ...agent },
+  });
+
+/** The step where seat 0 withdrew. */
+const withdrawnRow = async (on: TestServer, match: string) => {
+  const steps = (await on.server.store.steps(match)).filter((row) => row.seat === 0);
+  return steps.find((row) => row.error?.code === "withdrawn");
+};
+
+describe("the LLM agent when the endpoint cannot be used", () => {
+  let server: TestServer;
+  const fakes: FakeOpenAI[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({ clocks: { llm: { baseMs: 1_500, incrementMs: 1_500, overageMs: 0 } } });
+  });
+  afterAll(async () => {
+    await Promise.all(fakes.map((fake) => fake.close()));
+    await server.close();
+  });
+
+  const expectWithdrawn = async (
+    result: Awaited<ReturnType<typeof runLlm>>,
+    cause: string | RegExp,
+    endpoint: string,
+  ) => {
+    expect(result.failure?.message.startsWith(`${endpoint}/chat/completions: `)).toBe(true);
+    expect(result.failure?.message).toMatch(cause);
+    // The failure stops the run: one match played, its seat withdrawn, the default policy plays on for it.
+    expect(result.ends).toHaveLength(1);
+    const [end] = result.ends;
+    expect(end.reason).toBe("completed");
+    expect(end.statuses).toEqual(["ERROR", "DONE"]);
+    const record = await server.server.store.match(end.match);
+    expect(record?.statuses).toEqual(["ERROR", "DONE"]);
+    const row = await withdrawnRow(server, end.match);
+    expect(row).toMatchObject({ defaulted: "withdrawn", legal: false, action: { type: "cooperate" } });
+    expect(row?.error?.message).toBe(result.failure?.message);
+    const later = (await server.server.store.steps(end.match)).filter((r) => r.seat === 0 && r.seq > row!.seq);
+    expect(later.every((r) => r.defaulted === "withdrawn")).toBe(true);
+  };
+
+  it("an unreachable endpoint: the error names it and the cause; the seat is withdrawn", async () => {
+    const closed = await startFakeOpenAI({ script: () => ({ content: "" }) });
+    const baseUrl = closed.baseUrl;
+    await closed.close();
+    const result = await failing(server, baseUrl);
+    await expectWithdrawn(result, /cannot reach the endpoint \((ECONNREFUSED|.*Connection refused)/, baseUrl);
+  });
+
+  it("a wrong model name", async () => {
+    const fake = await startFakeOpenAI({ script: oracle, models: ["other-model"] });
+    fakes.push(fake);
+    const result = await failing(server, fake.baseUrl);
+    await expectWithdrawn(
+      result,
+      `no model \`${MODEL}\` there, or no chat-completions API at this URL (HTTP 404): The model \`${MODEL}\` does not exist`,
+      fake.baseUrl,
+    );
+    expect(fake.requests).toHaveLength(1); // a 404 is not tried again
+  });
+
+  it("an invalid key", async () => {
+    const fake = await startFakeOpenAI({ script: oracle, apiKey: "right-key" });
+    fakes.push(fake);
+    const result = await failing(server, fake.baseUrl, {
+      chat: { baseUrl: fake.baseUrl, model: MODEL, apiKey: "wrong-key" },
+    });
+    await expectWithdrawn(result, "the API key was refused (HTTP 401): Incorrect API key provided.", fake.baseUrl);
+  });
+
+  it("a response with no choices", async () => {
+    const fake = await startFakeOpenAI({ script: () => ({ noChoices: true }) });
+    fakes.push(fake);
+    const result = await failing(server, fake.baseUrl);
+    await expectWithdrawn(result, "the answer has no choices", fake.baseUrl);
+  });
+
+  it("server errors past the backoff budget", async () => {
+    const fake = await startFakeOpenAI({ script: () => ({ status: 502 }) });
+    fakes.push(fake);
+    const result = await failing(server, fake.baseUrl);
+    await expectWithdrawn(result, "server error (HTTP 502)", fake.baseUrl);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("a slow model past the seat's clock: the agent plays its fallback before the deadline", async () => {
+    const fake = await startFakeOpenAI({
+      script: (request, index) =>
+        index === 0 ? { content: legalAnswer(request, () => 1), delayMs: 5_000 } : oracle(request, index),
+    });
+    fakes.push(fake);
+    const { ends, failure } = await runLlm({
+      url: server.wsUrl,
+      token: server.token(undefined, "llm"),
+      game: "ipd",
+      opponent: "tit-for-tat",
+      agent: { chat: { baseUrl: fake.baseUrl, model: MODEL }, deadlineMarginMs: 500 },
+    });
+    expect(failure).toBeUndefined();
+    expect(ends[0]).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"] });
+    const [first, second] = (await server.server.store.steps(ends[0].match)).filter((row) => row.seat === 0);
+    expect(metaOf(first).fallback).toMatch(/^the model did not answer before the seat's deadline/);
+    expect(first.defaulted).toBeNull(); // the agent answered in time, so the server had nothing to default
+    expect(first.latencyMs).toBeLessThan(1_500);
+    expect(metaOf(second).fallback).toBeUndefined();
+  });
+});
+
+describe("a withdrawn LLM seat under a forfeit policy", () => {
+  let forfeiting: TestServer;
+  const fakes: FakeOpenAI[] = [];
+  beforeAll(async () => {
+    forfeiting = await startTestServer({ conduct: { onTimeout: "forfeit" } });
+  });
+  afterAll(async () => {
+    await Promise.all(fakes.map((fake) => fake.close()));
+    await forfeiting.close();
+  });
+
+  it("under a forfeit policy the withdrawn seat forfeits at once", async () => {
+    const fake = await startFakeOpenAI({ script: oracle, apiKey: "right-key" });
+    fakes.push(fake);
+    const result = await failing(forfeiting, fake.baseUrl);
+    const [end] = result.ends;
+    expect(end).toMatchObject({ reason: "forfeit", culprit: 0, statuses: ["ERROR", "DONE"] });
+    const row = await withdrawnRow(forfeiting, end.match);
+    expect(row).toMatchObject({ action: null, defaulted: null });
+    expect(row?.error?.message).toContain("the API key was refused (HTTP 401)");
+  });
+});
