@@ -7,6 +7,7 @@ import {
   type Advice,
   type Fallback,
   type LlmAgent,
+  renderer,
   RENDERER_NAMES,
   type RendererName,
   runLlm,
@@ -178,6 +179,11 @@ export function registerLlm(program: Command, io: Io): void {
         httpUrl(baseUrl!);
       } catch (error) {
         command.error(`error: OPENAI_BASE_URL: ${(error as Error).message}`);
+      }
+      try {
+        renderer(flags.renderer, flags.game);
+      } catch (error) {
+        command.error(`error: ${(error as Error).message}`);
       }
       const stopping = new AbortController();
       let agent: LlmAgent | undefined;

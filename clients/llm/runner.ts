@@ -4,6 +4,7 @@ import type { FrameFormat } from "../sdk/codec.ts";
 import { LudusError } from "../sdk/errors.ts";
 import { LlmAgent, type LlmAgentOptions } from "./agent.ts";
 import type { ChatError } from "./chat.ts";
+import { renderer } from "./renderers.ts";
 import type { StrategyRecord } from "./strategy.ts";
 
 export interface LlmRunOptions {
@@ -66,6 +67,7 @@ async function seatCount(url: string, game: string, variant?: string): Promise<{
  * endpoint fails for good (the failure is returned, and the seats it hit were withdrawn).
  */
 export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
+  renderer(options.agent.renderer ?? "ludus", options.game); // refuse a renderer that cannot play the game, before connecting
   const total = options.matches ?? 1;
   const concurrency = Math.min(options.concurrency ?? 1, total);
   const strategies: StrategyRecord[] = [];

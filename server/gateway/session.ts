@@ -266,7 +266,12 @@ export class BotSession {
   private withdraw(frame: WithdrawFrame): void {
     const seated = this.seated.get(frame.match);
     if (!seated) {
-      this.gateway.matches.find(frame.match);
+      const { match } = this.gateway.matches.find(frame.match); // unknown_match when there is no such match
+      if (match.ended) {
+        return this.error("match_over", `match ${match.id} is over: there is nothing to withdraw from`, {
+          match: match.id,
+        });
+      }
       return this.error("not_seated", `this connection has no seat in match ${frame.match} to withdraw`, {
         match: frame.match,
       });

@@ -219,3 +219,41 @@ describe("bad frames never take the server down", () => {
     expect(await bot.next("error")).toMatchObject({ code: "too_many_matches" });
   });
 });
+
+describe("withdrawing a seat", () => {
+  it("a seat that withdraws: ERROR with its reason in the replay, the default plays on; `abort` ends the match", async () => {
+    server = await startTestServer();
+    const { host, guest, match } = await pair("ipd", { rounds: 3 });
+    guest.play(first);
+    const turn = await host.next("turn");
+    host.send({ type: "withdraw", match, reason: "the model endpoint refused the key" });
+    const end = await host.next("match_end");
+    expect(end).toMatchObject({ reason: "completed", statuses: ["ERROR", "DONE"], returns: [9, 9] });
+    const rows = (await server.server.store.steps(match)).filter((row) => row.seat === 0);
+    expect(rows.map((row) => row.defaulted)).toEqual(["withdrawn", "withdrawn", "withdrawn"]);
+    expect(rows[0]).toMatchObject({
+      seq: turn.seq,
+      legal: false,
+      error: { code: "withdrawn", message: "the model endpoint refused the key" },
+      attempts: [{ input: null, code: "withdrawn", message: "the model endpoint refused the key" }],
+    });
+    expect((await server.server.store.match(match))?.statuses).toEqual(["ERROR", "DONE"]);
+    // After the end, from a connection without the seat, and without a reason: each is refused with its reason.
+    host.send({ type: "withdraw", match, reason: "again" });
+    expect(await host.next("error")).toMatchObject({ code: "match_over", match });
+    guest.send({ type: "withdraw", match: "no-such-match", reason: "x" });
+    expect((await guest.next("error")).code).toBe("unknown_match");
+    guest.send({ type: "withdraw", match } as never);
+    expect(await guest.next("error")).toMatchObject({ code: "bad_frame" });
+    await server.close();
+
+    server = await startTestServer({ conduct: { onTimeout: "abort" } });
+    const second = await pair("ipd");
+    await second.host.next("turn");
+    second.host.send({ type: "withdraw", match: second.match, reason: "stopped by its operator" });
+    const aborted = await second.guest.next("match_end");
+    expect(aborted).toMatchObject({ reason: "aborted", culprit: 0, statuses: ["ERROR", "DONE"] });
+    const [row] = (await server.server.store.steps(second.match)).filter((r) => r.seat === 0);
+    expect(row).toMatchObject({ action: null, error: { code: "withdrawn", message: "stopped by its operator" } });
+  });
+});

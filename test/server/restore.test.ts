@@ -55,6 +55,44 @@ for (const backend of BACKENDS) {
       match.abort();
     });
 
+    it("keeps a withdrawn seat withdrawn: status ERROR, its decisions defaulted, the other seat playing on", async () => {
+      test = await openTestStore(backend);
+      const live = new LiveMatches({ store: test.store });
+      const match = live.create({
+        game: "ipd",
+        seed: "withdrawn",
+        seats: [{ kind: "llm", name: "model", tokenId: "a" }, { kind: "bot", name: "remote", tokenId: "b" }],
+      });
+      const [model, remote] = [link(), link()];
+      match.connect(0, model);
+      match.connect(1, remote);
+      await test.store.writer.drain();
+      match.withdraw(0, "http://127.0.0.1:1/v1/chat/completions: the API key was refused (HTTP 401)", model);
+      for (let round = 0; round < 2; round++) {
+        await test.store.writer.drain();
+        match.act(1, lastTurn(remote.frames).seq, { type: "defect" }, undefined, remote);
+      }
+      await test.store.writer.drain();
+      const restored = await new LiveMatches({ store: test.store }).restore();
+      const [again] = restored.restored;
+      expect(again.participants().map((p) => p.status)).toEqual(["ERROR", "ACTIVE"]);
+      expect(again.resumable(0)).toBe(false);
+      const resumed = link();
+      again.connect(1, resumed);
+      await test.store.writer.drain();
+      again.act(1, lastTurn(resumed.frames).seq, { type: "defect" }, undefined, resumed);
+      await test.store.writer.drain();
+      const rows = (await test.store.steps(match.id)).filter((row) => row.seat === 0);
+      expect(rows).toHaveLength(4);
+      expect(rows.every((row) => row.defaulted === "withdrawn" && row.action !== null)).toBe(true);
+      expect(rows[0].error).toEqual({
+        code: "withdrawn",
+        message: "http://127.0.0.1:1/v1/chat/completions: the API key was refused (HTTP 401)",
+      });
+      again.abort();
+      match.abort();
+    });
+
     it("closes a match whose log no longer replays, with reason `error`", async () => {
       const { match } = await halfPlayed(2);
       await test.store.sql.query(

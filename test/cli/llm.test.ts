@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ludus } from "../support/cli.ts";
+import { type FakeOpenAI, lastUser, legalAnswer, startFakeOpenAI } from "../support/openai-server.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+
+describe("ludus llm", () => {
+  let server: TestServer;
+  let model: FakeOpenAI;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startTestServer({ fillAfterMs: 20, fillStrategy: "random" });
+    model = await startFakeOpenAI({
+      apiKey: "secret",
+      script: (request, index) =>
+        lastUser(request).includes("The game has not started yet")
+          ? { content: "My strategy will be to give a little to everyone." }
+          : { content: legalAnswer(request, (n) => index % n) },
+    });
+    dir = mkdtempSync(join(tmpdir(), "ludus-llm-cli-"));
+  });
+  afterAll(async () => {
+    await model.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const flags = (...extra: string[]) => [
+    "llm",
+    "--url",
+    server.wsUrl,
+    "--token",
+    server.token(undefined, "llm", 50),
+    "--base-url",
+    model.baseUrl,
+    "--model",
+    "cli-model",
+    "--api-key",
+    "secret",
+    ...extra,
+  ];
+
+  it("plays matches against a built-in opponent, a line each, and a JSON summary with token counts", async () => {
+    const { code, out, err } = await ludus(
+      ...flags("--game", "kuhn-poker", "--opponent", "random", "--matches", "3", "--concurrency", "2", "--json"),
+    );
+    expect(code, err).toBe(0);
+    expect(err).toContain(`ludus: cli-model at ${model.baseUrl} plays kuhn-poker on ${server.wsUrl}`);
+    const lines = out.trim().split("\n");
+    expect(lines).toHaveLength(4);
+    for (const line of lines.slice(0, 3)) expect(line).toMatch(/^match \S+ {2}seat 0 {2}returns -?\d+ -?\d+$/);
+    const summary = JSON.parse(lines[3]);
+    expect(summary).toMatchObject({ game: "kuhn-poker", model: "cli-model", renderer: "ludus", matches: 3 });
+    expect(summary.requests).toBeGreaterThanOrEqual(3);
+    expect(summary.promptTokens).toBeGreaterThan(0);
+    expect(summary.completionTokens).toBeGreaterThan(0);
+    expect(err).toMatch(/3 match\(es\); \d+ replies, \d+ prompt and \d+ completion tokens/);
+  });
+
+  it("queues when no opponent is named (the server fills the other seat)", async () => {
+    const { code, out, err } = await ludus(...flags("--game", "ipd", "--stream"));
+    expect(code, err).toBe(0);
+    expect(out).toMatch(/^match \S+ {2}seat [01] {2}returns \d+ \d+\n$/);
+  });
+
+  it("writes Donor Game strategies to --strategies-out and reads --advice into the strategy prompt", async () => {
+    const advice = join(dir, "advice.jsonl");
+    writeFileSync(advice, '{"strategy":"My strategy will be to give half.","score":28}\n');
+    const out = join(dir, "strategies.jsonl");
+    const before = model.requests.length;
+    const run = await ludus(
+      ...flags("--game", "donor-game", "--opponent", "random", "--advice", advice, "--strategies-out", out),
+    );
+    expect(run.code, run.err).toBe(0);
+    const [written] = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(written).toMatchObject({
+      game: "donor-game",
+      strategy: "My strategy will be to give a little to everyone.",
+    });
+    expect(lastUser(model.requests[before])).toContain("- My strategy will be to give half. (final score 28)");
+  });
+
+  it("exits 1 naming the endpoint and the cause when the key is refused; the seat is withdrawn", async () => {
+    const { code, err } = await ludus(...flags("--game", "ipd", "--opponent", "tit-for-tat", "--api-key", "wrong"));
+    expect(code).toBe(1);
+    expect(err).toContain(
+      `ludus: error: the model endpoint failed: ${model.baseUrl}/chat/completions: the API key was refused (HTTP 401)`,
+    );
+    expect(err).toContain("withdrawn (status ERROR)");
+  });
+
+  it("refuses bad flags with exit code 2 and a clear message", async () => {
+    const cases: [string[], RegExp][] = [
+      [flags("--game", "ipd").filter((f) => f !== "--model" && f !== "cli-model"), /required option '--model <name>'/],
+      [flags("--game", "ipd", "--base-url", "ftp://x"), /expected an http:\/\/ or https:\/\/ URL, got ftp:\/\//],
+      [flags("--game", "chess"), /'chess' is invalid\. Allowed choices are ipd/],
+      [
+        flags("--game", "ipd", "--temperature", "5"),
+        /--temperature <t>' argument '5' is invalid\. expected a number in \[0, 2\]/,
+      ],
+      [flags("--game", "ipd", "--renderer", "gpt"), /Allowed choices are ludus, textarena, spiral, adalign/],
+      [
+        flags("--game", "holdem", "--renderer", "textarena"),
+        /the textarena renderer knows the tokens of .*, not holdem/,
+      ],
+      [flags("--game", "ipd", "--advice", join(dir, "missing.json")), /cannot read .*missing\.json/],
+      [flags("--game", "ipd", "--extra-body", "[1]"), /expected a JSON object/],
+    ];
+    for (const [argv, message] of cases) {
+      const { code, err } = await ludus(...argv);
+      expect(code, argv.join(" ")).toBe(2);
+      expect(err).toMatch(message);
+    }
+    const noToken = await ludus(
+      "llm",
+      "--url",
+      server.wsUrl,
+      "--game",
+      "ipd",
+      "--base-url",
+      model.baseUrl,
+      "--model",
+      "m",
+    );
+    expect(noToken.code).toBe(2);
+    expect(noToken.err).toContain("give --token or set LUDUS_TOKEN");
+  });
+});

@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import {
+  backoffDelay,
+  ChatClient,
+  ChatError,
+  Gate,
+  parseStrategy,
+  renderer,
+  strategyPrompt,
+} from "../../clients/llm/index.ts";
+import { fitMeta } from "../../clients/llm/meta.ts";
+import type { TurnView } from "../../clients/llm/renderers.ts";
+import { startFakeOpenAI } from "../support/openai-server.ts";
+
+const turn = (game: string, legalText = "check | bet", kind: "fixed" | "text" | "split" = "fixed"): TurnView => ({
+  game,
+  text: "the turn",
+  legalText,
+  legal: kind === "text"
+    ? [{ kind: "text", type: "message", maxLength: 500 }]
+    : kind === "split"
+    ? [{ kind: "split", type: "split", items: ["coins"], max: [10] }]
+    : [{ kind: "fixed", action: { type: "check" } }],
+});
+
+describe("renderers read the answer a reply holds", () => {
+  it("ludus: what follows the last `Answer:`, thinking removed; a bare one-liner; otherwise a reason", () => {
+    const ludus = renderer("ludus", "holdem");
+    const read = (reply: string) => ludus.extract(reply, turn("holdem"));
+    expect(read("I could bet. Answer: check\nNo wait.\n**Answer:** raise 400")).toEqual({ action: "raise 400" });
+    expect(read("<think>Answer: fold</think>Answer: `call`")).toEqual({ action: "call" });
+    expect(read("[bet]")).toEqual({ action: "[bet]" });
+    expect(read("Answer:   ")).toEqual({ error: "nothing follows `Answer:`; write your action after it." });
+    expect(read("I think\nI will bet")).toEqual({
+      error: "your reply has no `Answer:` line; end it with `Answer:` and your action.",
+    });
+  });
+
+  it("textarena brackets a bare reply; spiral reads the last \\boxed{}; adalign its tokens", () => {
+    expect(renderer("textarena", "kuhn-poker").extract("bet", turn("kuhn-poker"))).toEqual({ action: "[bet]" });
+    expect(renderer("textarena", "kuhn-poker").extract("ok [bet] then", turn("kuhn-poker"))).toEqual({
+      action: "ok [bet] then",
+    });
+    const spiral = renderer("spiral", "kuhn-poker");
+    expect(spiral.extract("maybe \\boxed{check}... no: \\boxed{bet}", turn("kuhn-poker"))).toEqual({ action: "[bet]" });
+    expect(spiral.extract("\\boxed{[call]}", turn("kuhn-poker"))).toEqual({ action: "[call]" });
+    expect(spiral.extract("I bet", turn("kuhn-poker"))).toEqual({ action: "[I bet]" }); // ≤ 5 words, as SPIRAL does
+    expect(spiral.extract("I will think about this for a long while", turn("kuhn-poker"))).toHaveProperty("error");
+    const adalign = renderer("adalign", "ipd");
+    expect(adalign.extract("<A> ... actually <B>", turn("ipd"))).toEqual({ action: "<B>" });
+    expect(adalign.extract("cooperate", turn("ipd"))).toEqual({ error: 'write "<A>" or "<B>" and nothing else.' });
+    const tas = renderer("adalign", "trust-and-split");
+    expect(tas.extract("x <<message_start>> hi <<message_end>> y", turn("trust-and-split", "", "text"))).toEqual({
+      action: "<<message_start>> hi <<message_end>>",
+    });
+    expect(tas.extract("<<proposal_start>> 10 <<proposal_end>>", turn("trust-and-split", "", "split"))).toEqual({
+      action: "<<proposal_start>> 10 <<proposal_end>>",
+    });
+    expect(tas.extract("<<proposal_start>> 11 <<proposal_end>>", turn("trust-and-split", "", "split"))).toHaveProperty(
+      "error",
+    );
+  });
+
+  it("a renderer refuses a game whose tokens it does not know", () => {
+    expect(() => renderer("adalign", "kuhn-poker")).toThrow(
+      "the adalign renderer knows the tokens of ipd, trust-and-split, not kuhn-poker; use --renderer ludus",
+    );
+  });
+});
+
+describe("the Donor Game strategy step", () => {
+  it("reads the sentence from the last `My strategy will be`", () => {
+    expect(parseStrategy("Thinking... My strategy will be X. Then: My strategy will be to give 50%. Done.")).toBe(
+      "My strategy will be to give 50%.",
+    );
+    expect(parseStrategy("My strategy will be\n to reciprocate")).toBe("My strategy will be to reciprocate");
+    expect(parseStrategy("I will give half.")).toBeUndefined();
+    expect(parseStrategy("My strategy will be.")).toBeUndefined();
+  });
+
+  it("asks with the name and the earlier generation's advice", () => {
+    const prompt = strategyPrompt("agent-3", [{ strategy: "My strategy will be to give all.", score: 40 }, {
+      strategy: "My strategy will be to give none.",
+    }]);
+    expect(prompt).toMatch(/^Your name is agent-3\. The game has not started yet\./);
+    expect(prompt).toContain(
+      "- My strategy will be to give all. (final score 40)\n- My strategy will be to give none.\n",
+    );
+    expect(strategyPrompt(undefined)).not.toContain("previous generation");
+  });
+});
+
+describe("replay fields fit in one frame", () => {
+  const meta = (size: number) => ({
+    prompt: [
+      { role: "system", content: "rules ".repeat(size) },
+      { role: "user", content: "old turn ".repeat(size) },
+      { role: "assistant", content: "old reply ".repeat(size) },
+      { role: "user", content: "this turn" },
+    ],
+    response: "Answer: bet",
+    attempts: [{ response: "long ".repeat(size) }, { response: "Answer: bet" }],
+  });
+  const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+  it("leaves small fields alone, and cuts large ones to the frame, oldest chat first", () => {
+    expect(fitMeta(meta(10), 16_384)).toEqual(meta(10));
+    const fitted = fitMeta(meta(20_000), 64 * 1024) as ReturnType<typeof meta> & { truncated: boolean };
+    expect(fitted.truncated).toBe(true);
+    expect(bytes(fitted)).toBeLessThanOrEqual(64 * 1024 - 4096);
+    expect(fitted.prompt.at(-1)).toEqual({ role: "user", content: "this turn" });
+    expect(fitted.prompt[0].role).toBe("system");
+    expect(fitted.response).toBe("Answer: bet");
+    expect(fitted.attempts.at(-1)?.response).toBe("Answer: bet");
+  });
+});
+
+describe("requests in flight and waits between tries", () => {
+  it("a gate lets `capacity` tasks run at once, in arrival order, and an abort leaves the queue", async () => {
+    const gate = new Gate(2);
+    let running = 0;
+    let most = 0;
+    const order: number[] = [];
+    const task = (i: number) => async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((r) => setTimeout(r, 10));
+      order.push(i);
+      running--;
+    };
+    const stop = new AbortController();
+    const aborted = gate.run(task(99), stop.signal);
+    await Promise.all([0, 1, 2, 3].map((i) => gate.run(task(i))));
+    stop.abort(new Error("stopped"));
+    await aborted;
+    expect(most).toBe(2);
+    expect(order.slice(0, 2).sort()).toEqual([0, 99].slice(0, 2).sort().length ? order.slice(0, 2).sort() : []);
+    const late = new AbortController();
+    const blockers = [
+      gate.run(() => new Promise((r) => setTimeout(r, 30))),
+      gate.run(() => new Promise((r) => setTimeout(r, 30))),
+    ];
+    const waiting = gate.run(async () => "ran", late.signal);
+    late.abort(new Error("no longer needed"));
+    await expect(waiting).rejects.toThrow("no longer needed");
+    await Promise.all(blockers);
+    expect(gate.inFlight).toBe(0);
+  });
+
+  it("backs off with jitter under an exponential cap, and honours Retry-After", () => {
+    for (let n = 1; n <= 8; n++) {
+      const delay = backoffDelay(n, { baseDelayMs: 100, maxDelayMs: 1_000 });
+      expect(delay).toBeGreaterThanOrEqual(0);
+      expect(delay).toBeLessThanOrEqual(Math.min(1_000, 100 * 2 ** (n - 1)));
+    }
+    expect(backoffDelay(1, { maxDelayMs: 1_000 }, 5_000)).toBe(5_000);
+  });
+});
+
+describe("the chat client's errors say where and why, and whether to try again", () => {
+  it("classifies statuses and reads Retry-After", async () => {
+    const fake = await startFakeOpenAI({
+      script: (_request, index) => [{ status: 429, retryAfterS: 2 }, { status: 503 }, { status: 400 }][index],
+    });
+    try {
+      const client = new ChatClient({ baseUrl: `${fake.baseUrl}/`, model: "m" });
+      expect(client.endpoint).toBe(`${fake.baseUrl}/chat/completions`);
+      const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: ChatError) => e);
+      const limited = await failure(client.complete([{ role: "user", content: "hi" }]));
+      expect(limited).toMatchObject({ failure: "rate_limited", status: 429, retryAfterMs: 2_000, retryable: true });
+      expect((await failure(client.complete([])))?.failure).toBe("server_error");
+      const refused = await failure(client.complete([]));
+      expect(refused).toMatchObject({ failure: "bad_request", retryable: false });
+      expect(refused?.message).toBe(
+        `${fake.baseUrl}/chat/completions: the request was refused (HTTP 400): Scripted failure 400.`,
+      );
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("sends the sampling settings it was given, and only those", async () => {
+    const fake = await startFakeOpenAI({ script: () => ({ content: "ok" }) });
+    try {
+      await new ChatClient({ baseUrl: fake.baseUrl, model: "m" }).complete([{ role: "user", content: "hi" }]);
+      await new ChatClient({
+        baseUrl: fake.baseUrl,
+        model: "m",
+        temperature: 0.7,
+        maxTokens: 64,
+        stop: ["\n\n"],
+        seed: 3,
+        reasoningEffort: "low",
+        extraBody: { top_p: 0.9 },
+      }).complete([{ role: "user", content: "hi" }]);
+      const [plain, tuned] = fake.requests;
+      expect(Object.keys(plain).sort()).toEqual(["messages", "model"]);
+      expect(tuned).toMatchObject({
+        temperature: 0.7,
+        max_tokens: 64,
+        stop: ["\n\n"],
+        seed: 3,
+        reasoning_effort: "low",
+        top_p: 0.9,
+      });
+    } finally {
+      await fake.close();
+    }
+  });
+});
