@@ -286,7 +286,7 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
 });
 
 /** Three matches of the dilemma against tit-for-tat: a failing endpoint stops the run after the first. */
-const failing = async (
+const failing = (
   on: TestServer,
   baseUrl: string,
   agent: Partial<LlmAgentOptions> = {},
