@@ -79,8 +79,8 @@ interface Deciding {
 
 interface MatchContext {
   readonly start: MatchStartFrame;
-  /** Earlier turns: the text shown and the reply given. */
-  readonly history: { readonly user: string; readonly reply: string }[];
+  /** Earlier turns: the text shown and the reply played (one per decision: a refused reply is replaced). */
+  readonly history: { readonly seq: number; readonly user: string; readonly reply: string }[];
   deciding?: Deciding;
   strategy?: Promise<StrategyRecord>;
 }
@@ -140,6 +140,10 @@ export class LlmAgent {
   /** Stops every decision under way: each open seat is withdrawn with `reason`. */
   stop(reason: string): void {
     this.#stop.abort(new Error(reason));
+  }
+
+  get stopped(): boolean {
+    return this.#stop.signal.aborted;
   }
 
   #strategyOn(game: string): boolean {
@@ -213,7 +217,8 @@ export class LlmAgent {
           this.stats.reasks++;
           continue;
         }
-        context.history.push({ user: userText(view), reply: completion.text });
+        if (context.history.at(-1)?.seq === turn.seq) context.history.pop();
+        context.history.push({ seq: turn.seq, user: userText(view), reply: completion.text });
         return new Answer(read.action, this.#meta(messages, deciding, completion.model, strategy));
       }
     } finally {
@@ -297,7 +302,7 @@ export class LlmAgent {
     const options = this.#options.strategy || {};
     const who = identity(start.observation);
     const messages: ChatMessage[] = [
-      { role: "system", content: this.#system(context, renderer("ludus", start.game)) },
+      { role: "system", content: this.#system(context, renderer(this.#options.renderer ?? "ludus", start.game)) },
       { role: "user", content: strategyPrompt(who.name, options.advice) },
     ];
     const base = { match: start.match, seat: start.seat, game: start.game, ...who };

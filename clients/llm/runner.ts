@@ -22,7 +22,7 @@ export interface LlmRunOptions {
   readonly opponent?: string;
   readonly agent: LlmAgentOptions;
   readonly format?: FrameFormat;
-  /** Once aborted no new match starts; the ones under way finish. `LlmAgent.stop` cuts them short. */
+  /** Once aborted no new match starts; the ones under way finish. `LlmAgent.stop` cuts them short (and starts none). */
   readonly signal?: AbortSignal;
   readonly onMatchEnd?: (end: MatchEndFrame) => void;
   /** Receives the agent, to stop it. */
@@ -88,7 +88,7 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
   agent.attach(bot.connection);
   const ends: MatchEndFrame[] = [];
   let started = 0;
-  const more = () => started < total && !options.signal?.aborted && !agent.failure;
+  const more = () => started < total && !options.signal?.aborted && !agent.failure && !agent.stopped;
   const lane = async () => {
     while (more()) {
       started++;

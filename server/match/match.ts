@@ -565,7 +565,7 @@ export class Match {
     const slot = this.seats[decision.seat];
     if (row.defaulted === "withdrawn" || row.error?.code === "withdrawn") {
       slot.released = true;
-      slot.withdrawn = row.error?.message ?? "";
+      slot.withdrawn ??= row.error?.message ?? "";
       slot.status = "ERROR";
     }
     if (row.action === null) {
@@ -637,7 +637,7 @@ export class Match {
     this.misconduct(decision, "TIMEOUT", this.conduct.onTimeout);
   }
 
-  /** A seat ran out of time or of retries: the policy plays for it, or ends the match. */
+  /** A seat ran out of time or of retries, or withdrew: the policy plays for it, or ends the match. */
   private misconduct(decision: Decision, status: "TIMEOUT" | "INVALID" | "ERROR", outcome: Outcome): void {
     const seat = decision.seat;
     if (outcome === "default") {

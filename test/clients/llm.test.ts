@@ -192,6 +192,36 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
     expect(new Set(ends.map((e) => e.match)).size).toBe(6);
   });
 
+  it("stops cleanly: no new match once stopped, and `stop` withdraws the seats under way", async () => {
+    const fake = await model((request) => ({ content: legalAnswer(request, () => 0), delayMs: 20 }));
+    const stopping = new AbortController();
+    const { ends } = await run(fake, {
+      game: "ipd",
+      matches: 50,
+      concurrency: 2,
+      signal: stopping.signal,
+      onMatchEnd: () => stopping.abort(),
+    });
+    expect(ends.length).toBeGreaterThanOrEqual(1);
+    expect(ends.length).toBeLessThanOrEqual(2); // the two under way finish; none starts after
+    expect(ends.every((end) => end.reason === "completed" && end.statuses[0] === "DONE")).toBe(true);
+
+    const slow = await model((request) => ({ content: legalAnswer(request, () => 0), delayMs: 10_000 }));
+    const result = await run(slow, {
+      game: "ipd",
+      matches: 5,
+      onAgent: (agent) => setTimeout(() => agent.stop("the agent was stopped by its operator"), 200),
+    });
+    expect(result.failure).toBeUndefined();
+    expect(result.ends).toHaveLength(1);
+    expect(result.ends[0].statuses).toEqual(["ERROR", "DONE"]);
+    const [first] = await llmSteps(result.ends[0].match);
+    expect(first).toMatchObject({
+      defaulted: "withdrawn",
+      error: { code: "withdrawn", message: "the agent was stopped by its operator" },
+    });
+  });
+
   it("reads streamed answers (server-sent events) with usage from the last chunk", async () => {
     const fake = await model((request) => ({ content: legalAnswer(request, () => 0), reasoning: "short thought" }));
     const { ends } = await run(fake, {
