@@ -33,6 +33,7 @@ except ImportError:  # msgpack is optional: JSON frames need nothing beyond the 
     msgpack = None
 
 __all__ = [
+    "Answer",
     "LudusClient",
     "LudusError",
     "LudusAuthError",
@@ -40,6 +41,7 @@ __all__ = [
     "MatchResult",
     "Policy",
     "random_action",
+    "Withdraw",
     "MSGPACK_AVAILABLE",
 ]
 
@@ -51,8 +53,27 @@ MSGPACK_AVAILABLE: bool = msgpack is not None
 Frame = dict[str, Any]
 Policy = Callable[[Any, list[Any], Frame], Any | Awaitable[Any]]
 """``policy(observation, legal, turn)`` returns an action (a JSON object such as ``{"type": "bet"}``, or
-text such as ``"bet"``), or an awaitable of one. ``legal`` is the turn's list of action forms and ``turn``
-the whole ``turn`` frame; after an illegal action ``turn["error"]`` holds the server's ``error`` frame."""
+text such as ``"bet"``), an ``Answer`` (an action with replay fields), a ``Withdraw``, or an awaitable of
+one. ``legal`` is the turn's list of action forms and ``turn`` the whole ``turn`` frame; after an illegal
+action ``turn["error"]`` holds the server's ``error`` frame."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An action with free fields the replay keeps beside it (``act.meta``): an LLM's ``prompt`` messages,
+    raw ``response`` and ``usage`` land in the replay store and the ``turns`` exports."""
+
+    action: Any
+    meta: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Withdraw:
+    """Gives up the seat when its player cannot go on (a model endpoint that refuses every request): the
+    seat's status becomes ERROR, ``reason`` is kept in the replay, and the match applies its timeout
+    policy to the seat at once. The match still ends with its ``match_end``."""
+
+    reason: str
 
 # Error codes that answer an `act` and leave the decision open while retries last.
 _RETRYABLE = frozenset({"illegal_action", "malformed_action"})
@@ -239,8 +260,16 @@ class LudusClient:
                 await self._reconnect()
 
     async def _act(self, policy: Policy, turn: Frame) -> None:
-        action = await _call_policy(policy, turn)
-        await self._send({"type": "act", "match": turn["match"], "seq": turn["seq"], "action": action})
+        decided = await _call_policy(policy, turn)
+        if isinstance(decided, Withdraw):
+            await self._send({"type": "withdraw", "match": turn["match"], "reason": decided.reason})
+            return
+        act: Frame = {"type": "act", "match": turn["match"], "seq": turn["seq"], "action": decided}
+        if isinstance(decided, Answer):
+            act["action"] = decided.action
+            if decided.meta is not None:
+                act["meta"] = dict(decided.meta)
+        await self._send(act)
 
     async def _answer_error(self, policy: Policy, turn: Frame | None, error: Frame) -> Frame | None:
         """Retries a forgiven illegal action with the policy; returns the decision still open, if any."""

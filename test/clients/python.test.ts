@@ -48,6 +48,26 @@ async def main():
 asyncio.run(main())
 `;
 
+/** Plays the dilemma with replay fields on its first decision, then withdraws the seat on the second. */
+const META_SCRIPT = `
+import asyncio, json, sys
+sys.path.insert(0, "clients/python")
+from ludus_client import Answer, LudusClient, Withdraw
+
+def policy(observation, legal, turn):
+    if observation["round"] == 1:
+        return Answer("cooperate", {"prompt": [{"role": "user", "content": "round 1"}], "response": "Answer: cooperate",
+                                            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}})
+    return Withdraw("the model endpoint went away")
+
+async def main():
+    async with LudusClient(sys.argv[1], sys.argv[2]) as client:
+        [result] = await client.play("ipd", policy=policy)
+    print(json.dumps(vars(result)))
+
+asyncio.run(main())
+`;
+
 const MATCH_LINE = /^match \S+ seat [01] return [+-]?\d+ \(completed, \d+ steps\)$/gm;
 
 const TURN = '"type":"turn"';
@@ -137,6 +157,23 @@ describe.skipIf(!hasWebsockets)(suite, () => {
     expect(report.errors.length).toBeGreaterThanOrEqual(2);
     expect(report.errors[0]).toMatchObject({ code: "illegal_action", retriesLeft: 1 });
     expect(report.errors[0].message).toContain("Legal now:");
+  });
+
+  it("attaches replay fields with Answer, and gives up the seat with Withdraw", async () => {
+    const run = await runPython("-c", META_SCRIPT, server.wsUrl, server.token("py-llm", "llm"));
+    expect(run.code, run.err).toBe(0);
+    const result = JSON.parse(run.out);
+    expect(result.reason).toBe("completed");
+    expect(result.statuses[result.seat]).toBe("ERROR");
+    const rows = (await server.server.store.steps(result.match)).filter((row) => row.seat === result.seat);
+    expect(rows[0]).toMatchObject({
+      action: { type: "cooperate" },
+      meta: { response: "Answer: cooperate", usage: { prompt_tokens: 7, completion_tokens: 3 } },
+    });
+    expect(rows[1]).toMatchObject({
+      defaulted: "withdrawn",
+      error: { code: "withdrawn", message: "the model endpoint went away" },
+    });
   });
 
   it("exits 1 naming the server when the token is refused", async () => {
