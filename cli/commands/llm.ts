@@ -275,7 +275,9 @@ export function registerLlm(program: Command, io: Io): void {
       );
       if (failure) {
         throw new LlmRunError(
-          `the model endpoint failed: ${failure.message}. The seats it hit were withdrawn (status ERROR) and no ` +
+          `the model endpoint failed: ${
+            failure.message.replace(/\.+$/, "")
+          }. The seats it hit were withdrawn (status ERROR) and no ` +
             "more matches were started.",
         );
       }
