@@ -17,6 +17,8 @@ import {
   strategyReminder,
 } from "./strategy.ts";
 
+const STRATEGY_MISSING = 'it has no sentence starting "My strategy will be"';
+
 /** What the agent plays when no usable answer came: the seat's first legal action, or one at random. */
 export type Fallback = "default" | "random";
 
@@ -297,6 +299,10 @@ export class LlmAgent {
     });
   }
 
+  /**
+   * Asks for the strategy sentence, again with the reason while a reply holds none (up to `retries` times).
+   * The first decision waits for it, so it is bounded by the request timeout as any request is.
+   */
   async #writeStrategy(context: MatchContext): Promise<StrategyRecord> {
     const { start } = context;
     const options = this.#options.strategy || {};
@@ -306,20 +312,24 @@ export class LlmAgent {
       { role: "user", content: strategyPrompt(who.name, options.advice) },
     ];
     const base = { match: start.match, seat: start.seat, game: start.game, ...who };
-    let record: StrategyRecord;
-    try {
-      const completion = await this.#complete(messages, this.#stop.signal);
+    let record: StrategyRecord = { ...base, strategy: "", response: "", usage: null, error: "not asked" };
+    for (let attempt = 0; attempt <= (this.#options.retries ?? 2); attempt++) {
+      let completion: Completion;
+      try {
+        completion = await this.#complete(messages, this.#stop.signal);
+      } catch (error) {
+        if (!(error instanceof ChatError)) throw error;
+        record = { ...base, strategy: "", response: "", usage: null, error: error.message };
+        break;
+      }
       const strategy = parseStrategy(completion.text);
-      record = {
-        ...base,
-        strategy: strategy ?? "",
-        response: completion.text,
-        usage: completion.usage,
-        ...(strategy ? {} : { error: 'the reply has no sentence starting "My strategy will be"' }),
-      };
-    } catch (error) {
-      if (!(error instanceof ChatError)) throw error;
-      record = { ...base, strategy: "", response: "", usage: null, error: error.message };
+      record = { ...base, strategy: strategy ?? "", response: completion.text, usage: completion.usage };
+      if (strategy) break;
+      record = { ...record, error: STRATEGY_MISSING };
+      messages.push(
+        { role: "assistant", content: completion.text },
+        { role: "user", content: `That reply could not be used: ${STRATEGY_MISSING}. ${strategyPrompt(undefined)}` },
+      );
     }
     options.onStrategy?.(record);
     return record;

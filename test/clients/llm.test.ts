@@ -135,6 +135,21 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
     }
   });
 
+  it("asks for the strategy again while a reply holds no strategy sentence", async () => {
+    const fake = await model((request, index) =>
+      index === 0 ? { content: "I would give generously." } : oracle(request, index)
+    );
+    const { ends, strategies } = await run(fake, { game: "donor-game" });
+    expect(ends[0].reason).toBe("completed");
+    expect(strategies[0].strategy).toBe(STRATEGY);
+    expect(strategies[0].error).toBeUndefined();
+    const retry = fake.requests[1].messages;
+    expect(retry.at(-2)).toEqual({ role: "assistant", content: "I would give generously." });
+    expect(retry.at(-1)?.content).toMatch(
+      /^That reply could not be used: it has no sentence starting "My strategy will be"/,
+    );
+  });
+
   it("re-asks with the reason after unreadable, cut-off and refused answers, then plays its fallback", async () => {
     // Decision 1: no Answer line, then cut off at the token limit, then an action the server refuses, then good.
     // Every later decision: never usable, so the fallback plays after 1 + retries attempts.
