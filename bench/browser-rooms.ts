@@ -34,6 +34,7 @@ import type { TurnFrame } from "../protocol/frames.ts";
 import { Histogram, round3 } from "./selfplay/histogram.ts";
 import { processCounters, usageBetween } from "./selfplay/proc.ts";
 import { freePort, Processes, waitForHttp } from "./selfplay/processes.ts";
+import { report } from "./report.ts";
 
 const { values } = parseArgs({
   options: {
@@ -284,23 +285,9 @@ async function bench() {
   };
 }
 
-let cleaning: Promise<void> | undefined;
-
-/** Stops both servers and removes the data directory, once, however the run ends. */
-function cleanUp(): Promise<void> {
-  cleaning ??= processes.stopAll().then(() => Deno.removeSync(dataDir, { recursive: true }));
-  return cleaning;
-}
-
-const interrupted = () => cleanUp().finally(() => Deno.exit(130));
-Deno.addSignalListener("SIGINT", interrupted);
-Deno.addSignalListener("SIGTERM", interrupted);
-try {
-  console.log(JSON.stringify(await bench(), null, 2));
-} finally {
-  await cleanUp();
-  Deno.removeSignalListener("SIGINT", interrupted);
-  Deno.removeSignalListener("SIGTERM", interrupted);
-}
+await report(
+  bench,
+  () => processes.stopAll().then(() => Deno.removeSync(dataDir, { recursive: true })),
+);
 // The SDK's clients can keep timers or connections that hold the process open after their rooms are left.
 Deno.exit(0);

@@ -33,6 +33,7 @@ import type { StepRecordRow } from "../db/records.ts";
 import { type ChatRequestBody, legalAnswer, startFakeOpenAI } from "../test/support/openai-server.ts";
 import { startTestServer } from "../test/support/server.ts";
 import { round3 } from "./selfplay/histogram.ts";
+import { report } from "./report.ts";
 
 const { values } = parseArgs({
   options: {
@@ -66,18 +67,6 @@ const fake = await startFakeOpenAI({
 });
 const token = server.token("llm-bench", "llm", Math.max(...CONCURRENCY));
 const endpoint = `${fake.baseUrl}/chat/completions`;
-
-let cleaning: Promise<void> | undefined;
-
-/** Closes the endpoint and the server (which removes its data directory), once, however the run ends. */
-function cleanUp(): Promise<void> {
-  cleaning ??= Promise.all([fake.close(), server.close()]).then(() => {});
-  return cleaning;
-}
-
-const interrupted = () => cleanUp().finally(() => Deno.exit(130));
-Deno.addSignalListener("SIGINT", interrupted);
-Deno.addSignalListener("SIGTERM", interrupted);
 
 interface AgentRun {
   readonly seconds: number;
@@ -241,12 +230,6 @@ async function bench() {
   };
 }
 
-try {
-  console.log(JSON.stringify(await bench(), null, 2));
-} finally {
-  await cleanUp();
-  Deno.removeSignalListener("SIGINT", interrupted);
-  Deno.removeSignalListener("SIGTERM", interrupted);
-}
+await report(bench, () => Promise.all([fake.close(), server.close()]).then(() => {}));
 // Connections the server's websocket layer or fetch keep alive can hold the process open after closing.
 Deno.exit(0);

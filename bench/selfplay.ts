@@ -26,6 +26,7 @@ import { TokenStore } from "../server/auth/tokens.ts";
 import { round3 } from "./selfplay/histogram.ts";
 import { ECHO_PAYLOAD, type IdleResult, type WindowResult } from "./selfplay/measurements.ts";
 import { freePort, Processes, waitForHttp } from "./selfplay/processes.ts";
+import { report } from "./report.ts";
 
 const { values } = parseArgs({
   options: {
@@ -220,21 +221,7 @@ async function selfplay() {
   };
 }
 
-let cleaning: Promise<void> | undefined;
-
-/** Stops every child and removes the data directory, once, however the run ends. */
-function cleanUp(): Promise<void> {
-  cleaning ??= processes.stopAll().then(() => Deno.removeSync(dataDir, { recursive: true }));
-  return cleaning;
-}
-
-const interrupted = () => cleanUp().finally(() => Deno.exit(130));
-Deno.addSignalListener("SIGINT", interrupted);
-Deno.addSignalListener("SIGTERM", interrupted);
-try {
-  console.log(JSON.stringify(await selfplay(), null, 2));
-} finally {
-  await cleanUp();
-  Deno.removeSignalListener("SIGINT", interrupted);
-  Deno.removeSignalListener("SIGTERM", interrupted);
-}
+await report(
+  selfplay,
+  () => processes.stopAll().then(() => Deno.removeSync(dataDir, { recursive: true })),
+);
