@@ -28,6 +28,7 @@ interface LlmFlags {
   matches: number;
   concurrency: number;
   opponent?: string;
+  matchSeed?: string;
   renderer: RendererName;
   temperature?: number;
   maxTokens?: number;
@@ -128,6 +129,7 @@ export function registerLlm(program: Command, io: Io): void {
     .option("--matches <n>", "how many matches to play", integerIn(1, 1_000_000), 1)
     .option("--concurrency <k>", "matches played at once", integerIn(1, 1000), 1)
     .option("--opponent <strategy>", "play private matches against this built-in strategy instead of queueing")
+    .option("--match-seed <seed>", "with --opponent: seed match i with <seed>/<i>, for reproducible runs")
     .addOption(
       new Option("--renderer <name>", "the answer format asked for").choices([...RENDERER_NAMES]).default("ludus"),
     )
@@ -180,6 +182,9 @@ export function registerLlm(program: Command, io: Io): void {
       } catch (error) {
         command.error(`error: OPENAI_BASE_URL: ${(error as Error).message}`);
       }
+      if (flags.matchSeed !== undefined && !flags.opponent) {
+        command.error("error: --match-seed needs --opponent (queued matches are seeded by the server)");
+      }
       try {
         renderer(flags.renderer, flags.game);
       } catch (error) {
@@ -210,6 +215,7 @@ export function registerLlm(program: Command, io: Io): void {
           matches: flags.matches,
           concurrency: flags.concurrency,
           opponent: flags.opponent,
+          seed: flags.matchSeed,
           format: flags.format,
           signal: stopping.signal,
           onAgent: (a) => agent = a,

@@ -20,6 +20,8 @@ export interface LlmRunOptions {
   readonly concurrency?: number;
   /** Play private matches against this built-in strategy (every other seat) instead of queueing. */
   readonly opponent?: string;
+  /** With `opponent`: fix the matches' seeds, match i (from 0) seeded `<seed>/<i>`, for reproducible runs. */
+  readonly seed?: string;
   readonly agent: LlmAgentOptions;
   readonly format?: FrameFormat;
   /** Once aborted no new match starts; the ones under way finish. `LlmAgent.stop` cuts them short (and starts none). */
@@ -91,7 +93,7 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
   const more = () => started < total && !options.signal?.aborted && !agent.failure && !agent.stopped;
   const lane = async () => {
     while (more()) {
-      started++;
+      const index = started++;
       let end: MatchEndFrame | undefined;
       if (opponents) {
         const others = Object.fromEntries(
@@ -102,6 +104,7 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
           variant: opponents.variant,
           seat: 0,
           opponents: others,
+          ...(options.seed === undefined ? {} : { seed: `${options.seed}/${index}` }),
           policy: agent.policy,
         });
         end = await created.result;

@@ -43,9 +43,18 @@ describe("ludus llm", () => {
   ];
 
   it("plays matches against a built-in opponent, a line each, and a JSON summary with token counts", async () => {
-    const { code, out, err } = await ludus(
-      ...flags("--game", "kuhn-poker", "--opponent", "random", "--matches", "3", "--concurrency", "2", "--json"),
+    const argv = flags(
+      "--game",
+      "kuhn-poker",
+      "--opponent",
+      "random",
+      "--matches",
+      "3",
+      "--concurrency",
+      "2",
+      "--json",
     );
+    const { code, out, err } = await ludus(...argv, "--match-seed", "cli");
     expect(code, err).toBe(0);
     expect(err).toContain(`ludus: cli-model at ${model.baseUrl} plays kuhn-poker on ${server.wsUrl}`);
     const lines = out.trim().split("\n");
@@ -107,6 +116,7 @@ describe("ludus llm", () => {
       ],
       [flags("--game", "ipd", "--advice", join(dir, "missing.json")), /cannot read .*missing\.json/],
       [flags("--game", "ipd", "--extra-body", "[1]"), /expected a JSON object/],
+      [flags("--game", "ipd", "--match-seed", "7"), /--match-seed needs --opponent/],
     ];
     for (const [argv, message] of cases) {
       const { code, err } = await ludus(...argv);
