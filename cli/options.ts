@@ -62,18 +62,31 @@ export function storeLocation(flags: { dataDir: string; databaseUrl?: string }, 
   return { dataDir: flags.dataDir, databaseUrl };
 }
 
-/** A ws:// or wss:// address. */
-export function websocketUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError("expected a websocket URL, e.g. ws://127.0.0.1:2567/bot.");
-  }
-  if (url.protocol !== "ws:" && url.protocol !== "wss:") {
-    throw new InvalidArgumentError(
-      `expected a ws:// or wss:// URL, got ${url.protocol}//, e.g. ws://127.0.0.1:2567/bot.`,
-    );
-  }
-  return value;
+/**
+ * A URL with one of `schemes` (`["http", "https"]`). A refusal says what was expected (`what` when the
+ * value is no URL at all, `kind` when its scheme is wrong) and gives `example`.
+ */
+export function urlWith(
+  schemes: readonly string[],
+  { what, kind, example }: { what: string; kind: string; example: string },
+): (value: string) => string {
+  return (value) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new InvalidArgumentError(`expected ${what}, e.g. ${example}.`);
+    }
+    if (!schemes.includes(url.protocol.slice(0, -1))) {
+      throw new InvalidArgumentError(`expected ${kind}, got ${url.protocol}//, e.g. ${example}.`);
+    }
+    return value;
+  };
 }
+
+/** A bot gateway's ws:// or wss:// address. */
+export const websocketUrl = urlWith(["ws", "wss"], {
+  what: "a websocket URL",
+  kind: "a ws:// or wss:// URL",
+  example: "ws://127.0.0.1:2567/bot",
+});

@@ -14,7 +14,7 @@ import { FILTER_KEYS, parseFilter, QueryError } from "../../db/query.ts";
 import { ReplayStore, StoreError, type StoreOptions } from "../../db/store.ts";
 import { TRAILERS } from "../../server/api/datasets.ts";
 import { type Io, processIo } from "../io.ts";
-import { oneOf, storeLocation } from "../options.ts";
+import { oneOf, storeLocation, urlWith } from "../options.ts";
 
 /** `ludus export`: a dataset of the replay store's ended matches, from the store or a running server. */
 
@@ -54,18 +54,13 @@ function discountOption(value: string): number {
   }
 }
 
-function serverUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError("expected the server's address, e.g. http://127.0.0.1:2567.");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new InvalidArgumentError(`expected an http:// or https:// address, got ${url.protocol}//.`);
-  }
-  return url;
-}
+const serverAddress = urlWith(["http", "https"], {
+  what: "the server's address",
+  kind: "an http:// or https:// address",
+  example: "http://127.0.0.1:2567",
+});
+
+const serverUrl = (value: string): URL => new URL(serverAddress(value));
 
 /** Where the bytes go: a file, the process's stdout, or (in tests) the Io's text output. */
 interface Sink {

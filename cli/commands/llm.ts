@@ -15,7 +15,7 @@ import {
 } from "../../clients/llm/index.ts";
 import type { FrameFormat } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
-import { integerIn, jsonObject, websocketUrl } from "../options.ts";
+import { integerIn, jsonObject, urlWith, websocketUrl } from "../options.ts";
 
 interface LlmFlags {
   url: string;
@@ -58,18 +58,11 @@ export class LlmRunError extends Error {
   }
 }
 
-function httpUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError("expected an http(s) URL of the API root, e.g. http://127.0.0.1:8000/v1.");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new InvalidArgumentError(`expected an http:// or https:// URL, got ${url.protocol}//.`);
-  }
-  return value;
-}
+const httpUrl = urlWith(["http", "https"], {
+  what: "an http(s) URL of the API root",
+  kind: "an http:// or https:// URL",
+  example: "http://127.0.0.1:8000/v1",
+});
 
 function numberIn(min: number, max: number): (value: string) => number {
   return (value) => {
