@@ -179,6 +179,35 @@ export function does(seat: number, viewer: number | null, names: readonly string
   return `${who(seat, viewer, names)} ${seat === viewer ? you : they}`;
 }
 
+/** A hand won by a fold: "You fold on the flop; Bob wins 200" (`where` says when, if it matters). */
+export function foldedHand(
+  folder: number,
+  taker: number,
+  amount: string | number,
+  viewer: number | null,
+  names: readonly string[],
+  where = "",
+): string {
+  const fold = does(folder, viewer, names, "fold", "folds");
+  return `${fold}${where ? ` ${where}` : ""}; ${who(taker, viewer, names, true)} ${
+    taker === viewer ? "win" : "wins"
+  } ${amount}`;
+}
+
+/** The status line of a poker match that has ended. */
+export function matchOver(hands: number): string {
+  return `Match over after ${hands} hand${hands === 1 ? "" : "s"}`;
+}
+
+/** The line above the felt that tells how the previous hand ended. */
+export function LastHand(props: { hand: number; children: ComponentChildren }) {
+  return (
+    <p class="last-hand">
+      <span class="last-hand-title">Hand {props.hand}</span> {props.children}
+    </p>
+  );
+}
+
 /** The seats in the order the felt shows them, bottom first: the viewer's own, else seat 0. */
 export function seatOrder(viewer: number | null): [number, number] {
   const me = viewer ?? 0;

@@ -6,9 +6,12 @@ import {
   chips,
   does,
   Felt,
+  foldedHand,
   HandHistory,
   type HandRow,
+  LastHand,
   Marker,
+  matchOver,
   Pot,
   runningTotals,
   Seat,
@@ -101,9 +104,7 @@ function outcome(
     const round = roundOfBoard(boardCards, h.board.length);
     const name = roundName(boardCards, round).toLowerCase();
     const where = name === "preflop" ? name : name.startsWith("round") ? `in ${name}` : `on the ${name}`;
-    return `${does(h.folded, viewer, names, "fold", "folds")} ${where}; ${who(taker, viewer, names, true)} ${
-      taker === viewer ? "win" : "wins"
-    } ${chips(h.winnings[taker])}`;
+    return foldedHand(h.folded, taker, chips(h.winnings[taker]), viewer, names, where);
   }
   const hands = full ? h.bestHands : null;
   if (w === null) return `Split pot at showdown${hands ? `: both ${hands[0]}` : ""}`;
@@ -166,7 +167,7 @@ function Board({ obs, seat, names }: TableProps<HoldemObservation>) {
 
   const round = roundName(structure.boardCards, obs.round);
   const status = over
-    ? `Match over after ${obs.hand} hand${obs.hand === 1 ? "" : "s"}`
+    ? matchOver(obs.hand)
     : `${multi ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}${round}${
       obs.toAct === null ? "" : obs.toAct === seat ? " · Your move" : ` · ${names[obs.toAct]} to act`
     }`;
@@ -193,12 +194,7 @@ function Board({ obs, seat, names }: TableProps<HoldemObservation>) {
   return (
     <div class="poker holdem">
       <div class="status-line">{status}</div>
-      {previous && (
-        <p class="last-hand">
-          <span class="last-hand-title">Hand {previous.hand}</span>{" "}
-          {outcome(previous, structure.boardCards, seat, names)}
-        </p>
-      )}
+      {previous && <LastHand hand={previous.hand}>{outcome(previous, structure.boardCards, seat, names)}</LastHand>}
       <Felt
         top={seatView(top, "top")}
         center={

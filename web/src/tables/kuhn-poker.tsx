@@ -5,14 +5,16 @@ import {
   cardText,
   does,
   Felt,
+  foldedHand,
   HandHistory,
   type HandRow,
+  LastHand,
+  matchOver,
   oneCardSeat,
   Pot,
   runningTotals,
   seatOrder,
   sentence,
-  who,
 } from "../table/cards.tsx";
 import type { GameTable, TableProps } from "./types.ts";
 
@@ -47,9 +49,7 @@ function folder(h: KuhnHandSummary): number {
 function outcome(h: KuhnHandSummary, viewer: number | null, names: readonly string[]): string {
   const gain = h.rewards[h.winner];
   if (!h.showdown) {
-    return `${does(folder(h), viewer, names, "fold", "folds")}; ${who(h.winner, viewer, names, true)} ${
-      h.winner === viewer ? "win" : "wins"
-    } ${gain}`;
+    return foldedHand(folder(h), h.winner, gain, viewer, names);
   }
   const [a, b] = [h.cards[h.winner], h.cards[1 - h.winner]];
   return `${does(h.winner, viewer, names, "win", "wins")} ${gain} at showdown${
@@ -65,7 +65,7 @@ function Board({ obs, seat, names }: TableProps<KuhnObservation>) {
   const seatView = oneCardSeat(obs, seat, names, { folder, firstTitle: "acts first this hand" });
 
   const status = over
-    ? `Match over after ${obs.hands} hand${obs.hands === 1 ? "" : "s"}`
+    ? matchOver(obs.hands)
     : `${multi ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}${
       obs.toAct === null ? "" : obs.toAct === seat ? "Your move" : `${names[obs.toAct]} to act`
     }`;
@@ -87,11 +87,7 @@ function Board({ obs, seat, names }: TableProps<KuhnObservation>) {
   return (
     <div class="poker kuhn">
       <div class="status-line">{status}</div>
-      {!over && last && (
-        <p class="last-hand">
-          <span class="last-hand-title">Hand {obs.history.length}</span> {outcome(last, seat, names)}
-        </p>
-      )}
+      {!over && last && <LastHand hand={obs.history.length}>{outcome(last, seat, names)}</LastHand>}
       <Felt
         top={seatView(top, "top")}
         center={

@@ -6,15 +6,17 @@ import {
   cardText,
   does,
   Felt,
+  foldedHand,
   HandHistory,
   type HandRow,
+  LastHand,
+  matchOver,
   oneCardSeat,
   Pot,
   readCard,
   runningTotals,
   seatOrder,
   sentence,
-  who,
 } from "../table/cards.tsx";
 import type { GameTable, TableProps } from "./types.ts";
 
@@ -81,9 +83,7 @@ function handWords(card: string, board: string | null): string {
 function outcome(h: LeducHandSummary, viewer: number | null, names: readonly string[]): string {
   if (!h.showdown) {
     const w = h.winner ?? 1 - folder(h);
-    return `${does(folder(h), viewer, names, "fold", "folds")}; ${who(w, viewer, names, true)} ${
-      w === viewer ? "win" : "wins"
-    } ${h.rewards[w]}`;
+    return foldedHand(folder(h), w, h.rewards[w], viewer, names);
   }
   if (h.winner === null) {
     const card = h.cards[0];
@@ -104,7 +104,7 @@ function Board({ obs, seat, names }: TableProps<LeducObservation>) {
   const seatView = oneCardSeat(obs, seat, names, { folder, firstTitle: "acts first in both rounds of this hand" });
 
   const status = over
-    ? `Match over after ${obs.hands} hand${obs.hands === 1 ? "" : "s"}`
+    ? matchOver(obs.hands)
     : `${multi ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}Round ${obs.round} of 2${
       obs.toAct === null ? "" : obs.toAct === seat ? " · Your move" : ` · ${names[obs.toAct]} to act`
     }`;
@@ -130,11 +130,7 @@ function Board({ obs, seat, names }: TableProps<LeducObservation>) {
   return (
     <div class="poker leduc">
       <div class="status-line">{status}</div>
-      {!over && last && (
-        <p class="last-hand">
-          <span class="last-hand-title">Hand {obs.history.length}</span> {outcome(last, seat, names)}
-        </p>
-      )}
+      {!over && last && <LastHand hand={obs.history.length}>{outcome(last, seat, names)}</LastHand>}
       <Felt
         top={seatView(top, "top")}
         center={
