@@ -426,7 +426,7 @@ interface OneCardObservation<H extends OneCardHand> {
  * The seats of a one-private-card poker table: while a hand is in play only the viewer's own card is known;
  * once the match is over, the last hand as its history shows it, with who won and who folded.
  */
-export function oneCardSeat<H extends OneCardHand>(
+function oneCardSeat<H extends OneCardHand>(
   obs: OneCardObservation<H>,
   viewer: number | null,
   names: readonly string[],
@@ -453,5 +453,71 @@ export function oneCardSeat<H extends OneCardHand>(
         ? last.winner === s ? "winner" : !last.showdown && game.folder(last) === s ? "folded" : undefined
         : undefined}
     />
+  );
+}
+
+/** What a one-private-card game tells its table; the table lays out the rest the same way for both. */
+interface OneCardGame<H extends OneCardHand> {
+  /** The seat that folded in a hand that ended without a showdown. */
+  readonly folder: (hand: H) => number;
+  /** The title of the "Acts first" marker. */
+  readonly firstTitle: string;
+  /** How a finished hand ended, in words. */
+  readonly outcome: (hand: H) => string;
+  /** A finished hand's betting in words, for the history. */
+  readonly betting: (hand: H) => string;
+  /** A finished hand's board, for the history, when the game has one. */
+  readonly board?: (hand: H) => readonly string[];
+}
+
+/**
+ * A Kuhn or Leduc table: the status line, how the last hand ended, the felt (seats, `board`, the pot or the
+ * match's result, the betting, `hint`) and the hand history.
+ */
+export function OneCardTable<H extends OneCardHand>(props: {
+  kind: string;
+  obs: OneCardObservation<H>;
+  seat: number | null;
+  names: readonly string[];
+  game: OneCardGame<H>;
+  status: string;
+  rounds: readonly { title?: string; words: readonly string[] }[];
+  board?: ComponentChildren;
+  pot: ComponentChildren;
+  hint: ComponentChildren;
+}) {
+  const { obs, seat, names, game } = props;
+  const over = obs.phase === "over";
+  const last = obs.history.at(-1);
+  const [bottom, top] = seatOrder(seat);
+  const seatView = oneCardSeat(obs, seat, names, game);
+  const running = runningTotals(obs.history.map((h) => h.rewards), obs.totals);
+  const rows: HandRow[] = obs.history.map((h, i) => ({
+    hand: i + 1,
+    cards: [[h.cards[0]], [h.cards[1]]],
+    ...(game.board ? { board: game.board(h) } : {}),
+    outcome: game.outcome(h),
+    betting: game.betting(h),
+    won: h.rewards,
+    totals: running[i],
+  }));
+  return (
+    <div class={`poker ${props.kind}`}>
+      <div class="status-line">{props.status}</div>
+      {!over && last && <LastHand hand={obs.history.length}>{game.outcome(last)}</LastHand>}
+      <Felt
+        top={seatView(top, "top")}
+        center={
+          <>
+            {props.board}
+            {over ? last && <div class="felt-result">{game.outcome(last)}</div> : props.pot}
+            <BettingWords rounds={props.rounds} />
+            {!over && props.hint}
+          </>
+        }
+        bottom={seatView(bottom, "bottom")}
+      />
+      <HandHistory rows={rows} names={names} viewer={seat} />
+    </div>
   );
 }

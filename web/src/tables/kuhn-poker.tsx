@@ -1,21 +1,6 @@
 /// <reference lib="dom" />
 import type { KuhnActionType, KuhnHandSummary, KuhnObservation } from "../../../games/kuhn-poker/game.ts";
-import {
-  BettingWords,
-  cardText,
-  does,
-  Felt,
-  foldedHand,
-  HandHistory,
-  type HandRow,
-  LastHand,
-  matchOver,
-  oneCardSeat,
-  Pot,
-  runningTotals,
-  seatOrder,
-  sentence,
-} from "../table/cards.tsx";
+import { cardText, does, foldedHand, matchOver, OneCardTable, Pot, sentence } from "../table/cards.tsx";
 import type { GameTable, TableProps } from "./types.ts";
 
 /**
@@ -60,49 +45,31 @@ function outcome(h: KuhnHandSummary, viewer: number | null, names: readonly stri
 function Board({ obs, seat, names }: TableProps<KuhnObservation>) {
   const over = obs.phase === "over";
   const last = obs.history.at(-1);
-  const [bottom, top] = seatOrder(seat);
-  const multi = obs.hands > 1;
-  const seatView = oneCardSeat(obs, seat, names, { folder, firstTitle: "acts first this hand" });
-
   const status = over
     ? matchOver(obs.hands)
-    : `${multi ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}${
+    : `${obs.hands > 1 ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}${
       obs.toAct === null ? "" : obs.toAct === seat ? "Your move" : `${names[obs.toAct]} to act`
     }`;
-
   const rounds = over && last
     ? [{ title: `Hand ${obs.history.length}`, words: actionWords(last.actions, last.first, seat, names) }]
     : [{ words: actionWords(obs.actions, obs.first ?? 0, seat, names) }];
-
-  const running = runningTotals(obs.history.map((h) => h.rewards), obs.totals);
-  const rows: HandRow[] = obs.history.map((h, i) => ({
-    hand: i + 1,
-    cards: [[h.cards[0]], [h.cards[1]]],
-    outcome: outcome(h, seat, names),
-    betting: sentence(actionWords(h.actions, h.first, seat, names)),
-    won: h.rewards,
-    totals: running[i],
-  }));
-
   return (
-    <div class="poker kuhn">
-      <div class="status-line">{status}</div>
-      {!over && last && <LastHand hand={obs.history.length}>{outcome(last, seat, names)}</LastHand>}
-      <Felt
-        top={seatView(top, "top")}
-        center={
-          <>
-            {over
-              ? last && <div class="felt-result">{outcome(last, seat, names)}</div>
-              : <Pot amount={obs.pot} note={obs.fixedPot ? "fixed at the two antes" : undefined} />}
-            <BettingWords rounds={rounds} />
-            {!over && <TurnHint obs={obs} seat={seat} names={names} />}
-          </>
-        }
-        bottom={seatView(bottom, "bottom")}
-      />
-      <HandHistory rows={rows} names={names} viewer={seat} />
-    </div>
+    <OneCardTable
+      kind="kuhn"
+      obs={obs}
+      seat={seat}
+      names={names}
+      game={{
+        folder,
+        firstTitle: "acts first this hand",
+        outcome: (h) => outcome(h, seat, names),
+        betting: (h) => sentence(actionWords(h.actions, h.first, seat, names)),
+      }}
+      status={status}
+      rounds={rounds}
+      pot={<Pot amount={obs.pot} note={obs.fixedPot ? "fixed at the two antes" : undefined} />}
+      hint={<TurnHint obs={obs} seat={seat} names={names} />}
+    />
   );
 }
 

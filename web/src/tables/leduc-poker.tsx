@@ -1,21 +1,14 @@
 /// <reference lib="dom" />
 import type { LeducHandSummary, LeducObservation } from "../../../games/leduc-poker/game.ts";
 import {
-  BettingWords,
   CardRow,
   cardText,
   does,
-  Felt,
   foldedHand,
-  HandHistory,
-  type HandRow,
-  LastHand,
   matchOver,
-  oneCardSeat,
+  OneCardTable,
   Pot,
   readCard,
-  runningTotals,
-  seatOrder,
   sentence,
 } from "../table/cards.tsx";
 import type { GameTable, TableProps } from "./types.ts";
@@ -98,67 +91,54 @@ function outcome(h: LeducHandSummary, viewer: number | null, names: readonly str
 function Board({ obs, seat, names }: TableProps<LeducObservation>) {
   const over = obs.phase === "over";
   const last = obs.history.at(-1);
-  const [bottom, top] = seatOrder(seat);
-  const multi = obs.hands > 1;
   const publicCard = over ? last?.publicCard ?? null : obs.publicCard;
-  const seatView = oneCardSeat(obs, seat, names, { folder, firstTitle: "acts first in both rounds of this hand" });
-
   const status = over
     ? matchOver(obs.hands)
-    : `${multi ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}Round ${obs.round} of 2${
+    : `${obs.hands > 1 ? `Hand ${obs.hand} of ${obs.hands} · ` : ""}Round ${obs.round} of 2${
       obs.toAct === null ? "" : obs.toAct === seat ? " · Your move" : ` · ${names[obs.toAct]} to act`
     }`;
-
   const rounds = over && last
     ? bettingRounds(last.betting, last.first, seat, names)
     : bettingRounds(obs.betting, obs.first ?? 0, seat, names);
-
-  const running = runningTotals(obs.history.map((h) => h.rewards), obs.totals);
-  const rows: HandRow[] = obs.history.map((h, i) => ({
-    hand: i + 1,
-    cards: [[h.cards[0]], [h.cards[1]]],
-    board: h.publicCard ? [h.publicCard] : [],
-    outcome: outcome(h, seat, names),
-    betting: bettingRounds(h.betting, h.first, seat, names)
-      .filter((r) => r.words.length > 0)
-      .map((r) => `${r.title}: ${sentence(r.words)}`)
-      .join(" · "),
-    won: h.rewards,
-    totals: running[i],
-  }));
-
   return (
-    <div class="poker leduc">
-      <div class="status-line">{status}</div>
-      {!over && last && <LastHand hand={obs.history.length}>{outcome(last, seat, names)}</LastHand>}
-      <Felt
-        top={seatView(top, "top")}
-        center={
-          <>
-            <div class="board">
-              <CardRow cards={publicCard ? [publicCard] : []} slots={1} label="Public card" />
-              <span class="board-caption">
-                {publicCard
-                  ? "Public card"
-                  : over
-                  ? "No public card: the hand ended in round 1"
-                  : "Public card comes after round 1"}
-              </span>
-            </div>
-            {over ? last && <div class="felt-result">{outcome(last, seat, names)}</div> : (
-              <Pot
-                amount={obs.pot}
-                note={`${obs.raises} of ${obs.maxRaises} raises this round · raises are ${obs.raiseSize}`}
-              />
-            )}
-            <BettingWords rounds={rounds} />
-            {!over && <TurnHint obs={obs} seat={seat} names={names} />}
-          </>
-        }
-        bottom={seatView(bottom, "bottom")}
-      />
-      <HandHistory rows={rows} names={names} viewer={seat} />
-    </div>
+    <OneCardTable
+      kind="leduc"
+      obs={obs}
+      seat={seat}
+      names={names}
+      game={{
+        folder,
+        firstTitle: "acts first in both rounds of this hand",
+        outcome: (h) => outcome(h, seat, names),
+        betting: (h) =>
+          bettingRounds(h.betting, h.first, seat, names)
+            .filter((r) => r.words.length > 0)
+            .map((r) => `${r.title}: ${sentence(r.words)}`)
+            .join(" · "),
+        board: (h) => (h.publicCard ? [h.publicCard] : []),
+      }}
+      status={status}
+      rounds={rounds}
+      board={
+        <div class="board">
+          <CardRow cards={publicCard ? [publicCard] : []} slots={1} label="Public card" />
+          <span class="board-caption">
+            {publicCard
+              ? "Public card"
+              : over
+              ? "No public card: the hand ended in round 1"
+              : "Public card comes after round 1"}
+          </span>
+        </div>
+      }
+      pot={
+        <Pot
+          amount={obs.pot}
+          note={`${obs.raises} of ${obs.maxRaises} raises this round · raises are ${obs.raiseSize}`}
+        />
+      }
+      hint={<TurnHint obs={obs} seat={seat} names={names} />}
+    />
   );
 }
 
