@@ -61,6 +61,28 @@ export type ActionForm<A extends Action = Action> = FixedForm<A> | AmountForm | 
 /** What a seat may do now; empty when it has nothing to do. */
 export type ActionSpace<A extends Action = Action> = readonly ActionForm<A>[];
 
+/**
+ * The action a seat plays when nobody chooses for it (the server's conduct policy, an agent's fallback):
+ * the first action its game lists (check or fold in poker, cooperate in the dilemma, a message in the talk
+ * phases), the low end of an amount, empty text, or a claim of nothing. A trade has no neutral value, and
+ * every game with trades also lists a pass.
+ */
+export function defaultAction<A extends Action>(space: ActionSpace<A>): A | Action {
+  for (const form of space) {
+    switch (form.kind) {
+      case "fixed":
+        return form.action;
+      case "amount":
+        return { type: form.type, amount: form.min } as Action;
+      case "text":
+        return { type: form.type, text: "" } as Action;
+      case "split":
+        return { type: form.type, take: form.max.map(() => 0) } as Action;
+    }
+  }
+  throw new RangeError(`no action with a neutral value among ${JSON.stringify(space)}`);
+}
+
 export interface AmountAction extends Action {
   readonly amount: number;
 }

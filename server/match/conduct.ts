@@ -1,5 +1,3 @@
-import type { Action, ActionSpace } from "../../games/core/action.ts";
-import { defaultAction as defaultForms } from "../../protocol/action-forms.ts";
 import type { ConductPolicy } from "../../protocol/frames.ts";
 
 /**
@@ -13,8 +11,3 @@ export const DEFAULT_CONDUCT: ConductPolicy = {
   onTimeout: "default",
   holdMs: 30_000,
 };
-
-/** The action the conduct policy plays for a seat (see protocol/action-forms.ts). */
-export function defaultAction(space: ActionSpace): Action {
-  return defaultForms(space) as Action;
-}

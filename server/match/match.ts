@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { type Action, ActionError, describeSpace } from "../../games/core/action.ts";
+import { type Action, ActionError, defaultAction, describeSpace } from "../../games/core/action.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { GAME_STREAM, STRATEGY_STREAM } from "../../policies/simulate.ts";
@@ -18,7 +18,7 @@ import type {
 } from "../../protocol/frames.ts";
 import type { AttemptRecord, DefaultedReason, MatchRecord, SeatRecord, StepRecordRow } from "../../db/records.ts";
 import { type ClockSpec, DEFAULT_CLOCKS, SeatClock } from "./clock.ts";
-import { DEFAULT_CONDUCT, defaultAction } from "./conduct.ts";
+import { DEFAULT_CONDUCT } from "./conduct.ts";
 
 /** Who sits in a seat, as the replay records it. */
 export interface Participant {
