@@ -119,10 +119,8 @@ interface Seat {
   status: SeatStatus;
   clock?: SeatClock;
   hold?: ReturnType<typeof setTimeout>;
-  /** Released after a drop past the hold, or withdrawn: the conduct policy plays for it from then on. */
+  /** Released after a drop past the hold, or withdrawn (status ERROR): the conduct policy plays for it from then on. */
   released: boolean;
-  /** Why its player withdrew it, when it did. */
-  withdrawn?: string;
   /** Whether a client ever sat here, so a later connect is a resume. */
   joined: boolean;
   /** Whether the current link has had its `match_start`: turn frames only follow it. */
@@ -132,6 +130,9 @@ interface Seat {
 }
 
 type Phase = "waiting" | "playing" | "ended";
+
+/** How a released seat's defaulted decisions are logged: it dropped, or its player withdrew it (status ERROR). */
+const leftAs = (status: SeatStatus): DefaultedReason => (status === "ERROR" ? "withdrawn" : "released");
 
 /** What happens next, for the message that tells a seat its retries are used up. */
 const OUTCOME: Readonly<Record<Outcome, string>> = {
@@ -453,20 +454,8 @@ export class Match {
       );
     }
     if (this.phase === "ended") return refuse("match_over", `match ${this.id} is over`);
-    slot.released = true;
-    slot.withdrawn = reason;
-    slot.status = "ERROR";
-    this.writeRecord();
-    this.emit({ kind: "seat", seat });
-    const decision = this.pending.get(seat);
-    if (decision) decision.attempts.push({ input: null, code: "withdrawn", message: reason });
-    if (this.conduct.onTimeout === "default") {
-      if (decision) this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, "withdrawn");
-      else if (this.phase === "waiting") this.finish("aborted", seat);
-      return;
-    }
-    if (decision) this.misconduct(decision, "ERROR", this.conduct.onTimeout);
-    else this.finish(this.conduct.onTimeout === "forfeit" ? "forfeit" : "aborted", seat);
+    this.pending.get(seat)?.attempts.push({ input: null, code: "withdrawn", message: reason });
+    this.leave(seat, "ERROR");
   }
 
   /** Ends the match now (server shutdown, an operator's abort). */
@@ -521,8 +510,7 @@ export class Match {
         if (slot.participant!.kind === "builtin") this.playBuiltin(decision, slot.participant!.strategy!);
         else if (logged) this.replay(decision, logged);
         else if (slot.released) {
-          const reason = slot.withdrawn === undefined ? "released" : "withdrawn";
-          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, reason);
+          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, leftAs(slot.status));
         } else if (!this.log) this.deliver(() => this.openTurn(decision));
         if (this.phase !== "playing") return;
       }
@@ -565,7 +553,6 @@ export class Match {
     const slot = this.seats[decision.seat];
     if (row.defaulted === "withdrawn" || row.error?.code === "withdrawn") {
       slot.released = true;
-      slot.withdrawn ??= row.error?.message ?? "";
       slot.status = "ERROR";
     }
     if (row.action === null) {
@@ -657,20 +644,31 @@ export class Match {
     const slot = this.seats[seat];
     slot.hold = undefined;
     if (this.phase === "ended" || slot.link) return;
+    this.leave(seat, "DISCONNECTED");
+  }
+
+  /**
+   * A seat's player is gone: dropped past its hold, or withdrawn. The timeout policy applies to it at once:
+   * under `default` the default action is played for its open decision and every later one; otherwise the
+   * match ends with the seat as culprit (a withdrawn seat's open decision is logged with its reason).
+   */
+  private leave(seat: number, status: "DISCONNECTED" | "ERROR"): void {
+    const slot = this.seats[seat];
     slot.released = true;
-    slot.status = "DISCONNECTED";
+    slot.status = status;
     this.writeRecord();
     this.emit({ kind: "seat", seat });
     const decision = this.pending.get(seat);
-    if (this.conduct.onTimeout === "default") {
-      if (decision) {
-        this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, "released");
-      } else if (this.phase === "waiting") this.finish("aborted", seat);
+    const outcome = this.conduct.onTimeout;
+    if (outcome === "default") {
+      if (decision) this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, leftAs(status));
+      else if (this.phase === "waiting") this.finish("aborted", seat);
       return;
     }
+    if (decision && status === "ERROR") return this.misconduct(decision, status, outcome);
     if (decision) clearTimeout(decision.timer);
     this.pending.delete(seat);
-    this.finish(this.conduct.onTimeout === "forfeit" ? "forfeit" : "aborted", seat);
+    this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
   }
 
   private finish(reason: EndReason, culprit: number | null): void {
