@@ -15,16 +15,34 @@ export function integerIn(min: number, max: number): (value: string) => number {
   };
 }
 
+/** A number in [min, max], fractions allowed. */
+export function numberIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a number in [${min}, ${max}].`);
+    }
+    return n;
+  };
+}
+
+/** A file's text, or a refusal that names the file and why it could not be read. */
+export function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (cause) {
+    throw new InvalidArgumentError(`cannot read ${path}: ${(cause as Error).message}.`);
+  }
+}
+
+/** Text given inline, or `@path` to read it from a file. */
+export function textOrFile(value: string): string {
+  return value.startsWith("@") ? readText(value.slice(1)) : value;
+}
+
 /** A JSON object given inline, or `@path` to read it from a file. */
 export function jsonObject(value: string): Record<string, unknown> {
-  let text = value;
-  if (value.startsWith("@")) {
-    try {
-      text = readFileSync(value.slice(1), "utf8");
-    } catch (cause) {
-      throw new InvalidArgumentError(`cannot read ${value.slice(1)}: ${(cause as Error).message}.`);
-    }
-  }
+  const text = textOrFile(value);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

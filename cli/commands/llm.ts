@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import process from "node:process";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { games } from "../../games/registry.ts";
 import type { MatchEndFrame } from "../../protocol/frames.ts";
 import {
@@ -15,7 +15,7 @@ import {
 } from "../../clients/llm/index.ts";
 import type { FrameFormat } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
-import { integerIn, jsonObject, urlWith, websocketUrl } from "../options.ts";
+import { integerIn, jsonObject, numberIn, readText, textOrFile, urlWith, websocketUrl } from "../options.ts";
 
 interface LlmFlags {
   url: string;
@@ -64,29 +64,9 @@ const httpUrl = urlWith(["http", "https"], {
   example: "http://127.0.0.1:8000/v1",
 });
 
-function numberIn(min: number, max: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (value.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected a number in [${min}, ${max}].`);
-    }
-    return n;
-  };
-}
-
-/** Text given inline, or `@path` to read it from a file. */
-function textOrFile(value: string): string {
-  if (!value.startsWith("@")) return value;
-  try {
-    return readFileSync(value.slice(1), "utf8");
-  } catch (cause) {
-    throw new InvalidArgumentError(`cannot read ${value.slice(1)}: ${(cause as Error).message}.`);
-  }
-}
-
 /** Earlier strategies: a JSON array of {strategy, score?}, or JSON lines of them (what --strategies-out writes). */
 function adviceFile(value: string): Advice[] {
-  const text = textOrFile(value.startsWith("@") ? value : `@${value}`).trim();
+  const text = readText(value).trim();
   let rows: unknown[];
   try {
     rows = text.startsWith("[") ? JSON.parse(text) : text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
