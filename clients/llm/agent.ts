@@ -111,6 +111,8 @@ export class LlmAgent {
     withdrawals: 0,
   };
   #failure?: ChatError;
+  /** Strategies written (the Donor Game's strategy step), in the order written. */
+  readonly strategies: StrategyRecord[] = [];
 
   constructor(options: LlmAgentOptions) {
     this.#options = options;
@@ -331,6 +333,7 @@ export class LlmAgent {
         { role: "user", content: `That reply could not be used: ${STRATEGY_MISSING}. ${strategyPrompt(undefined)}` },
       );
     }
+    this.strategies.push(record);
     options.onStrategy?.(record);
     return record;
   }

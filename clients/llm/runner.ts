@@ -72,18 +72,7 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
   renderer(options.agent.renderer ?? "ludus", options.game); // refuse a renderer that cannot play the game, before connecting
   const total = options.matches ?? 1;
   const concurrency = Math.min(options.concurrency ?? 1, total);
-  const strategies: StrategyRecord[] = [];
-  const userHook = options.agent.strategy ? options.agent.strategy.onStrategy : undefined;
-  const agent = new LlmAgent({
-    ...options.agent,
-    strategy: options.agent.strategy === false ? false : {
-      ...options.agent.strategy,
-      onStrategy: (record) => {
-        strategies.push(record);
-        userHook?.(record);
-      },
-    },
-  });
+  const agent = new LlmAgent(options.agent);
   options.onAgent?.(agent);
   const opponents = options.opponent ? await seatCount(options.url, options.game, options.variant) : undefined;
   const bot = await Bot.connect({ url: options.url, token: options.token, format: options.format, text: true });
@@ -126,5 +115,5 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
   } finally {
     await bot.close();
   }
-  return { ends, strategies, ...(agent.failure ? { failure: agent.failure } : {}) };
+  return { ends, strategies: agent.strategies, ...(agent.failure ? { failure: agent.failure } : {}) };
 }
