@@ -100,6 +100,15 @@ describe("ludus llm", () => {
     expect(err).toContain("withdrawn (status ERROR)");
   });
 
+  it("exits 1 with the server's reason for a variant the game does not have", async () => {
+    const vsBuiltin = await ludus(...flags("--game", "kuhn-poker", "--variant", "huge", "--opponent", "random"));
+    expect(vsBuiltin.code).toBe(1);
+    expect(vsBuiltin.err).toContain("ludus: error: kuhn-poker has no variant `huge`; variants: standard, textarena");
+    const queued = await ludus(...flags("--game", "kuhn-poker", "--variant", "huge"));
+    expect(queued.code).toBe(1);
+    expect(queued.err).toMatch(/ludus: error: .*huge/);
+  });
+
   it("refuses bad flags with exit code 2 and a clear message", async () => {
     const cases: [string[], RegExp][] = [
       [flags("--game", "ipd").filter((f) => f !== "--model" && f !== "cli-model"), /required option '--model <name>'/],
@@ -123,6 +132,9 @@ describe("ludus llm", () => {
       expect(code, argv.join(" ")).toBe(2);
       expect(err).toMatch(message);
     }
+    const noBaseUrl = await ludus("llm", "--url", server.wsUrl, "--token", "t", "--game", "ipd", "--model", "m");
+    expect(noBaseUrl.code).toBe(2);
+    expect(noBaseUrl.err).toContain("give --base-url (e.g. http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL");
     const noToken = await ludus(
       "llm",
       "--url",

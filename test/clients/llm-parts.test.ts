@@ -172,6 +172,33 @@ describe("the chat client's errors say where and why, and whether to try again",
     }
   });
 
+  it("says when an answer is not JSON, a stream reports an error, or no answer comes in time", async () => {
+    const fake = await startFakeOpenAI({
+      script: (_request, index) =>
+        [
+          { raw: { contentType: "text/html", body: "<html>502 Bad Gateway</html>" } },
+          { raw: { contentType: "text/event-stream", body: 'data: {"error":{"message":"model crashed"}}\n\n' } },
+          { content: "late", delayMs: 2_000 },
+        ][index],
+    });
+    try {
+      const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: ChatError) => e);
+      const client = new ChatClient({ baseUrl: fake.baseUrl, model: "m" });
+      const notJson = await failure(client.complete([]));
+      expect(notJson).toMatchObject({ failure: "bad_response", retryable: false });
+      expect(notJson?.message).toBe(
+        `${fake.baseUrl}/chat/completions: the answer is not JSON: <html>502 Bad Gateway</html>`,
+      );
+      const streamed = await failure(new ChatClient({ baseUrl: fake.baseUrl, model: "m", stream: true }).complete([]));
+      expect(streamed?.message).toContain("the stream reported an error: model crashed");
+      const slow = await failure(client.complete([], AbortSignal.timeout(100)));
+      expect(slow).toMatchObject({ failure: "timeout", retryable: true });
+      expect(slow?.message).toBe(`${fake.baseUrl}/chat/completions: no answer in time`);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it("sends the sampling settings it was given, and only those", async () => {
     const fake = await startFakeOpenAI({ script: () => ({ content: "ok" }) });
     try {

@@ -30,6 +30,8 @@ export interface ScriptedReply {
   readonly noChoices?: boolean;
   /** A reasoning model's separate thinking. */
   readonly reasoning?: string;
+  /** Answer 200 with exactly this body and content type (a broken endpoint). */
+  readonly raw?: { readonly contentType: string; readonly body: string };
 }
 
 export type Script = (request: ChatRequestBody, index: number) => ScriptedReply | Promise<ScriptedReply>;
@@ -107,6 +109,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       const reply = await options.script(body, index);
       if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
       if (res.destroyed) return;
+      if (reply.raw) {
+        res.writeHead(200, { "content-type": reply.raw.contentType });
+        return res.end(reply.raw.body);
+      }
       if (reply.status) {
         const headers: Record<string, string> = reply.retryAfterS !== undefined
           ? { "retry-after": String(reply.retryAfterS) }
