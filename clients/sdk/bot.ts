@@ -208,7 +208,9 @@ export class Bot {
         waiter.started.resolve(undefined);
       };
       signal.addEventListener("abort", stop, { once: true });
-      waiter.started.promise.finally(() => signal.removeEventListener("abort", stop));
+      // `then` with both handlers: a refused queue must not leave a second, unhandled rejection behind.
+      const off = () => signal.removeEventListener("abort", stop);
+      waiter.started.promise.then(off, off);
     }
     return waiter.started.promise;
   }

@@ -85,6 +85,25 @@ describe("the bot SDK", () => {
     expect((await bot.connection.ping()).type).toBe("pong");
   });
 
+  it("stops queueing once its signal aborts: a waiting ticket is cancelled, a refused queue still rejects", async () => {
+    const bot = await connect();
+    const stop = new AbortController();
+    const playing = bot.play({ game: "kuhn-poker", policy: random, matches: 3, signal: stop.signal });
+    await bot.connection.next("queued");
+    stop.abort();
+    expect(await playing).toEqual([]);
+    await bot.connection.next("cancelled");
+    await expect(bot.play({ game: "kuhn-poker", variant: "huge", policy: random, signal: stop.signal })).resolves
+      .toEqual([]); // already stopped: nothing is queued
+    const refused = bot.play({
+      game: "kuhn-poker",
+      variant: "huge",
+      policy: random,
+      signal: new AbortController().signal,
+    });
+    await expect(refused).rejects.toMatchObject({ code: "bad_config" });
+  });
+
   it("asks the policy again, with the error, after a forgiven illegal action", async () => {
     const bot = await connect();
     const errors: LudusError[] = [];
