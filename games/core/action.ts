@@ -128,7 +128,7 @@ function formLabel(form: ActionForm): string {
     case "fixed":
       return fixedLabel(form.action);
     case "amount":
-      return `${form.type} <${form.integer ? "integer" : "number"} in [${fmt(form.min)}, ${fmt(form.max)}]>`;
+      return `${form.type} <${form.integer ? "integer" : "number"} in ${rangeText(form)}>`;
     case "text":
       return `${form.type} <text of at most ${form.maxLength} characters>`;
     case "split":
@@ -152,8 +152,20 @@ export function describeSpace(space: ActionSpace): string {
   return space.map(formLabel).join(" | ");
 }
 
-function fmt(n: number): string {
-  return Number.isInteger(n) ? String(n) : String(Math.round(n * 1e6) / 1e6);
+/**
+ * A bound of an amount range as text: at most six decimals, rounded inward (a maximum down, a minimum
+ * up), so that an amount written as printed is itself legal.
+ */
+export function boundText(n: number, side: "min" | "max"): string {
+  if (Number.isInteger(n)) return String(n);
+  let k = Math.round(n * 1e6);
+  // n · 10⁶ is itself rounded, so the printed value is compared with the bound, not assumed inside.
+  while (side === "max" ? k / 1e6 > n : k / 1e6 < n) k += side === "max" ? -1 : 1;
+  return String(k / 1e6);
+}
+
+function rangeText(form: AmountForm): string {
+  return `[${boundText(form.min, "min")}, ${boundText(form.max, "max")}]`;
 }
 
 function illegal(space: ActionSpace, reason: string): ActionError {
@@ -247,7 +259,7 @@ export function checkExchange(
     }
     const bundle: Record<string, number> = {};
     for (const [name, n] of Object.entries(raw)) {
-      if (!(name in max)) {
+      if (!Object.hasOwn(max, name)) {
         return malformed(space, `\`${name}\` is not a resource here (resources: ${Object.keys(max).join(", ")})`);
       }
       if (typeof n !== "number" || !Number.isInteger(n) || n < 1) {
@@ -280,7 +292,7 @@ export function checkAmount(space: ActionSpace, form: AmountForm, amount: unknow
     return illegal(space, `the ${form.type} amount must be a whole number, got ${amount}`);
   }
   if (amount < form.min || amount > form.max) {
-    return illegal(space, `the ${form.type} amount ${amount} is outside [${fmt(form.min)}, ${fmt(form.max)}]`);
+    return illegal(space, `the ${form.type} amount ${amount} is outside ${rangeText(form)}`);
   }
   return { type: form.type, amount };
 }
@@ -316,8 +328,8 @@ export function checkSplit(space: ActionSpace, form: SplitForm, take: readonly u
  * names as fields: `{hats: 3, books: 7}` (so a one-item split reads `{"type":"split","coins":7}`).
  */
 function matchSplit(space: ActionSpace, form: SplitForm, input: Record<string, unknown>): Action | ActionError {
-  const named = form.items.some((item) => item in input);
-  if (named && "take" in input) return malformed(space, "give either `take` or the item fields, not both");
+  const named = form.items.some((item) => Object.hasOwn(input, item));
+  if (named && Object.hasOwn(input, "take")) return malformed(space, "give either `take` or the item fields, not both");
   const allowed = named ? ["type", ...form.items] : ["type", "take"];
   const extra = unexpectedKeys(input, allowed);
   if (extra.length) return malformed(space, `unexpected field \`${extra[0]}\` in a \`${form.type}\` action`);
@@ -327,22 +339,68 @@ function matchSplit(space: ActionSpace, form: SplitForm, input: Record<string, u
   if (isPlainObject(source)) {
     const stray = unexpectedKeys(source, form.items);
     if (stray.length) return malformed(space, `\`${stray[0]}\` is not an item here (items: ${form.items.join(", ")})`);
-    const missing = form.items.find((item) => !(item in source));
+    const missing = form.items.find((item) => !Object.hasOwn(source, item));
     if (missing) return malformed(space, `the ${form.type} gives no count for ${missing}`);
     return checkSplit(space, form, form.items.map((item) => source[item]));
   }
   return malformed(space, `\`${form.type}\` needs \`take\`: one whole number per item (${form.items.join(", ")})`);
 }
 
-const NUMBER = /[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)/g;
+/** How amounts are written in text, as regular-expression sources, for games' own answer formats too. */
+export const AMOUNT_SYNTAX = Object.freeze({
+  /** A number as people write it: a sign, a decimal point or comma, an exponent. */
+  number: String.raw`[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:e[-+]?\d+)?`,
+  /** After a number: it is a percentage. */
+  percent: String.raw`\s*(?:%|per\s?cent\b)`,
+  /** Words for the largest legal amount of an amount form. */
+  largest: String.raw`(?:all|everything|max)\b`,
+});
+const NUMBERS = new RegExp(AMOUNT_SYNTAX.number, "gi");
+/** The first number of an amount, and whether it is a percentage. */
+const AMOUNT = new RegExp(`(${AMOUNT_SYNTAX.number})(${AMOUNT_SYNTAX.percent})?`, "i");
+const LARGEST = new RegExp(`^${AMOUNT_SYNTAX.largest}`, "i");
+/**
+ * A count and a name (`3 hats`, `hats: 3`). A count starts where a number starts, never inside one, so
+ * `3.5 hats` or `-3 hats` is read whole (and refused), not as 5 or 3.
+ */
+const COUNT = String.raw`(?<![\d.]|\d,)([-+]?\d+(?:[.,]\d+)?)`;
+const COUNTED = new RegExp(String.raw`${COUNT}\s*([a-z]+)`, "gi");
+const NAMED_COUNT = new RegExp(String.raw`${COUNT}\s*([a-z]+)|([a-z]+)\s*[:=]?\s*([-+]?\d+(?:[.,]\d+)?)`, "gi");
 
 function parseNumber(token: string): number {
   return Number(token.replace(",", "."));
 }
 
 /**
+ * The argument of an amount form written as text: its first number (a decimal comma is allowed), or
+ * `all`, `everything` or `max` for the largest legal amount. `N%` is N percent of `percentOf` where a
+ * game gives a percentage a meaning; elsewhere it is refused, never read as N.
+ */
+export function readAmount(
+  space: ActionSpace,
+  form: AmountForm,
+  text: string,
+  percentOf?: number,
+): AmountAction | ActionError {
+  const rest = text.trim();
+  if (LARGEST.test(rest)) return { type: form.type, amount: form.max };
+  const m = AMOUNT.exec(rest);
+  if (!m) return malformed(space, `\`${form.type}\` needs an amount: a number, or all for the most allowed`);
+  const n = parseNumber(m[1]);
+  if (m[2] === undefined) return checkAmount(space, form, n);
+  if (percentOf === undefined) {
+    return malformed(space, `a percentage has no meaning for \`${form.type}\` here: write the amount itself`);
+  }
+  const amount = percentOf * (n / 100);
+  if (!(amount >= form.min && amount <= form.max)) {
+    return illegal(space, `${n}% of ${boundText(percentOf, "max")} is ${amount}, outside ${rangeText(form)}`);
+  }
+  return checkAmount(space, form, amount);
+}
+
+/**
  * The generic text form of an action: its type word (dashes may be spaces) followed by its
- * arguments, e.g. `cooperate`, `donate 3.5`, `message hello there`, `split 7` or
+ * arguments, e.g. `cooperate`, `donate 3.5`, `donate all`, `message hello there`, `split 7` or
  * `split 3 hats 7 books`. Games add their own aliases in front of this.
  */
 export function parseTextAction<A extends Action>(space: ActionSpace<A>, text: string): A | ActionError {
@@ -357,6 +415,11 @@ export function parseTextAction<A extends Action>(space: ActionSpace<A>, text: s
     }
     return parseJsonAction(space, json);
   }
+  return readGeneric(space, trimmed) ?? cannotRead(space, trimmed);
+}
+
+/** The generic form, when the text starts with the type word of a legal form (else undefined). */
+function readGeneric<A extends Action>(space: ActionSpace<A>, trimmed: string): A | ActionError | undefined {
   const lower = trimmed.toLowerCase();
   // Longest type first, so `punish` never shadows `punish-all` and the like.
   const forms = [...space].sort((a, b) => typeName(b).length - typeName(a).length);
@@ -369,10 +432,15 @@ export function parseTextAction<A extends Action>(space: ActionSpace<A>, text: s
     const result = matchTextForm(space, form, rest);
     if (result !== undefined) return result as A;
   }
+  return undefined;
+}
+
+function cannotRead(space: ActionSpace, trimmed: string): ActionError {
   return illegal(space, `could not read an action in ${JSON.stringify(clip(trimmed))}`);
 }
 
-function typeName(form: ActionForm): string {
+/** The `type` of the actions a form makes. */
+export function typeName(form: ActionForm): string {
   return form.kind === "fixed" ? form.action.type : form.type;
 }
 
@@ -384,11 +452,8 @@ function matchTextForm(space: ActionSpace, form: ActionForm, rest: string): Acti
       const args = label.slice(form.action.type.length).trim();
       return words === args ? form.action : undefined;
     }
-    case "amount": {
-      const numbers = rest.match(NUMBER);
-      if (!numbers) return malformed(space, `\`${form.type}\` needs an amount`);
-      return checkAmount(space, form, parseNumber(numbers[0]));
-    }
+    case "amount":
+      return readAmount(space, form, rest);
     case "text":
       return checkText(space, form, rest);
     case "split":
@@ -402,39 +467,45 @@ function matchTextForm(space: ActionSpace, form: ActionForm, rest: string): Acti
 function parseExchangeText(space: ActionSpace, form: ExchangeForm, text: string): ExchangeAction | ActionError {
   const sides = text.split("->");
   if (sides.length !== 2) return malformed(space, `write a trade as \`${form.type} 3 Wood -> 2 Gold\``);
-  const [give, get] = sides.map((side) => {
-    const bundle: Record<string, number> = {};
-    for (const m of side.matchAll(/(\d+)\s*([a-z]+)/gi)) {
-      const name = Object.keys(form.give).find((r) =>
-        r.toLowerCase() === m[2].toLowerCase().replace(/s$/, "") ||
-        r.toLowerCase() === m[2].toLowerCase()
-      ) ?? m[2];
-      bundle[name] = (bundle[name] ?? 0) + Number(m[1]);
+  const bundles: Record<string, number>[] = [];
+  for (const side of sides) {
+    // A Map, not an object: the names are the sender's words.
+    const bundle = new Map<string, number>();
+    for (const m of side.matchAll(COUNTED)) {
+      // `woods` and `wood` are Wood; an unknown word stays as written, for checkExchange to refuse.
+      const word = m[2].toLowerCase();
+      const name = Object.keys(form.give).find((r) => [word, word.replace(/s$/, "")].includes(r.toLowerCase())) ?? m[2];
+      const n = parseNumber(m[1]);
+      if (!Number.isInteger(n) || n < 1) {
+        return malformed(space, `the ${name} count must be a whole number of at least 1, got ${m[1]}`);
+      }
+      bundle.set(name, (bundle.get(name) ?? 0) + n);
     }
-    return bundle;
-  });
-  return checkExchange(space, form, give, get);
+    bundles.push(Object.fromEntries(bundle));
+  }
+  return checkExchange(space, form, bundles[0], bundles[1]);
 }
 
 /** `7`, `3 7`, `3 hats, 7 books` or `hats 3 books 7` → one count per item. */
 export function parseSplitText(space: ActionSpace, form: SplitForm, text: string): SplitAction | ActionError {
   const byName = new Map<string, number>();
-  const pairs = /(\d+)\s*([a-z]+)|([a-z]+)\s*[:=]?\s*(\d+)/gi;
-  for (const m of text.matchAll(pairs)) {
+  for (const m of text.matchAll(NAMED_COUNT)) {
     const word = (m[2] ?? m[3]).toLowerCase();
     const item = form.items.find((it) => word === it || word === it.replace(/s$/, "") || word + "s" === it);
-    if (item) byName.set(item, Number(m[1] ?? m[4]));
+    if (item === undefined) continue;
+    if (byName.has(item)) return malformed(space, `the ${form.type} gives ${item} twice`);
+    byName.set(item, parseNumber(m[1] ?? m[4]));
   }
   if (byName.size > 0) {
     const missing = form.items.find((item) => !byName.has(item));
     if (missing) return malformed(space, `the ${form.type} gives no count for ${missing}`);
     return checkSplit(space, form, form.items.map((item) => byName.get(item)!));
   }
-  const numbers = (text.match(NUMBER) ?? []).map(parseNumber);
+  const numbers = (text.match(NUMBERS) ?? []).map(parseNumber);
   if (numbers.length === 0) {
     return malformed(space, `\`${form.type}\` needs one count per item (${form.items.join(", ")})`);
   }
-  return checkSplit(space, form, numbers.slice(0, form.items.length));
+  return checkSplit(space, form, numbers);
 }
 
 function clip(text: string): string {
@@ -442,21 +513,24 @@ function clip(text: string): string {
 }
 
 /**
- * The whole input path: a JSON object, a JSON text, or text (tried against the game's own
- * aliases first, then the generic `type args` form).
+ * The whole input path: a JSON object, a JSON text, or text. Text is tried against the game's own
+ * aliases first, then the generic `type args` form, and only then against the game's free-text
+ * `fallback` (a talk phase's reading of any text as the message), so that `message hello` is the
+ * message "hello", as the generic form reads it, wherever `message` is legal.
  */
 export function parseInput<A extends Action>(
   space: ActionSpace<A>,
   input: unknown,
   aliases?: (text: string) => A | ActionError | undefined,
+  fallback?: (text: string) => A,
 ): A | ActionError {
-  if (typeof input === "string") {
-    if (space.length > 0 && aliases && !input.trim().startsWith("{")) {
-      const aliased = aliases(input);
-      // An alias names an action; whether it is legal now is still the space's call.
-      if (aliased !== undefined) return aliased instanceof ActionError ? aliased : parseJsonAction(space, aliased);
-    }
-    return parseTextAction(space, input);
-  }
-  return parseJsonAction(space, input);
+  if (typeof input !== "string") return parseJsonAction(space, input);
+  const trimmed = input.trim();
+  if (space.length === 0 || trimmed.startsWith("{")) return parseTextAction(space, input);
+  const aliased = aliases?.(input);
+  // An alias names an action; whether it is legal now is still the space's call.
+  if (aliased !== undefined) return aliased instanceof ActionError ? aliased : parseJsonAction(space, aliased);
+  const generic = readGeneric(space, trimmed);
+  if (generic !== undefined) return generic;
+  return fallback ? parseJsonAction(space, fallback(input)) : cannotRead(space, trimmed);
 }

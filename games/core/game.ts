@@ -34,7 +34,16 @@ export interface Game<S, A extends Action, C, O> {
 
   /** How many seats a match with this config has. */
   seatCount(config: C): number;
-  /** The full rules for this config, in the project's words: what an LLM seat reads first. */
+  /**
+   * The config as every seat and spectator may see it: everything private removed (a seat's own values
+   * reach it through its observation), so it reveals nothing that `observe` does not show every seat at
+   * the start. The config itself where nothing in it is private.
+   */
+  publicConfig(config: C): unknown;
+  /**
+   * The full rules for this config, in the project's words: what an LLM seat reads first. Sent to every
+   * seat, so it states nothing private.
+   */
   rules(config: C): string;
   init(config: C, rng: Rng): S;
   /** Seats that must act now: one for turn-based steps, several for simultaneous ones, none when over. */

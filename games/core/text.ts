@@ -7,6 +7,11 @@ export function seatName(seat: number, viewer: Viewer): string {
   return viewer === "public" ? `player ${seat}` : seat === viewer ? "you" : "the other player";
 }
 
+/** A whole number with its thousands grouped, e.g. 60,000. */
+export function grouped(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+}
+
 /** A payoff with its sign, e.g. +2 or -1. */
 export function signed(x: number): string {
   return x > 0 ? `+${x}` : String(x);

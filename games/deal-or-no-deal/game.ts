@@ -11,6 +11,7 @@ import {
   type SplitForm,
   type TextForm,
 } from "../core/action.ts";
+import { messageCharsKey, textProblem } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import { allInstances, type Counts, type Instance, instanceProblem, ITEMS, TOTAL_VALUE, worthOf } from "./instances.ts";
 import { seatName } from "../core/text.ts";
@@ -34,25 +35,31 @@ const instanceSchema = z.strictObject({
     .describe("each player's value per book, hat and ball, player 0 first"),
 });
 
+/** Every decision's observation holds every offer and message so far, so stored observations grow with turns². */
+const MAX_TURNS = 100;
+
 export const dondConfig = z.strictObject({
   protocol: z.enum(PROTOCOLS).default("alternating-offers").describe(
     "`alternating-offers`: players take turns proposing how to split the pool until one agrees to the other's " +
       "last offer; `dialogue`: free messages until one player selects, then both privately state their take",
   ),
-  maxTurns: z.int().min(1).max(1000).default(10).describe(
+  maxTurns: z.int().min(1).max(MAX_TURNS).default(10).describe(
     "alternating-offers: offers before the game ends with no deal (the last cannot be accepted); dialogue: " +
-      "messages before the talk closes and both must state their take",
+      `messages before the talk closes and both must state their take; at most ${MAX_TURNS}`,
   ),
   discount: z.number().gt(0).max(1).default(1).describe(
     "alternating-offers only: a deal's payoffs are multiplied by this for every offer or agreement after the second",
   ),
-  messageChars: z.int().min(1).max(10_000).default(500).describe("longest message, in characters"),
+  messageChars: messageCharsKey(500, "maxTurns × messageChars"),
   instance: instanceSchema.nullable().default(null).describe(
     "a fixed pool and values obeying the constraints, e.g. {pool: [1,2,3], values: [[8,1,0],[4,0,2]]}; " +
       "null draws one uniformly from the 5,793 valid instances",
   ),
 }).check((ctx) => {
-  const { instance, protocol, discount } = ctx.value;
+  const { instance, protocol, discount, maxTurns, messageChars } = ctx.value;
+  // A turn has at most one message, in either protocol.
+  const text = textProblem(maxTurns, messageChars, "maxTurns × messageChars");
+  if (text) ctx.issues.push({ code: "custom", input: messageChars, path: ["messageChars"], message: text });
   const problem = instance === null ? undefined : instanceProblem(instance as Instance);
   if (problem !== undefined) ctx.issues.push({ code: "custom", input: instance, path: ["instance"], message: problem });
   if (protocol === "dialogue" && discount !== 1) {
@@ -257,9 +264,15 @@ function splitAlias(space: ActionSpace<DondAction>, text: string): DondAction | 
   return parseSplitText(space, form, claim.replace(/\band\b/gi, ",")) as DondAction | ActionError;
 }
 
-function messageAlias(text: string): DondAction {
+/** The text inside `<message>` tokens. */
+function messageAlias(text: string): DondAction | undefined {
   const m = MESSAGE_TOKENS.exec(text);
-  return { type: "message", text: m ? m[1].trim() : text };
+  return m ? { type: "message", text: m[1].trim() } : undefined;
+}
+
+/** Where a message may be sent, any other text is the message, unless written in the generic form. */
+function wholeMessage(text: string): DondAction {
+  return { type: "message", text };
 }
 
 /** Why `agree` is not legal now, when that is because there is no offer to agree to. */
@@ -276,10 +289,8 @@ function textAlias(
   if (state.phase === CHOOSE) return NO_DEAL_WORDS.test(text) ? NO_AGREEMENT : splitAlias(space, text);
   if (dialogue(state)) return SELECT_WORDS.test(text) ? SELECT : messageAlias(text);
   if (AGREE_WORDS.test(text)) return noOfferYet(state, space) ?? AGREE;
-  const proposal = splitAlias(space, text);
-  if (proposal !== undefined) return proposal;
-  // Before its offer a seat may say one thing; any other text is that message.
-  return state.spoke ? undefined : messageAlias(text);
+  // Before its offer a seat may say one thing.
+  return splitAlias(space, text) ?? (state.spoke ? undefined : messageAlias(text));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -298,7 +309,7 @@ function jsonInput(input: unknown): unknown {
       return undefined;
     }
   }
-  if (isPlainObject(value) && "keep" in value && !("take" in value)) {
+  if (isPlainObject(value) && Object.hasOwn(value, "keep") && !Object.hasOwn(value, "take")) {
     const { keep, ...rest } = value;
     return { ...rest, take: keep };
   }
@@ -336,6 +347,12 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
   defaultVariant: "alternating-offers",
 
   seatCount: () => 2,
+
+  // A fixed instance's pool is on the table for both; its values are each player's own.
+  publicConfig: (config) => ({
+    ...config,
+    instance: config.instance === null ? null : { pool: [...config.instance.pool] },
+  }),
 
   rules(config) {
     const setup = "Deal or No Deal for two players. A pool of books, hats and balls lies between you: 5 to 7 " +
@@ -579,7 +596,8 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
       }
       return parseJsonAction(space, json);
     }
-    return parseInput(space, input, (text) => textAlias(state, space, text));
+    const talking = space.some((form) => form.kind === "text");
+    return parseInput(space, input, (text) => textAlias(state, space, text), talking ? wholeMessage : undefined);
   },
 
   clone(state) {

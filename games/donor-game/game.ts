@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { type ActionError, type ActionSpace, type AmountForm, parseInput } from "../core/action.ts";
+import {
+  type ActionError,
+  type ActionSpace,
+  AMOUNT_SYNTAX,
+  type AmountForm,
+  parseInput,
+  parseJsonAction,
+  readAmount,
+} from "../core/action.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import { buildSchedule, identitySchedule, type Schedule } from "./schedule.ts";
 import { DONATE, PUNISH, REFUSE, startTrace, traceEntries, type TraceEntry, TraceNode, units } from "./trace.ts";
@@ -13,11 +21,18 @@ import { DONATE, PUNISH, REFUSE, startTrace, traceEntries, type TraceEntry, Trac
 
 export type Mechanism = "standard" | "costly-punishment" | "partner-choice";
 
+/** A match has agents² decisions (agents/2 donors in each of agents rounds, two games). */
+const MAX_AGENTS = 100;
+const MAX_TRACE_DEPTH = 5;
+const MAX_NAME = 40;
+
 export const donorConfig = z.strictObject({
-  agents: z.int().min(2).max(1000).default(12)
-    .describe("agents in the population, one per seat; even, as they are split into two groups of agents/2"),
+  agents: z.int().min(2).max(MAX_AGENTS).default(12).describe(
+    `agents in the population, one per seat, at most ${MAX_AGENTS}; even, as they are split into two groups of ` +
+      "agents/2",
+  ),
   games: z.int().min(1).max(2).default(2)
-    .describe("games per match: game 2 resets resources to the endowment and reverses every pair of game 1"),
+    .describe("games per match, 1 or 2: game 2 resets resources to the endowment and reverses every pair of game 1"),
   endowment: z.number().positive().max(1e9).default(10).describe("each agent's resources at the start of every game"),
   cooperationGain: z.number().min(0).max(1000).default(2).describe(
     "the recipient receives this multiple of a donation",
@@ -32,10 +47,12 @@ export const donorConfig = z.strictObject({
     .describe(
       "game 2 keeps the traces of game 1 (reputations persist); false starts game 2 afresh, as the reference notebook does",
     ),
-  traceDepth: z.int().min(1).max(100).default(3)
-    .describe("how many of the recipient's newest trace entries a donor sees"),
-  names: z.array(z.string().regex(/\S/, "a name must not be blank").max(100)).optional()
-    .describe("the agents' names by seat, all distinct (default agent-1 … agent-N): identity kept across matches"),
+  traceDepth: z.int().min(1).max(MAX_TRACE_DEPTH).default(3)
+    .describe(`how many of the recipient's newest trace entries a donor sees, at most ${MAX_TRACE_DEPTH}`),
+  names: z.array(z.string().regex(/\S/, "a name must not be blank").max(MAX_NAME)).optional().describe(
+    `the agents' names by seat, all distinct, each at most ${MAX_NAME} characters (default agent-1 … agent-N): ` +
+      "identity kept across matches",
+  ),
   generation: z.int().min(1).default(1).describe("the population's generation, shown to agents"),
 }).check((ctx) => {
   const { agents, names } = ctx.value;
@@ -147,28 +164,35 @@ function isDonor(state: DonorState, seat: number): boolean {
 }
 
 const ANSWER = /answer\s*:/i;
-const NUMBER = String.raw`[-+]?(?:\d+(?:[.,]\d+)?|[.,]\d+)`;
-const LEADING_NUMBER = new RegExp(String.raw`^\s*(${NUMBER})`);
-const DONATE_OR_PUNISH = new RegExp(String.raw`\b(donate|punish)\b\D*?(${NUMBER})`, "i");
-
-function toNumber(text: string): number {
-  return Number(text.replace(",", "."));
-}
+const { number: NUMBER, percent: PERCENT, largest: ALL } = AMOUNT_SYNTAX;
+/** An answer that starts with an amount (a number, a percentage of one's resources), or is only `all`. */
+const LEADING_AMOUNT = new RegExp(String.raw`^\s*(${NUMBER}(?:${PERCENT})?|${ALL}\s*[.!]?\s*$)`, "i");
+/** `Donate, 3`, `punish 10%`, `donate all`: the word for all only right after the verb. */
+const VERB_AMOUNT = new RegExp(String.raw`\b(donate|punish)\b(?:[\s,:]*(${ALL})|\D*?(${NUMBER}(?:${PERCENT})?))`, "i");
 
 /**
- * The reference notebook's answer forms: whatever follows the first `Answer:`; a leading number is
- * a donation; `Donate, 3` / `Punish, 2,5` (any case, decimal comma allowed); in partner choice any
- * mention of `refuse`. A negative amount is read as written, so the space refuses it.
+ * The reference notebook's answer forms: whatever follows the first `Answer:`; a leading amount is a
+ * donation; `Donate, 3` / `Punish, 2,5` (any case, decimal comma allowed); in partner choice any
+ * mention of `refuse`. An amount may be a percentage of the donor's resources (`50%`) or `all`
+ * (`everything`, `max`). A negative amount is read as written, so the space refuses it.
  */
-function answerAlias(text: string, mechanism: Mechanism): DonorAction | undefined {
+function answerAlias(
+  text: string,
+  space: ActionSpace<DonorAction>,
+  mechanism: Mechanism,
+  resources: number,
+): DonorAction | ActionError | undefined {
   const at = ANSWER.exec(text);
   const answer = at ? text.slice(at.index + at[0].length) : text;
   if (mechanism === "partner-choice" && answer.toLowerCase().includes("refuse")) return REFUSE_ACTION;
-  const leading = LEADING_NUMBER.exec(answer);
-  if (leading) return { type: "donate", amount: toNumber(leading[1]) };
-  const verb = DONATE_OR_PUNISH.exec(answer);
-  if (verb) return { type: verb[1].toLowerCase() as "donate" | "punish", amount: toNumber(verb[2]) };
-  return undefined;
+  const leading = LEADING_AMOUNT.exec(answer);
+  const verb = leading ? undefined : VERB_AMOUNT.exec(answer);
+  if (!leading && !verb) return undefined;
+  const type = verb ? verb[1].toLowerCase() : "donate";
+  const form = space.find((f): f is AmountForm => f.kind === "amount" && f.type === type);
+  // Not a form here (punish in the standard game): the space says what is legal instead.
+  if (form === undefined) return parseJsonAction(space, { type }) as ActionError;
+  return readAmount(space, form, leading ? leading[1] : verb![2] ?? verb![3], resources) as DonorAction | ActionError;
 }
 
 function mechanismRules(config: DonorConfig): string {
@@ -184,27 +208,30 @@ function mechanismRules(config: DonorConfig): string {
 }
 
 function answerHint(mechanism: Mechanism): string {
+  const amounts = "An amount is a number, a percentage of what you have (`50%`), or `all`.";
   switch (mechanism) {
     case "costly-punishment":
       return "Answer with `donate <x>` or `punish <x>` (for example `Donate, 2.5`), or JSON such as " +
-        '{"type":"punish","amount":1}.';
+        `{"type":"punish","amount":1}. ${amounts}`;
     case "partner-choice":
-      return 'Answer with the amount you give (for example `2.5`), `refuse`, or JSON such as {"type":"donate","amount":2.5}.';
+      return "Answer with the amount you give (for example `2.5`), `refuse`, or JSON such as " +
+        `{"type":"donate","amount":2.5}. ${amounts}`;
     case "standard":
-      return 'Answer with the amount you give (for example `2.5`), or JSON such as {"type":"donate","amount":2.5}.';
+      return 'Answer with the amount you give (for example `2.5`), or JSON such as {"type":"donate","amount":2.5}. ' +
+        amounts;
   }
 }
 
 export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservation> = {
   id: "donor-game",
-  version: 1,
+  version: 2,
   title: "Donor game",
   summary: "A population of agents meets in pairs, one donor and one recipient per pair and round. " +
     "The donor gives up any share of its resources and the recipient receives twice as much, so " +
     "giving makes the population rich while keeping makes the donor richer. Donors see the recipient's " +
     "trace: its last move and the moves of those it met before. Variants add costly punishment or " +
     "refusing a partner.",
-  seats: { min: 2, max: 1000 },
+  seats: { min: 2, max: MAX_AGENTS },
   schema: donorConfig,
   variants: {
     standard: { description: "donate any amount from 0 to all you have (the paper's main setting)", config: {} },
@@ -220,6 +247,8 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
   defaultVariant: "standard",
 
   seatCount: (config) => config.agents,
+  // Nothing in the config is private.
+  publicConfig: (config) => config,
 
   rules(config) {
     const n = config.agents;
@@ -292,7 +321,8 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
     const n = config.agents;
     const { game, round } = state;
     const donors = game === 0 ? schedule.donors[round] : schedule.recipients[round];
-    const rewards = new Array<number>(n).fill(0);
+    // Each game's first step credits every agent's endowment, so the step rewards add up to the returns.
+    const rewards = new Array<number>(n).fill(round === 0 ? config.endowment : 0);
     for (let k = 0; k < donors.length; k++) {
       const donor = donors[k];
       const recipient = schedule.partner[round * n + donor];
@@ -320,8 +350,8 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
         // Moves come through `parse`, which refuses these; reaching here is a caller's bug.
         throw new RangeError(`seat ${donor} made an illegal move: ${JSON.stringify(move)}`);
       }
-      rewards[donor] = resources[donor] - before;
-      rewards[recipient] = resources[recipient] - received;
+      rewards[donor] += resources[donor] - before;
+      rewards[recipient] += resources[recipient] - received;
       traces[donor] = new TraceNode(kind, game, round, donor, recipient, amount, before, traces[recipient]);
     }
     if (++state.round === n) {
@@ -339,12 +369,14 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
 
   /**
    * The sum over games of each agent's resources at the end of the game, counting the game in
-   * progress at its current resources. (The reference notebook scores 2 × the resources after game 2,
-   * a slip we do not copy.) Step rewards are resource changes, so they sum per game to final − endowment.
+   * progress at its current resources once its first round is played. (The reference notebook scores
+   * 2 × the resources after game 2, a slip we do not copy.) Step rewards are resource changes plus the
+   * endowment on each game's first step, so at every step they add up to these returns.
    */
   returns(state) {
     const n = state.config.agents;
-    const totals = isOver(state) ? new Array<number>(n).fill(0) : Array.from(state.resources);
+    const started = !isOver(state) && state.round > 0;
+    const totals = started ? Array.from(state.resources) : new Array<number>(n).fill(0);
     for (let g = 0; g < state.game; g++) {
       for (let seat = 0; seat < n; seat++) totals[seat] += state.finals[g * n + seat];
     }
@@ -484,7 +516,7 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
 
   parse(input, state, seat): DonorAction | ActionError {
     const space = donorGame.legal(state, seat);
-    return parseInput(space, input, (text) => answerAlias(text, state.config.mechanism));
+    return parseInput(space, input, (text) => answerAlias(text, space, state.config.mechanism, state.resources[seat]));
   },
 
   clone(state) {

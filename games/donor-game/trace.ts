@@ -1,3 +1,5 @@
+import { boundText } from "../core/action.ts";
+
 /**
  * Traces (Vallinder & Hughes 2024, §3.4 of the spec): every agent carries a list of sentences.
  * When donor D acts on recipient R, D's trace becomes R's trace plus that interaction, so a donor
@@ -53,9 +55,12 @@ export interface TraceEntry {
 
 const KINDS = ["start", "donate", "punish", "refuse"] as const;
 
-/** Quantities in text: at most six decimals, rounded down so a stated holding is never more than the real one. */
+/**
+ * Quantities in text: at most six decimals, rounded down so a stated holding is never more than the
+ * real one (and a donor's stated resources are a legal donation).
+ */
 export function units(n: number): string {
-  return String(Math.floor(n * 1e6) / 1e6);
+  return boundText(n, "max");
 }
 
 /** The newest `depth` entries of a trace, newest first. */

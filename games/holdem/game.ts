@@ -57,15 +57,19 @@ import { seatName, signed } from "../core/text.ts";
  * swap every hand, as the dealer rotates them, and stacks start full every hand.
  */
 
+/** Observations show only the last RECENT_HANDS hands, so a match's stored observations grow with its hands. */
+const MAX_HANDS = 1000;
+
 export const holdemConfig = z.strictObject({
   gamedef: z.string().max(20_000).default(HUNL_GAMEDEF).describe(
-    "the game's structure as an ACPC game definition (the text the ACPC dealer reads: limit or nolimit, " +
-      "numPlayers = 2, numRounds, stack, blind, raiseSize, firstPlayer, maxRaises, numSuits, numRanks, " +
-      "numHoleCards, numBoardCards); it replaces the variant's",
+    "the game's structure as an ACPC game definition of at most 20,000 characters (the text the ACPC dealer " +
+      "reads: limit or nolimit, numPlayers = 2, numRounds, stack, blind, raiseSize, firstPlayer, maxRaises, " +
+      "numSuits, numRanks, numHoleCards, numBoardCards); it replaces the variant's",
   ),
-  hands: z.int().min(1).max(100_000).default(1).describe(
-    "hands per match: the seats swap positions every hand, as the ACPC dealer rotates them, and every hand " +
-      "starts with full stacks (Doyle's game, as in the ACPC competitions); the returns add up the chips won",
+  hands: z.int().min(1).max(MAX_HANDS).default(1).describe(
+    `hands per match, at most ${MAX_HANDS}: the seats swap positions every hand, as the ACPC dealer rotates ` +
+      "them, and every hand starts with full stacks (Doyle's game, as in the ACPC competitions); the returns add " +
+      "up the chips won",
   ),
 }).check((ctx) => {
   try {
@@ -382,7 +386,7 @@ function normalize(input: Json, state: HoldemState, space: ActionSpace<HoldemAct
       const min = minRaiseTo(b, def);
       const max = maxRaiseTo(b, def);
       if (def.betting === "limit") {
-        if (!("amount" in raise)) return { ...raise, amount: max };
+        if (!Object.hasOwn(raise, "amount")) return { ...raise, amount: max };
         return raise.amount === max
           ? raise
           : illegal(`in limit betting a raise is to exactly ${max}, not ${raise.amount}`);
@@ -695,6 +699,8 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
   defaultVariant: "hunl",
 
   seatCount: () => 2,
+  // Nothing in the config is private.
+  publicConfig: (config) => config,
 
   rules(config) {
     const def = gamedefOf(config);

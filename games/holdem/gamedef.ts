@@ -42,23 +42,25 @@ export class GamedefError extends Error {
   }
 }
 
-/** The numeric fields, by their lower-case name, with the name as ACPC writes it. */
-const FIELDS = {
-  numplayers: "numPlayers",
-  numrounds: "numRounds",
-  stack: "stack",
-  blind: "blind",
-  raisesize: "raiseSize",
-  firstplayer: "firstPlayer",
-  maxraises: "maxRaises",
-  numsuits: "numSuits",
-  numranks: "numRanks",
-  numholecards: "numHoleCards",
-  numboardcards: "numBoardCards",
-} as const;
-type Field = (typeof FIELDS)[keyof typeof FIELDS];
+/** The numeric fields as ACPC writes them. */
+const FIELD_NAMES = [
+  "numPlayers",
+  "numRounds",
+  "stack",
+  "blind",
+  "raiseSize",
+  "firstPlayer",
+  "maxRaises",
+  "numSuits",
+  "numRanks",
+  "numHoleCards",
+  "numBoardCards",
+] as const;
+type Field = (typeof FIELD_NAMES)[number];
+/** The fields by their lower-case name (a Map: the key is the definition's text). */
+const FIELDS: ReadonlyMap<string, Field> = new Map(FIELD_NAMES.map((f) => [f.toLowerCase(), f]));
 
-const KNOWN = ["limit", "nolimit", ...Object.values(FIELDS)].map((f) => `\`${f}\``).join(", ");
+const KNOWN = ["limit", "nolimit", ...FIELD_NAMES].map((f) => `\`${f}\``).join(", ");
 
 interface Read {
   readonly values: number[];
@@ -102,7 +104,7 @@ export function parseGamedef(text: string): Gamedef {
       continue;
     }
     const m = /^([a-z]+)\s*(?:=\s*)?(.*)$/i.exec(line);
-    const field = m ? FIELDS[m[1].toLowerCase() as keyof typeof FIELDS] : undefined;
+    const field = m ? FIELDS.get(m[1].toLowerCase()) : undefined;
     if (!m || field === undefined) {
       throw new GamedefError(`${where}: not a game definition line (known: ${KNOWN})`, lineNo);
     }

@@ -120,14 +120,21 @@ function invalidAction(b: Betting, def: Gamedef, action: AcpcAction): string | n
   return null;
 }
 
-const ACTION_CODES: Readonly<Record<string, number>> = { f: FOLD, c: CALL, k: CALL, r: RAISE, b: RAISE };
+/** ACPC's action letters (a Map: the key is the sender's character). */
+const ACTION_CODES: ReadonlyMap<string, number> = new Map([
+  ["f", FOLD],
+  ["c", CALL],
+  ["k", CALL],
+  ["r", RAISE],
+  ["b", RAISE],
+]);
 
 /**
  * Reads one ACPC action at `text[at]`: `f`, `c`/`k`, or `r`/`b` (either case), a no-limit raise
  * followed by its raise-to. Returns the action and the characters read, or an error message.
  */
 function readAction(text: string, at: number, def: Gamedef): { action: AcpcAction; length: number } | string {
-  const type = ACTION_CODES[text.charAt(at).toLowerCase()];
+  const type = ACTION_CODES.get(text.charAt(at).toLowerCase());
   if (type === undefined) return `\`${text.charAt(at)}\` is not an ACPC action (f, c, k, r or b)`;
   if (type !== RAISE || def.betting === "limit") return { action: { type, size: 0 }, length: 1 };
   const digits = /^\d+/.exec(text.slice(at + 1));

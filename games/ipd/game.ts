@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type ActionError, type ActionSpace, parseInput } from "../core/action.ts";
+import { messageCharsKey, messagesKey, talkProblems } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 
 /** The iterated prisoner's dilemma: two seats choose at once, every round, for a fixed number of rounds. */
@@ -11,14 +12,20 @@ const payoffsSchema = z.strictObject({
   punishment: z.number().describe("each player's payoff when both defect (P)"),
 });
 
+/** Every decision's observation holds the whole history, so a match's stored observations grow with rounds². */
+const MAX_ROUNDS = 500;
+
 export const ipdConfig = z.strictObject({
   payoffs: payoffsSchema.default({ reward: 3, sucker: 0, temptation: 5, punishment: 1 })
     .describe("per-round payoffs; a dilemma needs T > R > P > S"),
-  rounds: z.int().min(1).max(100_000).default(10).describe("rounds per match"),
-  messages: z.int().min(0).max(10).default(0)
-    .describe("messages each player sends before every move (player 0 first, then alternating)"),
-  messageChars: z.int().min(1).max(10_000).default(500).describe("longest message, in characters"),
+  rounds: z.int().min(1).max(MAX_ROUNDS).default(10).describe(`rounds per match, at most ${MAX_ROUNDS}`),
+  messages: messagesKey(0, "messages each player sends before every move (player 0 first, then alternating)"),
+  messageChars: messageCharsKey(500, "2 × rounds × messages × messageChars"),
 }).check((ctx) => {
+  const { rounds, messages, messageChars } = ctx.value;
+  for (const { path, message } of talkProblems(rounds, messages, messageChars)) {
+    ctx.issues.push({ code: "custom", input: ctx.value[path], path: [path], message });
+  }
   const { reward: R, sucker: S, temptation: T, punishment: P } = ctx.value.payoffs;
   if (!(T > R && R > P && P > S)) {
     ctx.issues.push({
@@ -137,6 +144,8 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
   defaultVariant: "classic",
 
   seatCount: () => 2,
+  // Nothing in the config is private.
+  publicConfig: (config) => config,
 
   rules(config) {
     const p = config.payoffs;
@@ -259,7 +268,10 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
   parse(input, state, seat): IpdAction | ActionError {
     const space = ipd.legal(state, seat);
     const inMessagePhase = space.length > 0 && space[0].kind === "text";
-    return parseInput(space, input, (text) => (inMessagePhase ? { type: "message", text } : moveAlias(text)));
+    // In the talk any text is the message, unless it is written in the generic form (`message hello`).
+    return inMessagePhase
+      ? parseInput(space, input, undefined, (text) => ({ type: "message", text }))
+      : parseInput(space, input, moveAlias);
   },
 
   clone(state) {

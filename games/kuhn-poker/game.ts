@@ -11,9 +11,12 @@ import { requestedType, seatName, signed } from "../core/text.ts";
  * passing from seat to seat.
  */
 
+/** Every decision's observation holds every hand so far, so a match's stored observations grow with hands². */
+const MAX_HANDS = 300;
+
 export const kuhnConfig = z.strictObject({
-  rounds: z.int().min(1).max(100_000).default(1)
-    .describe("hands per match; the seat that acts first alternates from hand to hand"),
+  rounds: z.int().min(1).max(MAX_HANDS).default(1)
+    .describe(`hands per match, at most ${MAX_HANDS}; the seat that acts first alternates from hand to hand`),
   firstPlayer: z.int().min(0).max(1).default(0).describe("the seat that acts first in hand 1"),
   fixedPot: z.boolean().default(false).describe(
     "false: bets and calls add a chip to the pot, so a hand is worth ±1 or ±2 (OpenSpiel); true: the pot " +
@@ -324,16 +327,16 @@ function alias(text: string, facingBet: boolean): KuhnAction | undefined {
   return undefined;
 }
 
-/** Why an action that is not legal now is not, in poker terms. */
-const WHY: Record<"open" | "facing", Partial<Record<string, string>>> = {
-  open: {
-    call: "there is no bet to call",
-    fold: "there is no bet to fold to, and checking costs nothing",
-  },
-  facing: {
-    check: "you face a bet, so you cannot check",
-    bet: "there is already a bet, and a hand allows only one",
-  },
+/** Why an action that is not legal now is not, in poker terms (Maps: the key is the sender's word). */
+const WHY: Record<"open" | "facing", ReadonlyMap<string, string>> = {
+  open: new Map([
+    ["call", "there is no bet to call"],
+    ["fold", "there is no bet to fold to, and checking costs nothing"],
+  ]),
+  facing: new Map([
+    ["check", "you face a bet, so you cannot check"],
+    ["bet", "there is already a bet, and a hand allows only one"],
+  ]),
 };
 
 export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation> = {
@@ -360,6 +363,8 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
   defaultVariant: "standard",
 
   seatCount: () => 2,
+  // Nothing in the config is private.
+  publicConfig: (config) => config,
 
   rules(config) {
     const hands = config.rounds === 1
@@ -499,9 +504,9 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     const facingBet = facing(state);
     const result = parseInput(space, input, (text) => alias(text, facingBet));
     if (result instanceof ActionError && result.code === "illegal_action") {
-      const why = WHY[facingBet ? "facing" : "open"][
-        requestedType(input, (text) => alias(text, facingBet)?.type ?? text.toLowerCase().split(/\s+/)[0]) ?? ""
-      ];
+      const why = WHY[facingBet ? "facing" : "open"].get(
+        requestedType(input, (text) => alias(text, facingBet)?.type ?? text.toLowerCase().split(/\s+/)[0]) ?? "",
+      );
       if (why) {
         return new ActionError("illegal_action", why, describeSpace(space));
       }

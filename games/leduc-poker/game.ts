@@ -11,9 +11,12 @@ import { requestedType, seatName, signed } from "../core/text.ts";
  * then 4, and at most two raises a round. A match may be several hands.
  */
 
+/** Every decision's observation holds every hand so far, so a match's stored observations grow with hands². */
+const MAX_HANDS = 200;
+
 export const leducConfig = z.strictObject({
-  hands: z.int().min(1).max(100_000).default(1)
-    .describe("hands per match; the seat that acts first alternates from hand to hand"),
+  hands: z.int().min(1).max(MAX_HANDS).default(1)
+    .describe(`hands per match, at most ${MAX_HANDS}; the seat that acts first alternates from hand to hand`),
   firstPlayer: z.int().min(0).max(1).default(0)
     .describe("the seat that acts first in both betting rounds of hand 1 (OpenSpiel's starting_player)"),
 });
@@ -394,6 +397,15 @@ function legalSpace(state: LeducState): ActionSpace<LeducAction> {
 /** `<FOLD>` `<CALL>` `<RAISE>` (MARS) and `[fold]`-style tokens; the first one found decides. */
 const TOKEN = /<\s*(fold|call|raise)\s*>|\[\s*(fold|call|raise|check|bet)\s*\]/i;
 
+/** Action words and ACPC letters (a Map: the key is the sender's text). */
+const WORDS: ReadonlyMap<string, string> = new Map([
+  ["c", "call"],
+  ["r", "raise"],
+  ["f", "fold"],
+  ["check", "check"],
+  ["bet", "bet"],
+]);
+
 /**
  * The action an input names, with `check` and `bet` read as call and raise (checked against what
  * is owed by the caller), and ACPC letters c, r, f.
@@ -401,8 +413,7 @@ const TOKEN = /<\s*(fold|call|raise)\s*>|\[\s*(fold|call|raise|check|bet)\s*\]/i
 function named(text: string): string | undefined {
   const token = TOKEN.exec(text);
   if (token) return (token[1] ?? token[2]).toLowerCase();
-  const word = text.trim().toLowerCase().replace(/[.!]$/, "");
-  return ({ c: "call", r: "raise", f: "fold", check: "check", bet: "bet" } as Record<string, string>)[word];
+  return WORDS.get(text.trim().toLowerCase().replace(/[.!]$/, ""));
 }
 
 function cardName(card: Card): string {
@@ -442,6 +453,8 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
   defaultVariant: "standard",
 
   seatCount: () => 2,
+  // Nothing in the config is private.
+  publicConfig: (config) => config,
 
   rules(config) {
     const hands = config.hands === 1

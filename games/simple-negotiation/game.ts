@@ -6,7 +6,9 @@ import {
   type ExchangeForm,
   type FixedForm,
   type TextForm,
+  typeName,
 } from "../core/action.ts";
+import { messageCharsKey, textProblem } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import { seatName } from "../core/text.ts";
 
@@ -26,14 +28,21 @@ const R = RESOURCES.length;
 const holdings = z.tuple([z.int().min(0).max(1_000_000), z.int().min(0).max(1_000_000)]);
 const worths = z.tuple([z.number().min(0).max(1e9), z.number().min(0).max(1e9)]);
 
+/** Every decision's observation holds every action so far, so stored observations grow with turns². */
+const MAX_TURNS = 200;
+
 export const snConfig = z.strictObject({
-  maxTurns: z.int().min(1).max(1000).default(10)
-    .describe("actions in the whole game, both players' together (player 0 acts first)"),
-  messageChars: z.int().min(1).max(10_000).default(1000).describe("longest text in one action, in characters"),
+  maxTurns: z.int().min(1).max(MAX_TURNS).default(10)
+    .describe(`actions in the whole game, both players' together (player 0 acts first), at most ${MAX_TURNS}`),
+  messageChars: messageCharsKey(1000, "maxTurns × messageChars", "text in one action"),
   inventory: z.tuple([holdings, holdings]).default([[10, 10], [10, 10]])
     .describe("each player's starting Wood and Gold, player 0 first (public)"),
   values: z.tuple([worths, worths]).default([[5, 15], [15, 5]])
     .describe("each player's value per unit of Wood and of Gold, player 0 first (each player sees only its own)"),
+}).check((ctx) => {
+  const { maxTurns, messageChars } = ctx.value;
+  const text = textProblem(maxTurns, messageChars, "maxTurns × messageChars");
+  if (text) ctx.issues.push({ code: "custom", input: messageChars, path: ["messageChars"], message: text });
 });
 export type SnConfig = z.infer<typeof snConfig>;
 
@@ -293,25 +302,28 @@ function answer(
   return text === undefined ? base : { type, text };
 }
 
+/** Each action type's fields (a Map: the key is the sender's `type`). */
+const FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["chat", ["type", "text"]],
+  ["offer", ["type", "give", "get", "text"]],
+  ["accept", ["type", "text"]],
+  ["deny", ["type", "text"]],
+]);
+
 function jsonAction(state: SnState, seat: number, input: unknown): SnAction | ActionError {
   if (!isPlainObject(input) || typeof input.type !== "string") {
     return malformed(state, seat, "an action is a JSON object with a string field `type`");
   }
-  const allowed: Record<string, readonly string[]> = {
-    chat: ["type", "text"],
-    offer: ["type", "give", "get", "text"],
-    accept: ["type", "text"],
-    deny: ["type", "text"],
-  };
   const type = input.type;
-  if (!(type in allowed)) return illegal(state, seat, `\`${type}\` is not an action of this game`);
-  const extra = Object.keys(input).find((key) => !allowed[type].includes(key));
+  const fields = FIELDS.get(type);
+  if (fields === undefined) return illegal(state, seat, `\`${type}\` is not an action of this game`);
+  const extra = Object.keys(input).find((key) => !fields.includes(key));
   if (extra) return malformed(state, seat, `unexpected field \`${extra}\` in a \`${type}\` action`);
   if (type === "chat") {
     const text = checkText(state, seat, input.text, "chat");
     return text instanceof ActionError ? text : { type: "chat", text };
   }
-  const text = "text" in input ? checkText(state, seat, input.text, type) : undefined;
+  const text = Object.hasOwn(input, "text") ? checkText(state, seat, input.text, type) : undefined;
   if (type === "offer") {
     return offer(
       state,
@@ -331,8 +343,8 @@ const OFFER_LIKE = /\[\s*offer\b/i;
 const ACCEPT_TOKEN = /\[\s*accept\s*\]/gi;
 const DENY_TOKEN = /\[\s*deny\s*\]/gi;
 const BARE_ANSWER = /^\s*(accept|deny)\s*[.!]?\s*$/i;
-const GENERIC_OFFER = /^\s*offer\s*:?\s*([^[\]]*->[^[\]]*)$/i;
-const GENERIC_CHAT = /^\s*chat\s*:?\s*([\s\S]*)$/i;
+/** The generic text form: a type word (then a space, a colon or nothing) and its arguments. */
+const GENERIC = /^\s*(chat|offer|accept|deny)(?:\s*:\s*|\s+|$)([\s\S]*)$/i;
 
 /** An offer's inside, `3 Wood, 2 Gold -> 5 Gold`, as SPIRAL reads it. */
 function offerBody(state: SnState, seat: number, body: string, text: string | undefined): SnAction | ActionError {
@@ -349,12 +361,14 @@ function offerBody(state: SnState, seat: number, body: string, text: string | un
   return offer(state, seat, textBundle(state, seat, sides[0]), textBundle(state, seat, sides[1]), checked);
 }
 
-/** Free text with at most one token, `[Offer: …]`, `[Accept]` or `[Deny]`; the rest of the text rides along. */
+/**
+ * Free text with at most one token, `[Offer: …]`, `[Accept]` or `[Deny]`, the rest of the text riding
+ * along; else the generic form of a legal action (`chat hello`, `offer 3 Wood -> 2 Gold`, `accept, thanks`);
+ * else the whole text is a chat.
+ */
 function textAction(state: SnState, seat: number, input: string): SnAction | ActionError {
   const bare = BARE_ANSWER.exec(input);
   if (bare) return answer(state, seat, bare[1].toLowerCase() as "accept" | "deny", undefined);
-  const generic = GENERIC_OFFER.exec(input);
-  if (generic) return offerBody(state, seat, generic[1], undefined);
   const offers = [...input.matchAll(OFFER_TOKEN)];
   const accepts = input.match(ACCEPT_TOKEN)?.length ?? 0;
   const denies = input.match(DENY_TOKEN)?.length ?? 0;
@@ -375,8 +389,16 @@ function textAction(state: SnState, seat: number, input: string): SnAction | Act
     const checked = text === undefined ? undefined : checkText(state, seat, text, type);
     return checked instanceof ActionError ? checked : answer(state, seat, type, checked);
   }
-  const chat = GENERIC_CHAT.exec(input)?.[1] ?? input;
-  const text = checkText(state, seat, chat, "chat");
+  const generic = GENERIC.exec(input);
+  const type = generic?.[1].toLowerCase();
+  const legal = simpleNegotiation.legal(state, seat).some((form) => typeName(form) === type);
+  if (legal && type === "offer") return offerBody(state, seat, generic![2].trim(), undefined);
+  if (legal && (type === "accept" || type === "deny")) {
+    const rest = generic![2].trim();
+    const checked = rest ? checkText(state, seat, rest, type) : undefined;
+    return checked instanceof ActionError ? checked : answer(state, seat, type, checked);
+  }
+  const text = checkText(state, seat, legal ? generic![2] : input, "chat");
   return text instanceof ActionError ? text : { type: "chat", text };
 }
 
@@ -413,6 +435,9 @@ export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation>
   defaultVariant: "standard",
 
   seatCount: () => 2,
+
+  // Each player's values are its own; the inventories are public.
+  publicConfig: ({ values: _, ...open }) => open,
 
   rules(config) {
     return "A trading game for two players with two resources, Wood and Gold. Each player starts with some of " +

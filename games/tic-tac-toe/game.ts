@@ -148,6 +148,8 @@ export const ticTacToe: Game<TttState, TttAction, TttConfig, TttObservation> = {
   defaultVariant: "textarena",
 
   seatCount: () => 2,
+  // Nothing in the config is private.
+  publicConfig: (config) => config,
 
   rules(config) {
     const [first, second] = marksOf(config);

@@ -7,6 +7,7 @@ import {
   type SplitForm,
   type TextForm,
 } from "../core/action.ts";
+import { messageCharsKey, messagesKey, talkProblems } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import type { Rng } from "../core/rng.ts";
 import { seatName } from "../core/text.ts";
@@ -24,14 +25,16 @@ const itemName = z.string().regex(/^[a-z]{1,20}$/, "an item name is 1 to 20 lowe
   // Split actions may name items as JSON fields next to `type` and `take`.
   .refine((name) => name !== "type" && name !== "take", "`type` and `take` cannot name an item");
 
+/** Every decision's observation holds every round so far, so a match's stored observations grow with rounds². */
+const MAX_ROUNDS = 200;
+
 export const tasConfig = z.strictObject({
-  rounds: z.int().min(1).max(10_000).default(10).describe("rounds per match"),
+  rounds: z.int().min(1).max(MAX_ROUNDS).default(10).describe(`rounds per match, at most ${MAX_ROUNDS}`),
   items: z.array(itemName).min(1).max(10).default(["coins"])
-    .describe("the item types split every round (lowercase plural nouns)"),
-  quantity: z.int().min(1).max(1000).default(10).describe("units of each item to split every round"),
-  messages: z.int().min(0).max(10).default(1)
-    .describe("messages each seat sends per round before the claims, taking turns (0: no chat)"),
-  messageChars: z.int().min(1).max(10_000).default(500).describe("longest message, in characters"),
+    .describe("the item types split every round (lowercase plural nouns), 1 to 10 of them"),
+  quantity: z.int().min(1).max(1000).default(10).describe("units of each item to split every round, at most 1000"),
+  messages: messagesKey(1, "messages each seat sends per round before the claims, taking turns (0: no chat)"),
+  messageChars: messageCharsKey(500, "2 × rounds × messages × messageChars"),
   valuation: z.enum(VALUATIONS).default("rps").describe(
     "how per-unit values are drawn: `rps` (private rock-paper-scissors hands, the winning hand values " +
       "every unit at `high`, the other at `low`), `rps-alternating` (as rps in round 1, then the winning " +
@@ -41,7 +44,10 @@ export const tasConfig = z.strictObject({
   high: z.number().default(10).describe("the high per-unit value (the winning hand's)"),
   low: z.number().min(0).default(1).describe("the low per-unit value (the losing hand's)"),
 }).check((ctx) => {
-  const { high, low, items } = ctx.value;
+  const { high, low, items, rounds, messages, messageChars } = ctx.value;
+  for (const { path, message } of talkProblems(rounds, messages, messageChars)) {
+    ctx.issues.push({ code: "custom", input: ctx.value[path], path: [path], message });
+  }
   if (!(high > low)) {
     ctx.issues.push({
       code: "custom",
@@ -303,10 +309,15 @@ const PROPOSAL_TOKENS = /<<proposal_start>>([\s\S]*?)<<proposal_end>>|<([a-z]+)_
 const PROPOSAL_PREFIX = /^\s*proposal\s*:/i;
 const BARE_CLAIM = /^[\s\d.,:=a-z]*\d[\s\d.,:=a-z]*$/i;
 
-/** The text inside the message tokens, or the whole text: in the message phase any text is the message. */
-function messageAlias(text: string): TasAction {
+/** The text inside the message tokens. */
+function messageAlias(text: string): TasAction | undefined {
   const m = MESSAGE_TOKENS.exec(text);
-  return { type: "message", text: m ? (m[1] ?? m[2]).trim() : text };
+  return m ? { type: "message", text: (m[1] ?? m[2]).trim() } : undefined;
+}
+
+/** In the message phase any other text is the message, unless written in the generic form (`message hello`). */
+function wholeMessage(text: string): TasAction {
+  return { type: "message", text };
 }
 
 /**
@@ -361,6 +372,8 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
   defaultVariant: "rps",
 
   seatCount: () => 2,
+  // Nothing in the config is private.
+  publicConfig: (config) => config,
 
   rules(config) {
     const { high, low, quantity, items, rounds } = config;
@@ -565,7 +578,9 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
   parse(input, state, seat): TasAction | ActionError {
     const space = trustAndSplit.legal(state, seat);
     const messaging = space.length > 0 && space[0].kind === "text";
-    return parseInput(space, input, (text) => (messaging ? messageAlias(text) : splitAlias(space, text)));
+    return messaging
+      ? parseInput(space, input, messageAlias, wholeMessage)
+      : parseInput(space, input, (text) => splitAlias(space, text));
   },
 
   clone(state) {

@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   ActionError,
   type ActionSpace,
+  type AmountForm,
   describeSpace,
   parseInput,
   parseJsonAction,
   parseTextAction,
+  readAmount,
 } from "../../games/core/action.ts";
+import { Rng } from "../../games/core/rng.ts";
 
 const space: ActionSpace = [
   { kind: "fixed", action: { type: "refuse" } },
@@ -139,5 +142,127 @@ describe("action forms", () => {
     expect(error(parseInput(space, "give all", aliases)).message).toMatch(/99 is outside/);
     expect(parseInput(space, "donate 1", aliases)).toEqual({ type: "donate", amount: 1 });
     expect(parseInput(space, { type: "refuse" }, aliases)).toEqual({ type: "refuse" });
+  });
+});
+
+describe("amounts written as text", () => {
+  const donate = (min: number, max: number): ActionSpace => [
+    { kind: "amount", type: "donate", min, max, integer: false },
+  ];
+  const awkward = [22.8756419, 22.87564, 1.005, 0.29, 0.1 + 0.2, 1 / 3, 2 / 3, 1e-7, 123456.7890125, 9.9999996];
+  const rng = new Rng("awkward");
+  for (let i = 0; i < 200; i++) awkward.push(rng.uniform(0, 10 ** rng.int(7)));
+
+  it("print each bound rounded inward, so that a printed bound sent back is legal", () => {
+    for (const x of awkward) {
+      for (const s of [donate(0, x), donate(x, x + 10)]) {
+        const form = s[0] as AmountForm;
+        const printed = /\[(\S+), (\S+)\]/.exec(describeSpace(s))!.slice(1);
+        expect(printed.every((p) => /^-?\d+(\.\d{1,6})?$/.test(p))).toBe(true);
+        for (const p of printed) {
+          expect(parseTextAction(s, `donate ${p}`), `${p} of [${form.min}, ${form.max}]`).toEqual({
+            type: "donate",
+            amount: Number(p),
+          });
+          expect(parseJsonAction(s, { type: "donate", amount: Number(p) })).not.toBeInstanceOf(ActionError);
+        }
+        // A refusal prints the same range, so its bounds are legal too.
+        const refusal = error(parseJsonAction(s, { type: "donate", amount: form.max + 1 })).reason;
+        expect(refusal).toContain(`[${printed[0]}, ${printed[1]}]`);
+      }
+    }
+  });
+
+  it("read all, everything and max as the largest legal amount", () => {
+    const s = donate(0, 22.8756419);
+    for (const text of ["donate all", "Donate ALL of it", "donate: everything", "donate max"]) {
+      expect(parseTextAction(s, text)).toEqual({ type: "donate", amount: 22.8756419 });
+    }
+    const raise: ActionSpace = [{ kind: "amount", type: "raise", min: 200, max: 20000, integer: true }];
+    expect(parseTextAction(raise, "raise max")).toEqual({ type: "raise", amount: 20000 });
+    expect(parseTextAction(s, "donate maximal 3")).toEqual({ type: "donate", amount: 3 });
+  });
+
+  it("refuse a percentage where it has no meaning, and read a number whole", () => {
+    const s = donate(0, 50);
+    for (const text of ["donate 10%", "donate 10 %", "donate 10 percent"]) {
+      const refused = error(parseTextAction(s, text));
+      expect(refused.code).toBe("malformed_action");
+      expect(refused.message).toMatch(/^a percentage has no meaning for `donate` here: write the amount itself/);
+    }
+    expect(parseTextAction(s, "donate 1e-3")).toEqual({ type: "donate", amount: 0.001 });
+    expect(parseTextAction(s, "donate 2.5e1")).toEqual({ type: "donate", amount: 25 });
+    expect(parseTextAction(s, "donate 2,5")).toEqual({ type: "donate", amount: 2.5 });
+    expect(error(parseTextAction(s, "donate 1e3")).message).toMatch(/amount 1000 is outside \[0, 50\]/);
+  });
+
+  it("read a percentage of what the game says it is a share of", () => {
+    const s = donate(0, 22.8756419);
+    const form = s[0] as AmountForm;
+    expect(readAmount(s, form, "100%", 22.8756419)).toEqual({ type: "donate", amount: 22.8756419 });
+    expect(readAmount(s, form, "50 %", 22.8756419)).toEqual({ type: "donate", amount: 22.8756419 / 2 });
+    expect(readAmount(s, form, "0%", 22.8756419)).toEqual({ type: "donate", amount: 0 });
+    expect(error(readAmount(s, form, "101%", 22.8756419)).message).toMatch(/^101% of 22\.875641 is .*, outside/);
+    expect(error(readAmount(s, form, "-5%", 22.8756419)).code).toBe("illegal_action");
+  });
+});
+
+describe("the generic form and a talk phase's free text", () => {
+  const talk: ActionSpace = [{ kind: "text", type: "message", maxLength: 20 }];
+  const whole = (text: string) => ({ type: "message", text });
+
+  it("read `message hello` as the message hello, and other text as itself", () => {
+    expect(parseInput(talk, "message hello", undefined, whole)).toEqual(whole("hello"));
+    expect(parseInput(talk, "  Message: hi there", undefined, whole)).toEqual(whole("hi there"));
+    expect(parseInput(talk, "MESSAGE", undefined, whole)).toEqual(whole(""));
+    expect(parseInput(talk, "messages are cheap", undefined, whole)).toEqual(whole("messages are cheap"));
+    expect(parseInput(talk, "hello", undefined, whole)).toEqual(whole("hello"));
+    expect(error(parseInput(talk, "message " + "x".repeat(21), undefined, whole)).message).toMatch(/21 characters/);
+  });
+
+  it("still try a game's aliases first", () => {
+    const tokens = (text: string) => (text.startsWith("<m>") ? whole(text.slice(3)) : undefined);
+    expect(parseInput(talk, "<m>message hi", tokens, whole)).toEqual(whole("message hi"));
+    expect(parseInput(talk, "message hi", tokens, whole)).toEqual(whole("hi"));
+  });
+});
+
+describe("counts written as text", () => {
+  it("are read whole: a sign or a fraction is refused, never dropped", () => {
+    expect(error(parseTextAction(split, "split -3 hats 2 books")).message).toMatch(/hats count -3 is outside/);
+    expect(error(parseTextAction(split, "split 3.5 hats 2 books")).message).toMatch(/hats count must be a whole/);
+    expect(error(parseTextAction(split, "split 3,5 hats 2 books")).code).toBe("malformed_action");
+    expect(error(parseTextAction(split, "split 3 hats 4 hats 2 books")).message).toMatch(/gives hats twice/);
+    expect(error(parseTextAction(split, "split 4 5 6")).message).toMatch(/names 2 item count/);
+    expect(parseTextAction(split, "split 3 hats,5 books")).toEqual({ type: "split", take: [3, 5] });
+    expect(error(parseTextAction(trade, "offer -3 Wood -> 2 Gold")).message).toMatch(/Wood count must be a whole/);
+    expect(error(parseTextAction(trade, "offer 1.5 Wood -> 2 Gold")).message).toMatch(/Wood count must be a whole/);
+    expect(parseTextAction(trade, "offer 3 Wood,2 Wood -> 2 Gold")).toEqual({
+      type: "offer",
+      give: { Wood: 5 },
+      get: { Gold: 2 },
+    });
+  });
+});
+
+describe("names in actions", () => {
+  it("count only the form's own resources and items, never what an object inherits", () => {
+    for (const name of ["constructor", "toString", "valueOf", "__proto__"]) {
+      const bundle = JSON.parse(`{"${name}": 1}`);
+      for (const side of ["give", "get"]) {
+        const offer = { type: "offer", give: { Wood: 1 }, get: { Gold: 1 }, [side]: bundle };
+        expect(error(parseJsonAction(trade, offer)).message).toMatch(
+          /is not a resource here \(resources: Wood, Gold\)/,
+        );
+      }
+      expect(error(parseTextAction(trade, `offer 1 ${name} -> 1 Gold`)).code).toBe("malformed_action");
+    }
+    const odd: ActionSpace = [{ kind: "split", type: "split", items: ["constructor", "books"], max: [5, 5] }];
+    expect(parseJsonAction(odd, { type: "split", take: [1, 2] })).toEqual({ type: "split", take: [1, 2] });
+    expect(parseJsonAction(odd, { type: "split", constructor: 1, books: 2 })).toEqual({ type: "split", take: [1, 2] });
+    expect(error(parseJsonAction(odd, { type: "split", take: { books: 2 } })).message).toMatch(
+      /no count for constructor/,
+    );
+    expect(error(parseJsonAction(odd, { type: "split", books: 2 })).message).toMatch(/no count for constructor/);
   });
 });

@@ -36,6 +36,7 @@ const pennies: Game<PenniesState, Coin, { stake: number }, { seat: number | "pub
   variants: { standard: { description: "stake 1", config: {} } },
   defaultVariant: "standard",
   seatCount: () => 2,
+  publicConfig: (config) => config,
   rules: () => "seat 0 hides heads or tails; seat 1 guesses",
   init: () => ({ hidden: -1, guess: -1 }),
   toAct: (s) => (s.hidden < 0 ? [0] : s.guess < 0 ? [1] : []),

@@ -223,6 +223,11 @@ describe("deal-or-no-deal: turns and parsing", () => {
     expect(error(dond.parse("agree", state, 0)).message).toMatch(/^there is no offer on the table to agree to yet\./);
     expect(error(dond.parse({ type: "agree" }, state, 0)).code).toBe("illegal_action");
     expect(dond.parse("Shall we split it?", state, 0)).toEqual({ type: "message", text: "Shall we split it?" });
+    // The generic form wins over reading any text as the message.
+    expect(dond.parse("message hello", state, 0)).toEqual({ type: "message", text: "hello" });
+    expect(dond.parse("Message: I like books", state, 0)).toEqual({ type: "message", text: "I like books" });
+    expect(dond.parse("<message>message kept</message>", state, 0)).toEqual({ type: "message", text: "message kept" });
+    expect(dond.parse("messages matter", state, 0)).toEqual({ type: "message", text: "messages matter" });
     act(state, "<message>I like books.</message>");
     expect(dond.observe(state, 1).chat).toEqual([{ turn: 1, seat: 0, text: "I like books." }]);
     expect(dond.toAct(state)).toEqual([0]);
@@ -301,6 +306,8 @@ describe("deal-or-no-deal: turns and parsing", () => {
     for (const input of ["<selection>", "select", "[Select]"]) {
       expect(dond.parse(input, selected, first)).toEqual({ type: "select" });
     }
+    expect(dond.parse("message hello", selected, first)).toEqual({ type: "message", text: "hello" });
+    expect(dond.parse("Message: select", selected, first)).toEqual({ type: "message", text: "select" });
     act(selected, "I want the book.", "select");
     expect(dond.observe(selected, first)).toMatchObject({ phase: "choose", selectedBy: 1 - first });
     expect(dond.describe(dond.observe(selected, first))).toContain("The talk is over.");

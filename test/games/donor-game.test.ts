@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ActionError } from "../../games/core/action.ts";
+import { ActionError, describeSpace } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
@@ -184,8 +184,8 @@ describe("donor game known answers (§3.7)", () => {
     const game1 = referenceGame(TABLE, 0.5);
     const game2 = referenceGame(TABLE.map((round) => round.map(([d, c]) => [c, d] as [number, number])), 0.5);
     expect(returns).toEqual(game1.map((r, seat) => r + game2[seat]));
-    // Rewards are resource changes, so they sum to Σ (final − endowment) over the games.
-    rewardSums.forEach((sum, seat) => expect(sum).toBeCloseTo(returns[seat] - 20, 9));
+    // Rewards are resource changes plus each game's endowment on its first step, so they sum to the returns.
+    rewardSums.forEach((sum, seat) => expect(sum).toBeCloseTo(returns[seat], 9));
   });
 });
 
@@ -196,10 +196,15 @@ describe("donor game transfers (§3.3)", () => {
     const agents = donorGame.observe(state, "public").agents!;
     expect(agents[0].resources).toBe(6);
     expect(agents[6].resources).toBe(18);
-    expect(rewards[0]).toBe(-4);
-    expect(rewards[6]).toBe(8);
-    expect(rewards.filter((r) => r !== 0)).toHaveLength(2);
+    // The game's first step also credits every agent's endowment of 10.
+    expect(rewards[0]).toBe(10 - 4);
+    expect(rewards[6]).toBe(10 + 8);
+    expect(rewards.filter((r) => r !== 10)).toHaveLength(2);
     expect(donorGame.returns(state)[6]).toBe(18);
+    const second = playRound(state, (seat) => give(state, seat, seat === 11 ? 2 : 0));
+    expect(second[11]).toBe(-2);
+    expect(second[0]).toBe(4);
+    expect(second.filter((r) => r !== 0)).toHaveLength(2);
   });
 
   it("allows real amounts up to everything held", () => {
@@ -231,8 +236,9 @@ describe("donor game transfers (§3.3)", () => {
   it("refusing changes nothing", () => {
     const state = start({ shuffle: false }, "partner-choice");
     const rewards = playRound(state, () => ({ type: "refuse" }));
-    expect(rewards).toEqual(new Array(12).fill(0));
+    expect(rewards).toEqual(new Array(12).fill(10));
     expect(donorGame.returns(state)).toEqual(new Array(12).fill(10));
+    expect(playRound(state, () => ({ type: "refuse" }))).toEqual(new Array(12).fill(0));
   });
 
   it("refuses an amount above the donor's resources, naming the range", () => {
@@ -435,6 +441,95 @@ describe("donor game text input", () => {
   });
 });
 
+describe("donor game amounts", () => {
+  /** A donor holding an awkward amount, as donations and gains leave it. */
+  function awkward(variant = "standard"): DonorState {
+    const state = start({ shuffle: false }, variant);
+    state.resources[0] = 22.875641912345;
+    return state;
+  }
+  const held = 22.875641912345;
+
+  it("accepts the largest amount exactly as any text prints it", () => {
+    const state = awkward();
+    const legal = describeSpace(donorGame.legal(state, 0));
+    const fromLegal = /donate <number in \[0, (\S+)\]>/.exec(legal)![1];
+    const fromText =
+      /any number from 0 to (\S+) \(inclusive\)/.exec(donorGame.describe(donorGame.observe(state, 0)))![1];
+    const refusal = (donorGame.parse({ type: "donate", amount: 23 }, state, 0) as ActionError).reason;
+    const fromRefusal = /outside \[0, (\S+)\]/.exec(refusal)![1];
+    for (const printed of new Set([fromLegal, fromText, fromRefusal])) {
+      expect(Number(printed)).toBeLessThanOrEqual(held);
+      for (
+        const input of [`donate ${printed}`, `Answer: ${printed}`, printed, { type: "donate", amount: Number(printed) }]
+      ) {
+        expect(donorGame.parse(input, state, 0), JSON.stringify(input)).toEqual({
+          type: "donate",
+          amount: Number(printed),
+        });
+      }
+    }
+  });
+
+  it("reads all, everything and max as everything the donor holds", () => {
+    const state = awkward("costly-punishment");
+    for (const input of ["donate all", "Answer: all", "all", "Answer: Donate, everything", "donate max", "ALL."]) {
+      expect(donorGame.parse(input, state, 0), input).toEqual({ type: "donate", amount: held });
+    }
+    expect(donorGame.parse("Answer: punish all", state, 0)).toEqual({ type: "punish", amount: held });
+    // Only as the answer, or right after the verb: other sentences keep their numbers.
+    expect(donorGame.parse("All right, I donate 3.", state, 0)).toEqual({ type: "donate", amount: 3 });
+    expect(donorGame.parse("I will donate nothing at all: 0", state, 0)).toEqual({ type: "donate", amount: 0 });
+  });
+
+  it("reads a percentage as that share of the donor's resources, and refuses more than all of them", () => {
+    const state = awkward("costly-punishment");
+    expect(donorGame.parse("donate 10%", state, 0)).toEqual({ type: "donate", amount: held * 0.1 });
+    expect(donorGame.parse("Answer: 50 %", state, 0)).toEqual({ type: "donate", amount: held * 0.5 });
+    expect(donorGame.parse("Answer: Donate, 100%", state, 0)).toEqual({ type: "donate", amount: held });
+    expect(donorGame.parse("punish 25 percent", state, 0)).toEqual({ type: "punish", amount: held * 0.25 });
+    expect(donorGame.parse("Answer: 0%", state, 0)).toEqual({ type: "donate", amount: 0 });
+    const over = donorGame.parse("donate 150%", state, 0) as ActionError;
+    expect(over.code).toBe("illegal_action");
+    expect(over.message).toMatch(/^150% of 22\.875641 is .*, outside \[0, 22\.875641\]/);
+    expect((donorGame.parse("punish 10%", awkward(), 0) as ActionError).message).toMatch(/`punish` is not a legal/);
+  });
+});
+
+describe("donor game rewards", () => {
+  it("add up to the returns at every step, for every seat and variant, and pay recipients their gains", () => {
+    for (const variant of Object.keys(donorGame.variants)) {
+      for (let seed = 0; seed < 6; seed++) {
+        const cfg = config({ agents: 8 + 2 * seed, games: seed % 3 === 0 ? 1 : 2 }, variant);
+        const sums = new Array(cfg.agents).fill(0);
+        let positive = 0;
+        const strategies = sums.map(() => createStrategy("donor-game", "random"));
+        const { returns } = playMatch(donorGame, cfg, strategies, `rewards-${seed}`, (_, rewards) => {
+          rewards.forEach((r, seat) => (sums[seat] += r));
+          positive += rewards.filter((r) => r > 0).length;
+        });
+        sums.forEach((sum, seat) => expect(sum).toBeCloseTo(returns[seat], 9));
+        expect(positive).toBeGreaterThan(cfg.agents);
+      }
+    }
+  });
+
+  it("credit each game's endowment on its first step, so the returns so far are the rewards so far", () => {
+    const state = start({ agents: 4, shuffle: false });
+    const sums = [0, 0, 0, 0];
+    expect(donorGame.returns(state)).toEqual(sums);
+    for (let step = 0; donorGame.toAct(state).length > 0; step++) {
+      const rewards = playRound(state, (seat) => give(state, seat, 1));
+      rewards.forEach((r, seat) => (sums[seat] += r));
+      expect(donorGame.returns(state)).toEqual(sums);
+      // Every step but a game's first moves only what is given and received: 1 out, 2 in.
+      const credit = step % 4 === 0 ? 10 : 0;
+      expect([...rewards].sort()).toEqual([credit - 1, credit - 1, credit + 2, credit + 2].sort());
+    }
+    expect(sums).toEqual(donorGame.returns(state));
+  });
+});
+
 describe("donor game config", () => {
   it("has the documented defaults", () => {
     const cfg = config();
@@ -481,7 +576,7 @@ describe("donor game state", () => {
     const state = start({ shuffle: false });
     const copy = donorGame.clone(state);
     playRound(state, (seat) => give(state, seat, 5));
-    expect(donorGame.returns(copy)).toEqual(new Array(12).fill(10));
+    expect(donorGame.returns(copy)).toEqual(new Array(12).fill(0));
     expect(donorGame.observe(copy, 0).you!.role).toBe("donor");
     expect(donorGame.observe(copy, 6).you!.recipientTrace).toEqual([]);
     playRound(copy, (seat) => give(copy, seat, 1));

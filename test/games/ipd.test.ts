@@ -102,6 +102,17 @@ describe("ipd: rules", () => {
     expect(ipd.describe(ipd.observe(state, 1))).toContain("The other player said: let's cooperate");
   });
 
+  it("reads `message hello` as the message hello, and any other text in the talk as the message", () => {
+    const config = configure<IpdConfig>(ipd, { messages: 1, rounds: 1 }).config;
+    const state = ipd.init(config, new Rng(1));
+    const said = (input: string) => (ipd.parse(input, state, 0) as { text: string }).text;
+    expect(said("message hello")).toBe("hello");
+    expect(said("Message: let's cooperate")).toBe("let's cooperate");
+    expect(said("messages matter")).toBe("messages matter");
+    expect(said("cooperate")).toBe("cooperate");
+    expect(said("<A>")).toBe("<A>");
+  });
+
   it("reads both conventions' text aliases", () => {
     const state = ipd.init(classic, new Rng(1));
     const cases: [string, string][] = [

@@ -315,7 +315,7 @@ describe("kuhn-poker: strategies", () => {
     for (let seed = 0; seed < 20_000; seed++) sum += playMatch(kuhn, single, nash, seed).returns[0];
     expect(sum / 20_000).toBeCloseTo(-1 / 18, 1);
     // Over a match the first move alternates, so neither seat keeps the edge.
-    const rounds = 600;
+    const rounds = 300;
     const outcome = playMatch(kuhn, config({ rounds }), nash, 3);
     expect(Math.abs(outcome.returns[0] / rounds)).toBeLessThan(0.15);
   });

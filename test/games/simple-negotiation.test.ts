@@ -204,7 +204,28 @@ describe("simple-negotiation: parsing", () => {
     });
     expect(sn.parse("I'm open to negotiation.", state, 0)).toEqual({ type: "chat", text: "I'm open to negotiation." });
     expect(sn.parse("chat: hello", state, 0)).toEqual({ type: "chat", text: "hello" });
+    expect(sn.parse("Chat hello there", state, 0)).toEqual({ type: "chat", text: "hello there" });
+    // A word that only starts with a type word is free text, kept whole.
+    expect(sn.parse("chatting about wood", state, 0)).toEqual({ type: "chat", text: "chatting about wood" });
+    expect(sn.parse("offering wood?", state, 0)).toEqual({ type: "chat", text: "offering wood?" });
+    // No offer is waiting, so accept is not legal: the text is a chat.
+    expect(sn.parse("accept my terms", state, 0)).toEqual({ type: "chat", text: "accept my terms" });
     expect(sn.parse({ type: "chat", text: "" }, state, 0)).toEqual({ type: "chat", text: "" });
+  });
+
+  it("reads the generic form of a legal action over free text: `offer …`, `accept …`, `deny …`", () => {
+    const state = sn.init(standard, rng);
+    expect(error(sn.parse("Offer you a fair deal", state, 0)).message).toMatch(
+      /^an offer names what you give, then `->`/,
+    );
+    act(state, "offer: 3 Wood -> 2 Gold");
+    expect(sn.parse("accept sounds good", state, 1)).toEqual({ type: "accept", text: "sounds good" });
+    expect(sn.parse("Accept: deal", state, 1)).toEqual({ type: "accept", text: "deal" });
+    expect(sn.parse("deny no thanks", state, 1)).toEqual({ type: "deny", text: "no thanks" });
+    expect(sn.parse("deny", state, 1)).toEqual({ type: "deny" });
+    expect(sn.parse("acceptable, maybe", state, 1)).toEqual({ type: "chat", text: "acceptable, maybe" });
+    expect(sn.parse("[Deny] accept nothing", state, 1)).toEqual({ type: "deny", text: "accept nothing" });
+    expect(error(sn.parse(`accept ${"x".repeat(1001)}`, state, 1)).message).toMatch(/1001 characters long/);
   });
 
   it("refuses malformed offers, offers beyond one's holdings and several tokens, saying what is legal", () => {

@@ -383,7 +383,12 @@ describe("trust-and-split: parsing", () => {
       ["I have the upper hand.", "I have the upper hand."],
       ['{"type":"message","text":"json text"}', "json text"],
       [{ type: "message", text: "json" }, "json"],
-      ["message hello", "message hello"],
+      // The generic form wins over the free-text reading: the type word is not part of the message.
+      ["message hello", "hello"],
+      ["Message: hello there", "hello there"],
+      ["message", ""],
+      ["messages are cheap", "messages are cheap"],
+      ["split 5", "split 5"],
     ];
     for (const [input, text] of cases) expect(parse(state, seat, input)).toEqual(say(text));
     expect(parse(state, seat, "x".repeat(500))).toEqual(say("x".repeat(500)));
