@@ -51,12 +51,19 @@ interface Batch {
 
 const emptyBatch = (): Batch => ({ matches: new Map(), steps: [], waiters: [] });
 
+/** `earlier` then `later` as one batch: steps and waiters in order, the later row of a match winning. */
+const merge = (earlier: Batch, later: Batch): Batch => ({
+  matches: new Map([...earlier.matches, ...later.matches]),
+  steps: [...earlier.steps, ...later.steps],
+  waiters: [...earlier.waiters, ...later.waiters],
+});
+
 const MATCH_COLUMNS = "id text, game text, game_version integer, variant text, config jsonb, seed text, " +
   "seats jsonb, conduct jsonb, statuses jsonb, returns jsonb, end_reason text, culprit integer, steps integer, " +
-  "created_at timestamptz, started_at timestamptz, ended_at timestamptz";
+  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text";
 const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation json, action json, " +
-  "legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, rewards json, " +
-  "writer text, at timestamptz";
+  "input json, legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, " +
+  "rewards json, writer text, at timestamptz";
 const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0]).join(", ");
 
 /**
@@ -70,7 +77,7 @@ WITH m AS (
   SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCH_COLUMNS})
   ON CONFLICT (id) DO UPDATE SET seats = EXCLUDED.seats, statuses = EXCLUDED.statuses,
     returns = EXCLUDED.returns, end_reason = EXCLUDED.end_reason, culprit = EXCLUDED.culprit,
-    steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at
+    steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, error = EXCLUDED.error
   RETURNING 1
 ), s AS (
   INSERT INTO steps (${names(STEP_COLUMNS)})
@@ -98,6 +105,8 @@ function matchRow(m: MatchRecord): Record<string, unknown> {
     created_at: m.createdAt,
     started_at: m.startedAt,
     ended_at: m.endedAt,
+    error: m.error ?? null,
+    invite: m.invite ?? null,
   };
 }
 
@@ -109,6 +118,7 @@ function stepRow(s: StepRecordRow, writer: string): Record<string, unknown> {
     seat: s.seat,
     observation: s.observation,
     action: s.action ?? null,
+    input: s.input ?? null,
     legal: s.legal,
     error: s.error,
     attempts: s.attempts,
@@ -129,12 +139,32 @@ function transient(error: unknown): boolean {
     /connection|terminat|closed/i.test(String((error as Error)?.message));
 }
 
+/** How often a store that fails or does not answer is reported while it stays so. */
+const REPORT_EVERY_MS = 10_000;
+
+/** One batch per match it holds, in the batch's order: a record one match cannot write fails only that match. */
+function byMatch(batch: Batch): Batch[] {
+  const parts = new Map<string, Batch>();
+  const part = (id: string) => {
+    let found = parts.get(id);
+    if (!found) parts.set(id, found = emptyBatch());
+    return found;
+  };
+  for (const [id, match] of batch.matches) part(id).matches.set(id, match);
+  for (const step of batch.steps) part(step.matchId).steps.push(step);
+  for (const waiter of batch.waiters) part(waiter.matchId).waiters.push(waiter);
+  return [...parts.values()];
+}
+
+const matchesIn = (batch: Batch) => new Set([...batch.matches.keys(), ...batch.steps.map((s) => s.matchId)]).size;
+
 /**
  * Group commit for every live match of a server: writes wait a short window, then go to the database
  * together in one statement, and each write's promise resolves once its batch is durable. One batch is
  * in flight at a time, so a match's writes land in order and the next batch gathers while one commits.
  * While the database is unreachable the batch is retried with backoff and new writes keep gathering;
- * past `maxBuffer` the store reports itself `full` so the server refuses new matches.
+ * past `maxBuffer` the store reports itself `full` so the server refuses new matches. A batch the database
+ * refuses for good is retried match by match, so only the match whose record is at fault fails.
  */
 export class GroupCommit {
   private readonly options: Required<Omit<GroupCommitOptions, "onStatus">> & Pick<GroupCommitOptions, "onStatus">;
@@ -142,12 +172,20 @@ export class GroupCommit {
   private inFlight?: Batch;
   private scheduled = false;
   private retryMs = 0;
+  private retryTimer?: ReturnType<typeof setTimeout>;
   private failing?: string;
+  /** Since when writes fail or hang, and when that was last reported. */
+  private troubleSince?: number;
+  private reportedAt = 0;
+  private flushSince?: number;
+  private readonly watchdog: ReturnType<typeof setInterval>;
   private closed = false;
   private idle: (() => void)[] = [];
 
   constructor(private readonly sql: Sql, readonly writer: string, options: GroupCommitOptions = {}) {
     this.options = { ...DEFAULT_GROUP_COMMIT, ...options };
+    this.watchdog = setInterval(() => this.report(), 1000);
+    Deno.unrefTimer(this.watchdog);
   }
 
   /** Writes (or rewrites) a match's row; resolves once it is durable. */
@@ -162,6 +200,30 @@ export class GroupCommit {
     return this.wait(step.matchId);
   }
 
+  /**
+   * Ends a match in error with a statement of its own, for a match whose records the database refused:
+   * only server-made values are written (statuses, the reason), so it succeeds where the records failed.
+   * Retried while the database is unreachable.
+   */
+  async closeInError(
+    matchId: string,
+    end: { statuses: readonly string[]; error: string; steps: number; endedAt: Date },
+  ): Promise<void> {
+    for (let delay = this.options.retryMinMs;; delay = Math.min(this.options.retryMaxMs, delay * 2)) {
+      try {
+        await this.sql.query(
+          `UPDATE matches SET statuses = $2::text::jsonb, end_reason = 'error', error = $3, steps = $4, ended_at = $5
+           WHERE id = $1 AND ended_at IS NULL`,
+          [matchId, JSON.stringify(end.statuses), end.error, end.steps, end.endedAt.toISOString()],
+        );
+        return;
+      } catch (error) {
+        if (!transient(error) || this.closed) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
   /** Records not yet durable. */
   get buffered(): number {
     const size = (b?: Batch) => (b ? b.steps.length + b.matches.size : 0);
@@ -173,9 +235,9 @@ export class GroupCommit {
     return this.buffered >= this.options.maxBuffer;
   }
 
-  /** Why writes are failing right now, or undefined when they are not. */
+  /** Why writes are failing (or not answered) right now, or undefined when they are not. */
   get failure(): string | undefined {
-    return this.failing;
+    return this.failing ?? this.hang();
   }
 
   /** Resolves when everything written so far is durable. */
@@ -184,10 +246,25 @@ export class GroupCommit {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Writes what is waiting (retrying as usual), then refuses further writes. */
-  async close(): Promise<void> {
-    await this.drain();
+  /**
+   * Writes what is waiting (retrying as usual) for at most `timeoutMs`, then refuses further writes. Returns
+   * how many records could not be written in time: none of them was acknowledged to anyone.
+   */
+  async close(timeoutMs = Infinity): Promise<number> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      if (Number.isFinite(timeoutMs)) timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([this.drain(), gaveUp]);
+    clearTimeout(timer);
     this.closed = true;
+    clearInterval(this.watchdog);
+    clearTimeout(this.retryTimer);
+    const unwritten = this.buffered;
+    const stopped = new Error("the server stopped before this record could be written");
+    for (const w of [...(this.inFlight?.waiters ?? []), ...this.next.waiters]) w.reject(stopped);
+    this.next = emptyBatch();
+    return unwritten;
   }
 
   private wait(matchId: string): Promise<void> {
@@ -198,7 +275,8 @@ export class GroupCommit {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight) return;
+    // While a failed batch waits out its backoff, new writes join it rather than hurry the retry.
+    if (this.scheduled || this.inFlight || this.retryTimer) return;
     this.scheduled = true;
     const go = () => {
       this.scheduled = false;
@@ -225,10 +303,52 @@ export class GroupCommit {
   }
 
   private async flush(): Promise<void> {
-    if (this.inFlight || (this.next.waiters.length === 0 && this.next.steps.length === 0)) return;
+    if (this.closed || this.inFlight || (this.next.waiters.length === 0 && this.next.steps.length === 0)) return;
     const batch = this.take();
     this.inFlight = batch;
+    this.flushSince = performance.now();
+    // Waiters are told only once the batch is no longer in flight, so `buffered` is true when they run.
+    const settle: (() => void)[] = [];
+    const outcome = await this.commit(batch);
     let error: unknown;
+    if ("settle" in outcome) settle.push(outcome.settle);
+    else if (!transient(outcome.error) && matchesIn(batch) > 1) {
+      // Refused for good: write match by match, so that only the match whose record is at fault fails.
+      const parts = byMatch(batch);
+      for (let i = 0; i < parts.length && error === undefined; i++) {
+        const part = await this.commit(parts[i]);
+        if ("settle" in part) settle.push(part.settle);
+        else if (transient(part.error)) {
+          error = part.error;
+          this.requeue(parts.slice(i).reduce(merge));
+        } else settle.push(() => this.fail(parts[i], part.error));
+      }
+    } else if (transient(outcome.error)) {
+      error = outcome.error;
+      this.requeue(batch);
+    } else settle.push(() => this.fail(batch, outcome.error));
+    if (this.sql.backend === "pglite") await yieldToEventLoop();
+    this.inFlight = undefined;
+    this.flushSince = undefined;
+    for (const done of settle) done();
+    if (error !== undefined && !this.closed) {
+      this.failing = (error as Error).message ?? String(error);
+      this.troubleSince ??= performance.now();
+      this.report();
+      this.retryMs = Math.min(this.options.retryMaxMs, Math.max(this.options.retryMinMs, this.retryMs * 2));
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.flush();
+      }, this.retryMs);
+      return;
+    }
+    this.recovered();
+    if (this.next.waiters.length > 0) void this.flush();
+    else this.idle.splice(0).forEach((resolve) => resolve());
+  }
+
+  /** Writes one batch in one statement: how to tell its waiters, or the error. */
+  private async commit(batch: Batch): Promise<{ settle: () => void } | { error: unknown }> {
     let conflicts = new Map<string, number>();
     try {
       const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
@@ -236,43 +356,66 @@ export class GroupCommit {
       const [{ inserted }] = await this.sql.query<{ inserted: number }>(WRITE_BATCH, [matches, steps]);
       if (inserted < batch.steps.length) conflicts = await this.conflicts(batch);
     } catch (caught) {
-      error = caught;
+      return { error: caught ?? new Error("the replay store failed without saying why") };
     }
-    if (this.sql.backend === "pglite") await yieldToEventLoop();
-    this.inFlight = undefined;
-    if (error === undefined) {
-      if (this.failing) this.options.onStatus?.({ ok: true, message: "the replay store is writable again" });
-      this.failing = undefined;
-      this.retryMs = 0;
-      for (const w of batch.waiters) {
-        const seq = conflicts.get(w.matchId);
-        if (seq === undefined) w.resolve();
-        else w.reject(new SequenceConflictError(w.matchId, seq));
-      }
-    } else if (transient(error) && !this.closed) {
-      this.requeue(batch);
-      this.failing = (error as Error).message ?? String(error);
-      this.options.onStatus?.({ ok: false, message: `replay store write failed (${this.failing}); retrying` });
-      this.retryMs = Math.min(this.options.retryMaxMs, Math.max(this.options.retryMinMs, this.retryMs * 2));
-      setTimeout(() => void this.flush(), this.retryMs);
-      return;
-    } else {
-      const failure = error instanceof Error ? error : new Error(String(error));
-      for (const w of batch.waiters) w.reject(failure);
+    return {
+      settle: () => {
+        for (const w of batch.waiters) {
+          const seq = conflicts.get(w.matchId);
+          if (seq === undefined) w.resolve();
+          else w.reject(new SequenceConflictError(w.matchId, seq));
+        }
+      },
+    };
+  }
+
+  private fail(batch: Batch, error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    for (const w of batch.waiters) w.reject(failure);
+  }
+
+  private recovered(): void {
+    if (this.failing !== undefined || this.troubleSince !== undefined) {
+      const seconds = ((performance.now() - (this.troubleSince ?? performance.now())) / 1000).toFixed(1);
+      this.options.onStatus?.({ ok: true, message: `the replay store is writable again (after ${seconds} s)` });
     }
-    if (this.next.waiters.length > 0) void this.flush();
-    else if (!this.inFlight) this.idle.splice(0).forEach((resolve) => resolve());
+    this.failing = undefined;
+    this.troubleSince = undefined;
+    this.reportedAt = 0;
+    this.retryMs = 0;
+  }
+
+  /** A write that has had no answer for a while: the database hangs (or its network does). */
+  private hang(): string | undefined {
+    if (this.flushSince === undefined) return undefined;
+    const seconds = (performance.now() - this.flushSince) / 1000;
+    return seconds >= REPORT_EVERY_MS / 1000
+      ? `no answer from ${this.sql.where} for ${Math.round(seconds)} s`
+      : undefined;
+  }
+
+  /** Says what the store waits for: at the first failure, then every REPORT_EVERY_MS while it lasts. */
+  private report(): void {
+    const trouble = this.failing ?? this.hang();
+    if (trouble === undefined || this.closed) return;
+    const now = performance.now();
+    this.troubleSince ??= now;
+    if (this.reportedAt !== 0 && now - this.reportedAt < REPORT_EVERY_MS) return;
+    const first = this.reportedAt === 0;
+    this.reportedAt = now;
+    const seconds = Math.round((now - this.troubleSince) / 1000);
+    this.options.onStatus?.({
+      ok: false,
+      message: first
+        ? `replay store write failed (${trouble}); retrying — acks wait until it is written`
+        : `still waiting for the replay store (${seconds} s): ${trouble}; ${this.buffered} records wait, ` +
+          `acks are held${this.full ? " and new matches refused" : ""}`,
+    });
   }
 
   /** Puts a failed batch back in front of what gathered meanwhile (newer match rows win). */
   private requeue(batch: Batch): void {
-    const later = this.next;
-    for (const [id, match] of later.matches) batch.matches.set(id, match);
-    this.next = {
-      matches: batch.matches,
-      steps: [...batch.steps, ...later.steps],
-      waiters: [...batch.waiters, ...later.waiters],
-    };
+    this.next = merge(batch, this.next);
   }
 
   /**

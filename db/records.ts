@@ -42,6 +42,13 @@ export interface MatchRecord {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly endedAt: Date | null;
+  /** Why the match ended with reason `error` (a fault in the server, a write the store refused). */
+  readonly error?: string | null;
+  /**
+   * The invite that takes an open seat: kept so a restarted server honours it, and read back only to
+   * restore the match (never served: it is a capability).
+   */
+  readonly invite?: string | null;
 }
 
 /** A refused attempt at a decision. */
@@ -63,6 +70,11 @@ export interface StepRecordRow {
   readonly seat: number;
   readonly observation: unknown;
   readonly action: unknown;
+  /**
+   * The seat's input exactly as sent (text such as `"raise to 300"`) when it differs from `action`, the
+   * canonical JSON it was read as; null when it does not (or the policy moved): a resend is recognised by it.
+   */
+  readonly input?: unknown;
   readonly legal: boolean;
   readonly error: { readonly code: string; readonly message: string } | null;
   readonly attempts: readonly AttemptRecord[];

@@ -21,24 +21,82 @@ export interface Sql {
 /** PGlite answers through microtasks only; callers that loop on it yield with this between calls. */
 export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** The database cannot be used right now (a passing failure: writers retry). */
+export class StoreDownError extends Error {
+  readonly code = "CONNECTION_STORE_DOWN";
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreDownError";
+  }
+}
+
+/**
+ * Errors after which a PGlite instance must not be used again. PostgreSQL ends the whole server on a PANIC
+ * (a WAL write that failed: a full disk), and PGlite's wasm has no process to end: the next query spins
+ * for ever with the event loop blocked. An instance that aborted is as dead.
+ */
+function fatal(error: unknown): boolean {
+  const severity = (error as { severity?: unknown })?.severity;
+  return severity === "PANIC" || severity === "FATAL" || /^Aborted\(|unreachable|RuntimeError/.test(
+    String((error as Error)?.message ?? error),
+  );
+}
+
+const describe = (error: unknown) => String((error as Error)?.message ?? error);
+
 export async function openPglite(dir: string): Promise<Sql> {
   // A new 16 MB WAL segment is otherwise zero-filled inside a commit: a 45–50 ms stall every ~18k steps.
-  const db = await PGlite.create(dir, { postgresqlconf: ["wal_init_zero = off"] });
+  const open = () => PGlite.create(dir, { postgresqlconf: ["wal_init_zero = off"] });
+  let db: PGlite | undefined = await open();
+  let reopening: Promise<PGlite> | undefined;
+  // Opening PGlite holds the event loop for a second or so: failed reopens back off, up to 30 s apart.
+  let failedReopens = 0;
+  let nextReopen = 0;
+  let lastFailure = "";
+  /** The live instance; after a fatal error, a fresh one that recovers from the WAL (as a restarted server). */
+  const live = async (): Promise<PGlite> => {
+    if (db) return db;
+    const down = (why: string) => new StoreDownError(`the embedded store in ${dir} cannot be reopened yet: ${why}`);
+    if (!reopening && performance.now() < nextReopen) throw down(lastFailure);
+    reopening ??= open().finally(() => (reopening = undefined));
+    try {
+      db = await reopening;
+      failedReopens = 0;
+      return db;
+    } catch (error) {
+      lastFailure = describe(error);
+      nextReopen = performance.now() + Math.min(30_000, 1000 * 2 ** failedReopens++);
+      throw down(lastFailure);
+    }
+  };
+  const run = async <T>(work: (db: PGlite) => Promise<T>): Promise<T> => {
+    const current = await live();
+    try {
+      return await work(current);
+    } catch (error) {
+      if (!fatal(error)) throw error;
+      if (db === current) db = undefined; // never touched again: it would hang the process
+      throw new StoreDownError(
+        `the embedded store in ${dir} failed (${describe(error)}); it is reopened on the next write`,
+      );
+    }
+  };
+  const surface = (q: Pick<PGlite, "query" | "exec">): Pick<Sql, "query" | "exec"> => ({
+    query: async <T>(text: string, params?: readonly unknown[]) =>
+      (await q.query<T>(text, params ? [...params] : undefined)).rows,
+    exec: async (script) => void (await q.exec(script)),
+  });
   return {
     backend: "pglite",
     where: dir,
-    query: async <T>(text: string, params?: readonly unknown[]) =>
-      (await db.query<T>(text, params ? [...params] : undefined)).rows,
-    exec: async (script) => void (await db.exec(script)),
-    transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({
-          query: async <T>(text: string, params?: readonly unknown[]) =>
-            (await tx.query<T>(text, params ? [...params] : undefined)).rows,
-          exec: async (script) => void (await tx.exec(script)),
-        })
-      ),
-    close: () => db.close(),
+    query: (text, params) => run((d) => surface(d).query(text, params)),
+    exec: (script) => run((d) => surface(d).exec(script)),
+    transaction: (fn) => run((d) => d.transaction((tx) => fn(surface(tx)))),
+    close: async () => {
+      const current = db;
+      db = undefined;
+      await current?.close();
+    },
   };
 }
 
@@ -55,18 +113,15 @@ export function redactUrl(url: string): string {
 
 /**
  * postgres.js leaves Nagle's algorithm on, which stalls small writes (and every COPY) by ~40 ms: its
- * `socket` option takes this instead, a socket already connected with TCP_NODELAY.
+ * `socket` option takes this instead, a socket with TCP_NODELAY. It is handed over while still connecting
+ * (writes queue until it connects): a failed connect must reach postgres.js as the socket's `error` and
+ * `close` events, which return the connection to its pool. (A factory that rejects instead leaves the
+ * connection stuck for good: after a few refused connects every query waited forever.)
  */
-export function noDelaySocket(o: { host: string[]; port: number[]; path?: string }): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = o.path ? netConnect(o.path) : netConnect({ host: o.host[0], port: o.port[0] });
-    socket.setNoDelay(true);
-    socket.once("connect", () => {
-      socket.off("error", reject);
-      resolve(socket);
-    });
-    socket.once("error", reject);
-  });
+export function noDelaySocket(o: { host: string[]; port: number[]; path?: string }): Socket {
+  const socket = o.path ? netConnect(o.path) : netConnect({ host: o.host[0], port: o.port[0] });
+  socket.setNoDelay(true);
+  return socket;
 }
 
 export interface PostgresOptions {
@@ -80,6 +135,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
   const client = postgres(url, {
     max: options.max ?? 4,
     connect_timeout: options.connectTimeoutSeconds ?? 5,
+    // Reconnect within seconds of the database coming back (postgres.js's own backoff grows to 20 s).
+    backoff: (retries: number) => Math.min(2, 0.05 * 2 ** retries) * (0.5 + Math.random() / 2),
     onnotice: () => {},
     connection: { application_name: "ludus" },
     socket: noDelaySocket,

@@ -1,17 +1,6 @@
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 import { migrate, StoreError } from "./migrate.ts";
 import type { MatchRecord, StepRecordRow } from "./records.ts";
@@ -47,10 +36,12 @@ export interface MatchPosition {
   readonly id: string;
 }
 
-const MATCH_SELECT = `SELECT id, game, game_version, variant, config, seed, seats, conduct, statuses, returns,
-  end_reason, culprit, steps, created_at, started_at, ended_at FROM matches`;
+const MATCH_COLUMNS = `id, game, game_version, variant, config, seed, seats, conduct, statuses, returns,
+  end_reason, culprit, steps, created_at, started_at, ended_at, error`;
+// The invite is a capability: read back only to restore a match, never for the API or exports.
+const MATCH_SELECT = `SELECT ${MATCH_COLUMNS} FROM matches`;
 
-const STEP_SELECT = `SELECT match_id, seq, turn, seat, observation, action, legal, error, attempts, defaulted,
+const STEP_SELECT = `SELECT match_id, seq, turn, seat, observation, action, input, legal, error, attempts, defaulted,
   latency_ms, meta, rewards, at FROM steps`;
 
 type Row = Record<string, unknown>;
@@ -75,6 +66,8 @@ function toMatch(r: Row): MatchRecord {
     createdAt: date(r.created_at),
     startedAt: r.started_at == null ? null : date(r.started_at),
     endedAt: r.ended_at == null ? null : date(r.ended_at),
+    error: (r.error ?? null) as string | null,
+    ...("invite" in r ? { invite: (r.invite ?? null) as string | null } : {}),
   };
 }
 
@@ -86,6 +79,7 @@ function toStep(r: Row): StepRecordRow {
     seat: r.seat as number,
     observation: r.observation,
     action: r.action ?? null,
+    input: r.input ?? null,
     legal: r.legal as boolean,
     error: (r.error ?? null) as StepRecordRow["error"],
     attempts: (r.attempts ?? []) as StepRecordRow["attempts"],
@@ -97,8 +91,15 @@ function toStep(r: Row): StepRecordRow {
   };
 }
 
-/** WHERE clauses and parameters for a filter, numbering parameters from `$first`. */
-function where(filter: MatchFilter, after?: MatchPosition): { sql: string; params: unknown[] } {
+/** Creation order: oldest first (exports, verify, restore) or newest first (what people browsing expect). */
+export type MatchOrder = "asc" | "desc";
+
+/** WHERE clauses and parameters for a filter, and for the page after `after` in `order`. */
+function where(
+  filter: MatchFilter,
+  after?: MatchPosition,
+  order: MatchOrder = "asc",
+): { sql: string; params: unknown[] } {
   const clauses: string[] = [];
   const params: unknown[] = [];
   const add = (clause: (n: string) => string, value: unknown) => {
@@ -121,46 +122,68 @@ function where(filter: MatchFilter, after?: MatchPosition): { sql: string; param
   if (filter.ended === false) clauses.push("ended_at IS NULL");
   if (after) {
     params.push(after.createdAt, after.id);
-    clauses.push(`(created_at, id) > ($${params.length - 1}::timestamptz, $${params.length})`);
+    const beyond = order === "asc" ? ">" : "<";
+    clauses.push(`(created_at, id) ${beyond} ($${params.length - 1}::timestamptz, $${params.length})`);
   }
   return { sql: clauses.length ? ` WHERE ${clauses.join(" AND ")}` : "", params };
 }
 
-/** An exclusive lock on an embedded store's directory, so two servers never open one PGlite. */
-function lockDirectory(dir: string): () => void {
-  const path = join(dir, "replay.lock");
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, "wx");
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const pid = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
-        throw new StoreError(
-          `the replay store in ${dir} is in use by process ${pid}; stop that server or choose another --data-dir (to export from a running server, use \`ludus export --server http://HOST:PORT\`)`,
-        );
-      }
-      rmSync(path, { force: true }); // left behind by a process that died: take it over
-    }
-  }
-  throw new StoreError(`cannot lock the replay store in ${dir}`);
+/** A file-system failure as one sentence: what could not be done, and why in words. */
+function fsProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  const why: Record<string, string> = {
+    EACCES: "permission denied",
+    EPERM: "permission denied",
+    EROFS: "the file system is read-only",
+    ENOSPC: "the disk is full",
+    ENOTDIR: "a part of the path is a file, not a directory",
+  };
+  const name = (error as Error)?.name;
+  if (code && Object.hasOwn(why, code)) return `${why[code]} (${code})`;
+  if (name === "PermissionDenied" || name === "NotCapable") return "permission denied";
+  return (error as Error)?.message ?? String(error);
 }
 
-function alive(pid: number): boolean {
+/**
+ * An exclusive lock on an embedded store's directory, so two processes never open one PGlite. It is the
+ * operating system's lock on `replay.lock` (flock): held while the process lives, released by the kernel
+ * when it dies however it dies, so there is no guessing whether the process named in the file still runs.
+ * The file itself stays (removing it would let two processes lock two different files).
+ */
+function lockDirectory(dir: string): () => void {
+  const path = join(dir, "replay.lock");
+  let file: Deno.FsFile;
   try {
-    process.kill(pid, 0);
+    file = Deno.openSync(path, { read: true, write: true, create: true });
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    throw new StoreError(`cannot lock the replay store in ${dir}: ${fsProblem(error)}`);
   }
-  // A killed process nobody reaped (a container whose PID 1 is not an init) is a zombie: it holds nothing.
+  if (!file.tryLockSync(true)) {
+    file.close();
+    const holder = (() => {
+      try {
+        return readFileSync(path, "utf8").trim();
+      } catch {
+        return "";
+      }
+    })();
+    throw new StoreError(
+      `the replay store in ${dir} is in use by ${
+        /^\d+$/.test(holder) ? `process ${holder}` : "another process"
+      }; stop that server ` +
+        "or choose another --data-dir (to export from a running server, use `ludus export --server http://HOST:PORT`)",
+    );
+  }
   try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+    file.truncateSync(0);
+    file.writeSync(new TextEncoder().encode(String(Deno.pid)));
   } catch {
-    return true; // no /proc here: trust the signal check
+    // Only a note for the message above: the lock is what counts.
   }
+  return () => {
+    file.unlockSync();
+    file.close();
+  };
 }
 
 /** Opens the embedded store, checking the directory is one (or can become one). */
@@ -168,7 +191,11 @@ async function openEmbedded(dataDir: string): Promise<{ sql: Sql; unlock: () => 
   if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
     throw new StoreError(`--data-dir ${dataDir} is a file, not a directory`);
   }
-  mkdirSync(dataDir, { recursive: true });
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new StoreError(`cannot create the data directory ${dataDir}: ${fsProblem(error)}`);
+  }
   const dir = join(dataDir, "replay");
   if (existsSync(dir) && (!statSync(dir).isDirectory() || !existsSync(join(dir, "PG_VERSION")))) {
     const empty = statSync(dir).isDirectory() && readdirSync(dir).length === 0;
@@ -181,7 +208,7 @@ async function openEmbedded(dataDir: string): Promise<{ sql: Sql; unlock: () => 
     return { sql: await openPglite(dir), unlock };
   } catch (error) {
     unlock();
-    throw new StoreError(`cannot open the replay store in ${dir}: ${(error as Error).message}`);
+    throw new StoreError(`cannot open the replay store in ${dir}: ${fsProblem(error)}`);
   }
 }
 
@@ -245,25 +272,38 @@ export class ReplayStore {
     return byMatch;
   }
 
-  /** Up to `limit` matches in (created_at, id) order, after `after`. */
-  async matches(filter: MatchFilter, limit: number, after?: MatchPosition): Promise<MatchRecord[]> {
-    const w = where(filter, after);
+  /** Up to `limit` matches in (created_at, id) order (or its reverse), after `after`. */
+  async matches(
+    filter: MatchFilter,
+    limit: number,
+    after?: MatchPosition,
+    order: MatchOrder = "asc",
+  ): Promise<MatchRecord[]> {
+    const w = where(filter, after, order);
+    const direction = order === "asc" ? "" : " DESC";
     const rows = await this.sql.query<Row>(
-      `${MATCH_SELECT}${w.sql} ORDER BY created_at, id LIMIT $${w.params.length + 1}`,
+      `${MATCH_SELECT}${w.sql} ORDER BY created_at${direction}, id${direction} LIMIT $${w.params.length + 1}`,
       [...w.params, limit],
     );
     return rows.map(toMatch);
   }
 
-  /** Matches that never ended (the server stopped mid-match), oldest first. */
-  unfinished(): Promise<MatchRecord[]> {
-    return this.matches({ ended: false }, 100_000);
+  /** Matches that never ended (the server stopped mid-match), oldest first, with their invites. */
+  async unfinished(): Promise<MatchRecord[]> {
+    const rows = await this.sql.query<Row>(
+      `SELECT ${MATCH_COLUMNS}, invite FROM matches WHERE ended_at IS NULL ORDER BY created_at, id`,
+    );
+    return rows.map(toMatch);
   }
 
-  /** Writes everything waiting, then closes the database. */
-  async close(): Promise<void> {
-    await this.writer.close();
-    await this.sql.close();
+  /**
+   * Writes everything waiting (for at most `timeoutMs`), then closes the database. Returns how many records
+   * could not be written in time (none of them had been acknowledged).
+   */
+  async close(timeoutMs?: number): Promise<number> {
+    const unwritten = await this.writer.close(timeoutMs);
+    await this.sql.close().catch(() => {});
     this.unlock();
+    return unwritten;
   }
 }

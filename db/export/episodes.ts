@@ -14,11 +14,11 @@ export function episodeLine(entry: ExportMatch): { text: string; rows: number } 
       steps ? "," : ""
     }{"seq":${s.seq},"turn":${s.turn},"seat":${s.seat},"observation":${s.observation},"action":${
       JSON.stringify(s.action)
-    },"legal":${s.legal},"error":${JSON.stringify(s.error)},"attempts":${JSON.stringify(s.attempts)},"defaulted":${
-      text(s.defaulted)
-    },"latency_ms":${s.latencyMs},"meta":${JSON.stringify(s.meta)},"rewards":${JSON.stringify(s.rewards)},"at":${
-      text(s.at)
-    }}`;
+    },"input":${JSON.stringify(s.input ?? null)},"legal":${s.legal},"error":${JSON.stringify(s.error)},"attempts":${
+      JSON.stringify(s.attempts)
+    },"defaulted":${text(s.defaulted)},"latency_ms":${s.latencyMs},"meta":${JSON.stringify(s.meta)},"rewards":${
+      JSON.stringify(s.rewards)
+    },"at":${text(s.at)}}`;
   }
   const line = `{"match_id":${text(m.id)},"game":${text(m.game)},"game_version":${m.gameVersion},"variant":${
     text(m.variant)
@@ -26,8 +26,10 @@ export function episodeLine(entry: ExportMatch): { text: string; rows: number } 
     JSON.stringify(m.conduct)
   },"statuses":${JSON.stringify(m.statuses)},"returns":${JSON.stringify(m.returns)},"end_reason":${
     text(m.endReason)
-  },"culprit":${m.culprit},"game_steps":${m.steps},"created_at":${time(m.createdAt)},"started_at":${
-    time(m.startedAt)
-  },"ended_at":${time(m.endedAt)},"steps":[${steps}],"cursor":${text(entry.cursor)}}\n`;
+  },"error":${text(m.error ?? null)},"culprit":${m.culprit},"game_steps":${m.steps},"created_at":${
+    time(m.createdAt)
+  },"started_at":${time(m.startedAt)},"ended_at":${time(m.endedAt)},"steps":[${steps}],"cursor":${
+    text(entry.cursor)
+  }}\n`;
   return { text: line, rows: 1 };
 }

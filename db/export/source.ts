@@ -14,6 +14,8 @@ export interface StepText {
   /** JSON text. */
   readonly observation: string;
   readonly action: unknown;
+  /** The input as sent, when it differs from `action`. */
+  readonly input: unknown;
   readonly legal: boolean;
   readonly error: unknown;
   readonly attempts: readonly unknown[];
@@ -45,7 +47,7 @@ FROM unnest($1::text[]) WITH ORDINALITY AS p(id, n)
 CROSS JOIN LATERAL (
   SELECT string_agg(observation::text, E'\\n' ORDER BY seq) AS observations,
     json_agg(json_build_array(seq, turn, seat, action, legal, error, attempts, defaulted, latency_ms, meta, rewards,
-      to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY seq)::text AS rest
+      to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), input) ORDER BY seq)::text AS rest
   FROM steps WHERE match_id = p.id
 ) s
 ORDER BY p.n`;
@@ -63,6 +65,7 @@ type StepColumns = [
   meta: Record<string, unknown> | null,
   rewards: number[] | null,
   at: string,
+  input: unknown,
 ];
 
 interface PageRow {
@@ -90,6 +93,7 @@ function stepsOf(row: PageRow): StepText[] {
     meta: c[9],
     rewards: c[10],
     at: c[11],
+    input: c[12],
   }));
 }
 

@@ -60,10 +60,10 @@ for (const backend of BACKENDS) {
     it("migrates once, records its schema version, and reopens without migrating again", async () => {
       const { store, options } = await fresh();
       const versions = await store.sql.query<{ version: number }>("SELECT version FROM ludus_schema");
-      expect(versions.map((v) => v.version)).toEqual([SCHEMA_VERSION]);
+      expect(versions.map((v) => v.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
       await store.close();
       const again = await ReplayStore.open(options);
-      expect(await again.sql.query("SELECT version FROM ludus_schema")).toHaveLength(1);
+      expect(await again.sql.query("SELECT version FROM ludus_schema")).toHaveLength(SCHEMA_VERSION);
       await again.close();
     });
 
@@ -88,6 +88,28 @@ for (const backend of BACKENDS) {
       } finally {
         await cleanup();
       }
+    });
+
+    it("fails only the match whose record the database refuses, not the others of its batch", async () => {
+      const { store } = await fresh();
+      const ids = ["clean-1", "poisoned", "clean-2"];
+      // All in one batch: written before the event loop turns. NUL is what PostgreSQL refuses in text/JSON.
+      const writes = ids.map((id) =>
+        Promise.allSettled([
+          store.writer.writeMatch(header(id)),
+          store.writer.appendStep(step(id, 1, id === "poisoned" ? { type: "message", text: "a\u0000b" } : undefined)),
+        ])
+      );
+      const [clean1, poisoned, clean2] = await Promise.all(writes);
+      expect(clean1.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+      expect(clean2.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
+      expect(poisoned.map((r) => r.status)).toContain("rejected");
+      expect((await store.steps("clean-1")).map((s) => s.seq)).toEqual([1]);
+      expect((await store.steps("clean-2")).map((s) => s.seq)).toEqual([1]);
+      expect(await store.steps("poisoned")).toEqual([]);
+      // The store goes on writing.
+      await store.writer.appendStep(step("clean-1", 2));
+      expect((await store.steps("clean-1")).map((s) => s.seq)).toEqual([1, 2]);
     });
 
     it("makes a batch of writes from many matches durable together, in order, with their records", async () => {
