@@ -25,6 +25,8 @@ export interface ParticipantView {
   readonly seat: number;
   readonly kind: SeatKind;
   readonly name: string;
+  /** Nobody has taken the seat yet (a private match waiting for its invite): `kind` and `name` say nothing. */
+  readonly open: boolean;
   /** Whether a client is connected to the seat now (always true for built-ins). */
   readonly connected: boolean;
   readonly status: SeatStatus;
@@ -59,6 +61,11 @@ export interface QueueFrame {
   readonly type: "queue";
   readonly game: string;
   readonly variant?: string;
+  /**
+   * May this ticket be seated with other tickets of the same token (self-play)? By default a token never
+   * meets itself: its tickets wait for other players (or built-ins) instead.
+   */
+  readonly selfPlay?: boolean;
 }
 
 export interface CancelFrame {
@@ -76,8 +83,9 @@ export interface CreateFrame {
   /** The seat the creator takes (default 0). */
   readonly seat?: number;
   /**
-   * Other seats, by seat index: `"open"` (someone joins by the invite) or a built-in strategy
-   * `"strategy:<name[:arg]>"`. Seats not named are open.
+   * Other seats, by seat index: `"open"` (someone joins by the invite), a built-in strategy
+   * `"strategy:<name[:arg]>"`, or `"self"` (this connection plays that seat too: self-play). Seats not named
+   * are open.
    */
   readonly opponents?: Readonly<Record<string, string>>;
   /** Fix the match's seed (for reproducible research matches); a fresh random one by default. */
@@ -110,6 +118,8 @@ export interface WithdrawFrame {
   readonly match: string;
   /** Why, in one sentence: kept with the seat's open decision in the replay. */
   readonly reason: string;
+  /** Which seat, when this connection holds several seats of the match (self-play). */
+  readonly seat?: number;
 }
 
 export interface ResumeFrame {
@@ -168,7 +178,10 @@ export interface CreatedFrame {
   readonly match: string;
   /** Give this to whoever should take an open seat (`join`, or the browser's invite link). */
   readonly invite: string;
+  /** The creator's seat (`create.seat`). */
   readonly seat: number;
+  /** Every seat this connection holds in the match: `seat`, then the `"self"` opponents. */
+  readonly seats: readonly number[];
 }
 
 /** The full state for a seat: the first frame of a match, and of every resume (like Lichess's `gameFull`). */
@@ -244,6 +257,7 @@ export type ErrorCode =
   | "wrong_sequence"
   | "match_over"
   | "store_unavailable"
+  | "server_stopping"
   | "internal_error";
 
 export interface ErrorFrame {

@@ -6,15 +6,9 @@ import type { ConductPolicy, CreateFrame, SeatKind } from "../../protocol/frames
 import type { ClockSpec } from "./clock.ts";
 import type { MatchRecord } from "../../db/records.ts";
 import type { ReplayStore } from "../../db/store.ts";
-import { Match, type Participant, RestoreError } from "./match.ts";
+import { Match, MatchRequestError, type Participant, RestoreError } from "./match.ts";
 
-/** An unknown match id or invite, or a seat that cannot be taken: said to the client as is. */
-export class MatchLookupError extends Error {
-  constructor(readonly code: "unknown_match" | "match_full", message: string) {
-    super(message);
-    this.name = "MatchLookupError";
-  }
-}
+export { MatchRequestError };
 
 export interface NewMatch {
   readonly game: string;
@@ -25,10 +19,9 @@ export interface NewMatch {
   readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
 }
 
-/** New matches are refused while the replay store cannot take their records. */
+/** New matches are refused while the replay store cannot take their records, or while the server stops. */
 export class StoreUnavailableError extends Error {
-  readonly code = "store_unavailable";
-  constructor(message: string) {
+  constructor(readonly code: "store_unavailable" | "server_stopping", message: string) {
     super(message);
     this.name = "StoreUnavailableError";
   }
@@ -40,24 +33,34 @@ export type PrivateMatchRequest = Omit<CreateFrame, "type">;
 export interface LiveMatchesOptions {
   readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
   readonly conduct?: Partial<ConductPolicy>;
-  /** How long an ended match stays reachable, so a late resume still gets its `match_end`. */
+  /** How long an ended match stays in memory, so a late resume still gets its `match_end` without the store. */
   readonly lingerMs?: number;
+  /** How long a match may wait for its open seats before it is aborted (invites expire). */
+  readonly waitingTtlMs?: number;
   /** The replay store: every match is recorded there. */
   readonly store?: ReplayStore;
 }
+
+/** A private match whose invite nobody uses is aborted after this long. */
+export const DEFAULT_WAITING_TTL_MS = 30 * 60_000;
 
 /** An id that is hard to guess: invites are capabilities, match ids are public. */
 function randomId(bytes: number): string {
   return randomBytes(bytes).toString("base64url");
 }
 
-/** Every live match of this server process, by id and by invite. */
+/** Every live match of this server process, by id, by invite and by the tokens seated in it. */
 export class LiveMatches {
   private readonly byId = new Map<string, Match>();
   private readonly byInvite = new Map<string, Match>();
-  private readonly invites = new Map<string, string>();
+  private readonly byToken = new Map<string, Set<Match>>();
+  private stopping = false;
 
   constructor(private readonly options: LiveMatchesOptions = {}) {}
+
+  get store(): ReplayStore | undefined {
+    return this.options.store;
+  }
 
   /** Validates the game, variant, config and strategies (throwing their own clear errors), then opens the match. */
   create(spec: NewMatch): Match {
@@ -66,7 +69,7 @@ export class LiveMatches {
     const { variant, config } = configure(game, spec.config ?? {}, spec.variant);
     const count = game.seatCount(config);
     if (spec.seats.length > count) {
-      throw new RangeError(`${game.id} (${variant}) has ${count} seats, not ${spec.seats.length}`);
+      throw new MatchRequestError("bad_config", `${game.id} (${variant}) has ${count} seats, not ${spec.seats.length}`);
     }
     const participants = Array.from({ length: count }, (_, seat): Participant | undefined => {
       const s = spec.seats[seat];
@@ -83,17 +86,26 @@ export class LiveMatches {
       clocks: this.options.clocks,
       conduct: this.options.conduct,
       journal: this.options.store?.writer,
+      invite: randomId(12),
+      waitingTtlMs: this.options.waitingTtlMs ?? DEFAULT_WAITING_TTL_MS,
     });
     this.track(match);
     match.open();
     return match;
   }
 
-  /** Throws StoreUnavailableError while the replay store's write buffer is full. */
+  /** Throws StoreUnavailableError while the server stops or the replay store's write buffer is full. */
   checkAccepting(): void {
+    if (this.stopping) {
+      throw new StoreUnavailableError(
+        "server_stopping",
+        "the server is shutting down and starts no new matches; reconnect and try again shortly",
+      );
+    }
     const writer = this.options.store?.writer;
     if (!writer?.full) return;
     throw new StoreUnavailableError(
+      "store_unavailable",
       `new matches are refused: the replay store is unavailable (${
         writer.failure ?? "writes are backed up"
       }) and ${writer.buffered} records wait to be written; try again shortly`,
@@ -122,6 +134,7 @@ export class LiveMatches {
           ...record,
           statuses: record.statuses.map(() => "ERROR"),
           endReason: "error",
+          error: message,
           endedAt: new Date(),
         });
       }
@@ -156,51 +169,97 @@ export class LiveMatches {
       conduct: record.conduct as ConductPolicy,
       journal: this.options.store?.writer,
       createdAt: record.createdAt,
+      invite: record.invite ?? randomId(12),
+      waitingTtlMs: this.options.waitingTtlMs ?? DEFAULT_WAITING_TTL_MS,
     });
   }
 
   /**
-   * Opens a private match: the creator's seat (default 0) goes to `creator`, or stays open for them to
-   * claim on joining; each named opponent is `"open"` (for the invite) or `"strategy:<name[:arg]>"`.
+   * Opens a private match: the creator's seat (default 0) goes to `creator`, or stays open for them to claim
+   * on joining; each named opponent is `"open"` (for the invite), `"strategy:<name[:arg]>"`, or `"self"`
+   * (the creator plays that seat too). Every seat number is checked against the game's seats first.
+   * Returns the creator's seats: its own first, then its `"self"` seats.
    */
-  createPrivate(request: PrivateMatchRequest, creator?: Participant): { match: Match; seat: number } {
-    const mine = request.seat ?? 0;
-    const seats: (Participant | { strategy: string } | undefined)[] = [];
-    for (const [key, spec] of Object.entries(request.opponents ?? {})) {
-      const seat = Number(key);
-      if (seat === mine) throw new RangeError(`seat ${seat} is yours; name opponents for the other seats`);
-      if (spec === "open") continue;
-      if (!spec.startsWith("strategy:")) {
-        throw new RangeError(`an opponent is "open" or "strategy:<name>", got ${JSON.stringify(spec)}`);
+  createPrivate(request: PrivateMatchRequest, creator?: Participant): { match: Match; seats: number[] } {
+    const game = getGame(request.game);
+    const { config } = configure(game, request.config ?? {}, request.variant);
+    const count = game.seatCount(config);
+    const seatNumber = (value: unknown, what: string): number => {
+      const n = typeof value === "string" && /^\d{1,9}$/.test(value) ? Number(value) : value;
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n >= count) {
+        throw new MatchRequestError(
+          "bad_config",
+          `${what} ${JSON.stringify(value)} is not a seat of this ${game.id} match: seats are 0 to ${count - 1}`,
+        );
       }
-      seats[seat] = { strategy: spec.slice("strategy:".length) };
+      return n;
+    };
+    const mine = seatNumber(request.seat ?? 0, "seat");
+    const seats: (Participant | { strategy: string } | undefined)[] = new Array(count).fill(undefined);
+    const own = [mine];
+    for (const [key, spec] of Object.entries(request.opponents ?? {})) {
+      const seat = seatNumber(key, "opponent seat");
+      if (seat === mine) {
+        throw new MatchRequestError("bad_config", `seat ${seat} is yours; name opponents for the other seats`);
+      }
+      if (spec === "open") continue;
+      if (spec === "self") {
+        if (!creator) {
+          throw new MatchRequestError("bad_config", '`"self"` seats are for bots (self-play over one connection)');
+        }
+        seats[seat] = creator;
+        own.push(seat);
+      } else if (typeof spec === "string" && spec.startsWith("strategy:")) {
+        seats[seat] = { strategy: spec.slice("strategy:".length) };
+      } else {
+        throw new MatchRequestError(
+          "bad_config",
+          `an opponent is "open", "self" or "strategy:<name>", got ${JSON.stringify(spec)}`,
+        );
+      }
     }
     seats[mine] = creator;
-    const { game, variant, config, seed } = request;
-    return { match: this.create({ game, variant, config, seed, seats }), seat: mine };
+    const { variant, seed } = request;
+    return { match: this.create({ game: game.id, variant, config: request.config, seed, seats }), seats: own };
   }
 
   private track(match: Match): void {
     this.byId.set(match.id, match);
-    const invite = randomId(12);
-    this.byInvite.set(invite, match);
-    this.invites.set(match.id, invite);
+    this.byInvite.set(match.invite, match);
+    this.indexTokens(match);
     match.subscribe((event) => {
+      if (event.kind === "seat") this.indexTokens(match);
       if (event.kind !== "end") return;
+      this.byInvite.delete(match.invite);
+      for (const tokenId of match.tokens()) this.unindex(tokenId, match);
       setTimeout(() => {
-        this.byId.delete(match.id);
-        this.byInvite.delete(invite);
-        this.invites.delete(match.id);
+        if (this.byId.get(match.id) === match) this.byId.delete(match.id);
       }, this.options.lingerMs ?? 60_000).unref?.();
     });
   }
 
-  get(id: string): Match | undefined {
-    return this.byId.get(id);
+  private indexTokens(match: Match): void {
+    if (match.ended) return;
+    for (const tokenId of match.tokens()) {
+      let held = this.byToken.get(tokenId);
+      if (!held) this.byToken.set(tokenId, held = new Set());
+      held.add(match);
+    }
   }
 
-  inviteOf(match: Match): string {
-    return this.invites.get(match.id)!;
+  private unindex(tokenId: string, match: Match): void {
+    const held = this.byToken.get(tokenId);
+    held?.delete(match);
+    if (held?.size === 0) this.byToken.delete(tokenId);
+  }
+
+  /** The live (unended) matches a token has a seat in, restored ones included. */
+  heldBy(tokenId: string): Match[] {
+    return [...(this.byToken.get(tokenId) ?? [])];
+  }
+
+  get(id: string): Match | undefined {
+    return this.byId.get(id);
   }
 
   /** A match by id (to resume or spectate) or by invite (to take an open seat). */
@@ -209,17 +268,20 @@ export class LiveMatches {
     if (invited) return { match: invited, invited: true };
     const match = this.byId.get(idOrInvite);
     if (match) return { match, invited: false };
-    throw new MatchLookupError("unknown_match", `no live match or invite \`${idOrInvite}\``);
+    throw new MatchRequestError("unknown_match", `no live match or invite \`${idOrInvite}\``);
   }
 
   /** Takes the first open seat of the match an invite names. */
   joinByInvite(invite: string, participant: Participant): { match: Match; seat: number } {
     const { match, invited } = this.find(invite);
     if (!invited) {
-      throw new MatchLookupError("unknown_match", `\`${invite}\` is a match id; an open seat is taken with its invite`);
+      throw new MatchRequestError(
+        "unknown_match",
+        `\`${invite}\` is a match id; an open seat is taken with its invite`,
+      );
     }
     const seat = match.openSeats()[0];
-    if (seat === undefined) throw new MatchLookupError("match_full", `match ${match.id} has no open seat`);
+    if (seat === undefined) throw new MatchRequestError("match_full", `match ${match.id} has no open seat`);
     match.claim(seat, participant);
     return { match, seat };
   }
@@ -228,8 +290,17 @@ export class LiveMatches {
     return [...this.byId.values()];
   }
 
-  /** Ends every match (server shutdown). */
-  abortAll(): void {
-    for (const match of this.byId.values()) match.abort();
+  /**
+   * Stops starting matches and puts every live match to rest (timers off, seats let go) without ending it:
+   * its log is in the store, and the next start restores it.
+   */
+  suspendAll(): void {
+    this.stopping = true;
+    for (const match of this.byId.values()) match.suspend();
+  }
+
+  /** Refuses new matches from now on (a draining shutdown); live ones play on. */
+  stopAccepting(): void {
+    this.stopping = true;
   }
 }

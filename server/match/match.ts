@@ -52,6 +52,10 @@ export interface MatchOptions {
   readonly journal?: MatchJournal;
   /** When it was created (a restored match keeps its original time). */
   readonly createdAt?: Date;
+  /** The capability that takes an open seat (kept in the record, so it outlives a restart). */
+  readonly invite: string;
+  /** A match still waiting for open seats this long is aborted (0 or absent: never). */
+  readonly waitingTtlMs?: number;
 }
 
 /**
@@ -61,6 +65,29 @@ export interface MatchOptions {
 export interface MatchJournal {
   writeMatch(record: MatchRecord): Promise<void>;
   appendStep(row: StepRecordRow): Promise<void>;
+  /** Ends a match whose records were refused, writing only server-made values. */
+  closeInError(
+    matchId: string,
+    end: { statuses: readonly string[]; error: string; steps: number; endedAt: Date },
+  ): Promise<void>;
+}
+
+/** A request about matches that cannot be met, said to the client as is (`code` is the protocol's). */
+export class MatchRequestError extends Error {
+  constructor(
+    readonly code:
+      | "unknown_match"
+      | "match_full"
+      | "match_over"
+      | "bad_config"
+      | "already_seated"
+      | "not_seated"
+      | "server_stopping",
+    message: string,
+  ) {
+    super(message);
+    this.name = "MatchRequestError";
+  }
 }
 
 /** A stored log that does not replay to the same match (the game's rules or a strategy changed). */
@@ -90,6 +117,8 @@ export type MatchEvent =
   | { readonly kind: "seat"; readonly seat: number }
   /** A decision's turn went out: its seat's clock runs from now. */
   | { readonly kind: "turn"; readonly seat: number }
+  /** A seat moved in a step that still waits for other seats (simultaneous moves): it is no longer to act. */
+  | { readonly kind: "moved"; readonly seat: number }
   | { readonly kind: "end"; readonly end: MatchResult };
 
 export interface MatchResult {
@@ -105,6 +134,8 @@ interface Decision {
   readonly seat: number;
   /** When the seat was asked: reset when its `turn` frame actually goes out. */
   startedAt: number;
+  /** The epoch ms its `turn` frame announces, fixed when the turn goes out (a resend shows the same). */
+  deadline?: number;
   retriesLeft: number;
   timer?: ReturnType<typeof setTimeout>;
   /** Refused attempts, for the record. */
@@ -129,23 +160,47 @@ interface Seat {
   seq?: number;
 }
 
-type Phase = "waiting" | "playing" | "ended";
+/** `suspended`: put to rest by a stopping server, its log kept for the next start to restore. */
+type Phase = "waiting" | "playing" | "ended" | "suspended";
 
 /** How a released seat's defaulted decisions are logged: it dropped, or its player withdrew it (status ERROR). */
 const leftAs = (status: SeatStatus): DefaultedReason => (status === "ERROR" ? "withdrawn" : "released");
 
 /** What happens next, for the message that tells a seat its retries are used up. */
-const OUTCOME: Readonly<Record<Outcome, string>> = {
-  default: "the default action is played for you.",
-  forfeit: "you forfeit the match.",
-  abort: "the match is aborted.",
-};
+const OUTCOME: ReadonlyMap<Outcome, string> = new Map([
+  ["default", "the default action is played for you."],
+  ["forfeit", "you forfeit the match."],
+  ["abort", "the match is aborted."],
+]);
+
+/**
+ * Steps a match plays in one go without anyone to wait for (built-ins, released seats) before it lets the
+ * event loop run: no single match holds up the server.
+ */
+const STEPS_PER_TURN_OF_THE_LOOP = 64;
+
+/**
+ * Decisions one match may hold. Each game caps its length, but some (hold'em players raising the minimum
+ * against each other) can still make very many long decisions: past this the match is aborted, its
+ * record saying why, so no match grows without bound.
+ */
+export const MAX_DECISIONS = 20_000;
+
+/** A fault's message, fit for the record: one line, bounded, nothing the store would refuse. */
+function faultText(error: unknown): string {
+  const text = String((error as Error)?.message ?? error).split("\n")[0];
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\u0000|[\uD800-\uDFFF]/g, "\uFFFD").slice(0, 500);
+}
 
 /**
  * One live match, authoritative: it owns the game state, the seats and who sits in them, their clocks,
  * the sequence numbers that make a resent action idempotent, and the conduct policy for illegal
  * actions, timeouts and dropped seats. Transports (the bot gateway, the browser rooms) only pass frames
  * in and out through `connect`, `act` and `disconnect`.
+ *
+ * A match is its own fault boundary: anything that throws while it runs (a game rule, a listener, a
+ * timer) ends this match with reason `error`, its cause recorded, and touches nothing else.
  */
 export class Match {
   readonly id: string;
@@ -155,6 +210,7 @@ export class Match {
   readonly seed: string;
   readonly conduct: ConductPolicy;
   readonly createdAt: Date;
+  readonly invite: string;
 
   private phase: Phase = "waiting";
   private opened = false;
@@ -164,15 +220,18 @@ export class Match {
   private readonly seats: Seat[];
   private readonly clocks: Readonly<Record<SeatKind, ClockSpec>>;
   private readonly pending = new Map<number, Decision>();
-  /** Decisions already taken, by sequence number: who took them and as what. */
-  private readonly decided = new Map<number, { seat: number; action: Action; input: string }>();
+  /** Decisions already taken, by sequence number: who took them, as what, and what was sent (for resends). */
+  private readonly decided = new Map<number, { seat: number; action: Action; input: unknown }>();
   private readonly moves: (Action | undefined)[];
   private readonly meta: (Record<string, unknown> | undefined)[];
+  private readonly inputs: unknown[];
   private readonly defaulted: number[] = [];
   private nextSeq = 1;
   private steps = 0;
   /** True while `advance` runs, so a decision taken inside it does not start another. */
   private advancing = false;
+  /** A later turn of the event loop that goes on advancing (see STEPS_PER_TURN_OF_THE_LOOP). */
+  private continuation?: ReturnType<typeof setTimeout>;
   private result?: MatchResult;
   private readonly listeners = new Set<(event: MatchEvent) => void>();
   private readonly spectators = new Set<SeatLink>();
@@ -186,8 +245,12 @@ export class Match {
   private log?: Map<number, StepRecordRow>;
   private startedAt: Date | null = null;
   private endedAt: Date | null = null;
+  /** Why the match ended in error, for the record. */
+  private error: string | null = null;
   /** Set when the journal refused a write for good: the match ends in error without it. */
   private journalBroken = false;
+  private readonly waitingTtlMs: number;
+  private expiry?: ReturnType<typeof setTimeout>;
 
   constructor(options: MatchOptions) {
     this.id = options.id;
@@ -195,6 +258,8 @@ export class Match {
     this.variant = options.variant;
     this.config = options.config;
     this.seed = options.seed;
+    this.invite = options.invite;
+    this.waitingTtlMs = options.waitingTtlMs ?? 0;
     this.conduct = { ...DEFAULT_CONDUCT, ...options.conduct };
     this.clocks = { ...DEFAULT_CLOCKS, ...options.clocks };
     this.journal = options.journal;
@@ -206,6 +271,7 @@ export class Match {
     this.seats = options.participants.map(() => ({ status: "ACTIVE", released: false, joined: false }));
     this.moves = new Array(count).fill(undefined);
     this.meta = new Array(count).fill(undefined);
+    this.inputs = new Array(count).fill(undefined);
     this.gameRng = new Rng(this.seed, GAME_STREAM);
     this.strategyRng = new Rng(this.seed, STRATEGY_STREAM);
     options.participants.forEach((p, seat) => p && this.seatParticipant(seat, p));
@@ -213,9 +279,12 @@ export class Match {
 
   /** Lets the match begin: at once if every seat is taken, else when the last open seat is claimed. */
   open(): void {
-    this.opened = true;
-    if (this.openSeats().length === 0 && this.phase === "waiting") this.start(); // which writes the record
-    else this.writeRecord();
+    this.guarded("opening the match", () => {
+      this.opened = true;
+      if (this.openSeats().length === 0 && this.phase === "waiting") return this.start(); // which writes the record
+      this.writeRecord();
+      this.expireIfUnclaimed();
+    });
   }
 
   /**
@@ -223,11 +292,13 @@ export class Match {
    * again from its seed with the logged decisions (built-in seats recompute theirs, which must agree),
    * without writing or sending anything. Then the open decisions wait for their seats, which count as
    * dropped: each is held for `holdMs` to resume, after which the conduct policy applies.
+   *
+   * The log may miss open decisions of a simultaneous step: a seat's later decision (seq 8) can be
+   * durable while an earlier one (seq 7, another seat's) was still open when the server stopped. Replay
+   * leaves such a decision open again, with the same number; only a logged decision that replay never
+   * reaches is an error.
    */
   restore(record: MatchRecord, steps: readonly StepRecordRow[]): void {
-    steps.forEach((row, i) => {
-      if (row.seq !== i + 1) throw new RestoreError(this.id, `its log skips from step ${i} to ${row.seq}`);
-    });
     this.opened = true;
     this.log = new Map(steps.map((row) => [row.seq, row]));
     this.startedAt = record.startedAt;
@@ -240,11 +311,12 @@ export class Match {
     if (this.phase === "ended") return this.writeRecord(); // it ended as the log says; only the record was missing
     for (let seat = 0; seat < this.seats.length; seat++) {
       const slot = this.seats[seat];
-      if (slot.participant?.kind === "builtin" || !slot.participant) continue;
+      if (slot.participant?.kind === "builtin" || !slot.participant || slot.released) continue;
       slot.joined = true;
-      slot.hold = setTimeout(() => this.release(seat), this.conduct.holdMs);
+      slot.hold = setTimeout(() => this.guarded("a seat's hold", () => this.release(seat)), this.conduct.holdMs);
     }
     this.writeRecord();
+    if (this.phase === "waiting") this.expireIfUnclaimed();
     for (const decision of this.pending.values()) this.deliver(() => this.openTurn(decision));
   }
 
@@ -260,6 +332,11 @@ export class Match {
     return this.phase === "ended";
   }
 
+  /** Put to rest by a stopping server: it takes nothing more, and the next start restores it from its log. */
+  get suspended(): boolean {
+    return this.phase === "suspended";
+  }
+
   /** Seats nobody has taken yet. */
   openSeats(): number[] {
     return this.seats.flatMap((s, i) => (s.participant ? [] : [i]));
@@ -267,6 +344,24 @@ export class Match {
 
   participant(seat: number): Participant | undefined {
     return this.seats[seat]?.participant;
+  }
+
+  /** The bot tokens seated here (each once). */
+  tokens(): string[] {
+    return [...new Set(this.seats.flatMap((s) => (s.participant?.tokenId ? [s.participant.tokenId] : [])))];
+  }
+
+  /** The seats a token sits in. */
+  seatsOf(tokenId: string): number[] {
+    return this.seats.flatMap((s, seat) => (s.participant?.tokenId === tokenId ? [seat] : []));
+  }
+
+  /** Which seat decision `seq` belongs to (open or taken), if it was issued. */
+  decisionSeat(seq: number): number | undefined {
+    const past = this.decided.get(seq);
+    if (past) return past.seat;
+    for (const decision of this.pending.values()) if (decision.seq === seq) return decision.seat;
+    return undefined;
   }
 
   /** Every event, in order: start, each step, seat changes, end. */
@@ -277,15 +372,22 @@ export class Match {
 
   /** Seats a participant; the match starts once every seat is taken. */
   claim(seat: number, participant: Participant): void {
+    if (this.phase !== "waiting") {
+      throw new MatchRequestError("match_full", `match ${this.id} is not waiting for players`);
+    }
     this.seatParticipant(seat, participant);
-    this.writeRecord();
-    this.emit({ kind: "seat", seat });
-    if (this.opened && this.openSeats().length === 0) this.start();
+    this.guarded("seating a player", () => {
+      this.writeRecord();
+      this.emit({ kind: "seat", seat });
+      if (this.opened && this.openSeats().length === 0) this.start();
+    });
   }
 
   private seatParticipant(seat: number, participant: Participant): void {
     const slot = this.seats[seat];
-    if (!slot || slot.participant) throw new RangeError(`seat ${seat} of match ${this.id} is not open`);
+    if (!slot || slot.participant) {
+      throw new MatchRequestError("match_full", `seat ${seat} of match ${this.id} is not open`);
+    }
     slot.participant = participant;
     slot.clock = new SeatClock(this.clocks[participant.kind]);
   }
@@ -295,6 +397,7 @@ export class Match {
       seat,
       kind: s.participant?.kind ?? "bot",
       name: s.participant?.name ?? "(open seat)",
+      open: s.participant === undefined,
       connected: s.participant?.kind === "builtin" || s.link !== undefined,
       status: s.status,
     }));
@@ -306,32 +409,42 @@ export class Match {
    */
   connect(seat: number, link: SeatLink): void {
     const slot = this.seats[seat];
-    if (slot.released) throw new RangeError(`seat ${seat} was released after its hold expired`);
-    if (slot.hold) clearTimeout(slot.hold);
-    slot.hold = undefined;
-    const resumed = slot.joined && this.started;
-    slot.link = link;
-    slot.greeted = false;
-    slot.joined = true;
-    this.emit({ kind: "seat", seat });
-    if (this.phase === "waiting") return;
-    this.deliver(() => {
-      if (slot.link !== link || slot.greeted) return; // gone again, or greeted when the match started
-      this.sendStart(seat, resumed);
-      if (this.phase === "ended") return link.send(this.endFrame(seat));
-      const decision = this.pending.get(seat);
-      if (decision?.timer !== undefined) link.send(this.turnFrame(decision));
+    if (!slot) throw new MatchRequestError("not_seated", `match ${this.id} has no seat ${seat}`);
+    if (slot.released) {
+      throw new MatchRequestError("not_seated", `your seat in match ${this.id} was released after its hold expired`);
+    }
+    if (this.suspended) {
+      throw new MatchRequestError("server_stopping", `the server is restarting; resume match ${this.id} afterwards`);
+    }
+    this.guarded("connecting a seat", () => {
+      if (slot.hold) clearTimeout(slot.hold);
+      slot.hold = undefined;
+      const resumed = slot.joined && this.started;
+      slot.link = link;
+      slot.greeted = false;
+      slot.joined = true;
+      this.emit({ kind: "seat", seat });
+      if (this.phase === "waiting") return;
+      this.deliver(() => {
+        if (slot.link !== link || slot.greeted) return; // gone again, or greeted when the match started
+        this.sendStart(seat, resumed);
+        if (this.phase === "ended") return link.send(this.endFrame(seat));
+        const decision = this.pending.get(seat);
+        if (decision?.timer !== undefined) link.send(this.turnFrame(decision));
+      });
     });
   }
 
   /** The link of a seat dropped. The seat is held; past the hold the timeout policy applies. */
   disconnect(seat: number, link: SeatLink): void {
     const slot = this.seats[seat];
-    if (slot.link !== link) return; // a newer link already took over
-    slot.link = undefined;
-    this.emit({ kind: "seat", seat });
-    if (this.phase === "ended") return;
-    slot.hold = setTimeout(() => this.release(seat), this.conduct.holdMs);
+    if (slot?.link !== link) return; // a newer link already took over
+    this.guarded("a seat's drop", () => {
+      slot.link = undefined;
+      this.emit({ kind: "seat", seat });
+      if (this.phase === "ended" || this.suspended) return;
+      slot.hold = setTimeout(() => this.guarded("a seat's hold", () => this.release(seat)), this.conduct.holdMs);
+    });
   }
 
   watch(link: SeatLink): () => void {
@@ -345,13 +458,13 @@ export class Match {
     return slot?.participant !== undefined && slot.participant.kind !== "builtin" && !slot.released;
   }
 
-  /** The public view of the match: what spectators and the table see. */
+  /** The public view of the match: what spectators and the table see (null before it started). */
   publicObservation(): unknown {
-    return this.phase === "waiting" ? null : this.game.observe(this.state, "public");
+    return this.state === undefined ? null : this.game.observe(this.state, "public");
   }
 
   observation(seat: number): unknown {
-    return this.phase === "waiting" ? null : this.game.observe(this.state, seat);
+    return this.state === undefined ? null : this.game.observe(this.state, seat);
   }
 
   /** Each seat's clock now: time left for its decision, and whether that decision's clock is running. */
@@ -365,9 +478,9 @@ export class Match {
     });
   }
 
-  /** Seats to act now. */
+  /** Seats whose move the match waits for now (in a simultaneous step, a seat that has moved is no longer listed). */
   toAct(): readonly number[] {
-    return this.phase === "playing" ? this.game.toAct(this.state) : [];
+    return this.phase === "playing" ? this.game.toAct(this.state).filter((seat) => this.moves[seat] === undefined) : [];
   }
 
   /** Steps applied so far. */
@@ -401,7 +514,7 @@ export class Match {
       return fail("bad_frame", "`seq` must be the whole number from the `turn` frame you are answering");
     }
     if (this.phase === "waiting") return fail("not_your_turn", "the match has not started: seats are still open");
-    if (this.seats[seat].link !== link) {
+    if (this.seats[seat]?.link !== link) {
       return fail("not_seated", `another connection has taken over seat ${seat}; act from the one that resumed it`);
     }
     const past = this.decided.get(seq);
@@ -409,8 +522,7 @@ export class Match {
       if (past.seat !== seat) {
         return fail("wrong_sequence", `decision ${seq} belonged to seat ${past.seat}, not ${seat}`);
       }
-      const resent = JSON.stringify(input);
-      if (resent === past.input || resent === JSON.stringify(past.action)) {
+      if (isDeepStrictEqual(input, past.input) || isDeepStrictEqual(input, past.action)) {
         return this.send(link, { type: "ack", match: this.id, seq, action: past.action, duplicate: true });
       }
       return fail(
@@ -419,6 +531,7 @@ export class Match {
       );
     }
     if (this.phase === "ended") return fail("match_over", `match ${this.id} is over`);
+    if (this.suspended) return fail("server_stopping", `the server is restarting; resume match ${this.id} afterwards`);
     const decision = this.pending.get(seat);
     if (decision?.seq !== seq) {
       // Not taken and not this seat's: another seat's open decision, or one never issued.
@@ -426,16 +539,19 @@ export class Match {
       const why = owner ? `decision ${seq} belongs to seat ${owner.seat}` : `no decision ${seq} has been issued`;
       return fail("wrong_sequence", `${why}; ${this.nowFor(seat)}`);
     }
-    const parsed = this.game.parse(input, this.state, seat);
-    if (parsed instanceof ActionError) {
-      decision.attempts.push({ input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) });
-      decision.retriesLeft--;
-      if (decision.retriesLeft >= 0) return fail(parsed.code, parsed.message, decision.retriesLeft);
-      fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME[this.conduct.onIllegal]}`, 0);
-      return this.misconduct(decision, "INVALID", this.conduct.onIllegal);
-    }
-    this.meta[seat] = meta;
-    this.resolve(decision, parsed, link, null, JSON.stringify(input));
+    this.guarded("taking an action", () => {
+      const parsed = this.game.parse(input, this.state, seat);
+      if (parsed instanceof ActionError) {
+        decision.attempts.push({ input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) });
+        decision.retriesLeft--;
+        if (decision.retriesLeft >= 0) return fail(parsed.code, parsed.message, decision.retriesLeft);
+        fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME.get(this.conduct.onIllegal)}`, 0);
+        return this.misconduct(decision, "INVALID", this.conduct.onIllegal);
+      }
+      this.meta[seat] = meta;
+      this.inputs[seat] = input;
+      this.resolve(decision, parsed, link, null, input);
+    });
   }
 
   /**
@@ -447,20 +563,46 @@ export class Match {
     const slot = this.seats[seat];
     const refuse = (code: ErrorCode, message: string) =>
       this.send(link, { type: "error", code, message, match: this.id });
-    if (slot.link !== link) {
+    if (slot?.link !== link) {
       return refuse(
         "not_seated",
         `another connection has taken over seat ${seat}; withdraw from the one that resumed it`,
       );
     }
     if (this.phase === "ended") return refuse("match_over", `match ${this.id} is over`);
-    this.pending.get(seat)?.attempts.push({ input: null, code: "withdrawn", message: reason });
-    this.leave(seat, "ERROR");
+    if (this.suspended) {
+      return refuse("server_stopping", `the server is restarting; resume match ${this.id} afterwards`);
+    }
+    this.guarded("a withdrawal", () => {
+      this.pending.get(seat)?.attempts.push({ input: null, code: "withdrawn", message: reason });
+      this.leave(seat, "ERROR");
+    });
   }
 
-  /** Ends the match now (server shutdown, an operator's abort). */
+  /** Ends the match now (an operator's abort). */
   abort(): void {
-    if (this.phase !== "ended") this.finish("aborted", null);
+    if (this.phase !== "ended" && this.phase !== "suspended") {
+      this.guarded("aborting", () => this.finish("aborted", null));
+    }
+  }
+
+  /**
+   * Puts the match to rest for a restart: every timer stops and every link is let go, nothing more is
+   * written or sent. Its log is in the store (the journal is drained after this), so the next start
+   * restores it and its players resume as after any drop.
+   */
+  suspend(): void {
+    if (this.phase === "ended" || this.phase === "suspended") return;
+    this.phase = "suspended";
+    for (const decision of this.pending.values()) clearTimeout(decision.timer);
+    for (const slot of this.seats) {
+      clearTimeout(slot.hold);
+      slot.hold = undefined;
+      slot.link = undefined;
+    }
+    clearTimeout(this.expiry);
+    clearTimeout(this.continuation);
+    this.spectators.clear();
   }
 
   private nowFor(seat: number): string {
@@ -470,7 +612,17 @@ export class Match {
     return toAct.length ? `waiting for seat ${toAct.join(" and ")}` : "nothing is open";
   }
 
+  /** A match whose open seats nobody takes within its waiting time is aborted (invites expire). */
+  private expireIfUnclaimed(): void {
+    if (this.waitingTtlMs <= 0 || this.expiry) return;
+    this.expiry = setTimeout(() =>
+      this.guarded("an expired invite", () => {
+        if (this.phase === "waiting") this.finish("aborted", null);
+      }), this.waitingTtlMs);
+  }
+
   private start(): void {
+    clearTimeout(this.expiry);
     this.phase = "playing";
     this.state = this.game.init(this.config, this.gameRng);
     this.startedAt ??= new Date();
@@ -492,11 +644,21 @@ export class Match {
   }
 
   private advanceLoop(): void {
+    let played = 0;
     while (this.phase === "playing") {
       const toAct = this.game.toAct(this.state);
       if (toAct.length === 0) return this.finish("completed", null);
+      if (!this.log && played++ >= STEPS_PER_TURN_OF_THE_LOOP) {
+        // Nobody to wait for (built-ins, released seats): go on after others have had the event loop.
+        this.continuation = setTimeout(() => this.guarded("playing on", () => this.advance()), 0);
+        return;
+      }
       for (const seat of toAct) {
         if (this.pending.has(seat) || this.moves[seat] !== undefined) continue;
+        if (this.nextSeq > MAX_DECISIONS) {
+          this.error = `the match reached its limit of ${MAX_DECISIONS} decisions`;
+          return this.finish("aborted", null);
+        }
         const decision: Decision = {
           seq: this.nextSeq++,
           seat,
@@ -563,7 +725,7 @@ export class Match {
     const parsed = this.game.parse(row.action, this.state, decision.seat);
     if (parsed instanceof ActionError) throw new RestoreError(this.id, `step ${row.seq}: ${parsed.message}`);
     this.meta[decision.seat] = row.meta ?? undefined;
-    this.resolve(decision, parsed, undefined, row.defaulted);
+    this.resolve(decision, parsed, undefined, row.defaulted, row.input ?? row.action);
   }
 
   /** Sends a decision's `turn` frame and starts its clock: only now may the seat see it. */
@@ -571,7 +733,11 @@ export class Match {
     if (this.pending.get(decision.seat) !== decision || decision.timer !== undefined) return;
     const slot = this.seats[decision.seat];
     decision.startedAt = performance.now();
-    decision.timer = setTimeout(() => this.timeout(decision), slot.clock!.budgetMs);
+    decision.deadline = Math.round(Date.now() + slot.clock!.budgetMs);
+    decision.timer = setTimeout(
+      () => this.guarded("a decision's clock", () => this.timeout(decision)),
+      slot.clock!.budgetMs,
+    );
     if (slot.greeted) slot.link?.send(this.turnFrame(decision));
     this.emit({ kind: "turn", seat: decision.seat });
   }
@@ -585,7 +751,7 @@ export class Match {
     action: Action,
     link?: SeatLink,
     byPolicy: DefaultedReason | null = null,
-    input = "",
+    input: unknown = null,
   ): void {
     const { seat, seq } = decision;
     clearTimeout(decision.timer);
@@ -598,7 +764,9 @@ export class Match {
     this.decided.set(seq, { seat, action, input });
     if (byPolicy) this.defaulted.push(seat);
     this.writeStep(decision, action, byPolicy, latencyMs);
+    this.inputs[seat] = undefined;
     if (link) this.send(link, { type: "ack", match: this.id, seq, action, duplicate: false });
+    if (this.pending.size > 0) this.emit({ kind: "moved", seat });
     this.advance();
   }
 
@@ -643,14 +811,16 @@ export class Match {
   private release(seat: number): void {
     const slot = this.seats[seat];
     slot.hold = undefined;
-    if (this.phase === "ended" || slot.link) return;
+    if (this.phase === "ended" || this.suspended || slot.link) return;
     this.leave(seat, "DISCONNECTED");
   }
 
   /**
    * A seat's player is gone: dropped past its hold, or withdrawn. The timeout policy applies to it at once:
    * under `default` the default action is played for its open decision and every later one; otherwise the
-   * match ends with the seat as culprit (a withdrawn seat's open decision is logged with its reason).
+   * match ends with the seat as culprit (a withdrawn seat's open decision is logged with its reason). Once
+   * no player is left at all (every other seat is a built-in or gone too) the match ends at once, aborted:
+   * playing it out by default moves would only fill the record with moves nobody chose.
    */
   private leave(seat: number, status: "DISCONNECTED" | "ERROR"): void {
     const slot = this.seats[seat];
@@ -660,37 +830,66 @@ export class Match {
     this.emit({ kind: "seat", seat });
     const decision = this.pending.get(seat);
     const outcome = this.conduct.onTimeout;
-    if (outcome === "default") {
+    const nobodyLeft = this.seats.every((s) => !s.participant || s.participant.kind === "builtin" || s.released);
+    if (this.phase === "waiting") return this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
+    if (outcome === "default" && !nobodyLeft) {
       if (decision) this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, leftAs(status));
-      else if (this.phase === "waiting") this.finish("aborted", seat);
       return;
     }
-    if (decision && status === "ERROR") return this.misconduct(decision, status, outcome);
+    if (decision && status === "ERROR") return this.misconduct(decision, status, nobodyLeft ? "abort" : outcome);
     if (decision) clearTimeout(decision.timer);
     this.pending.delete(seat);
-    this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
+    this.finish(outcome === "forfeit" && !nobodyLeft ? "forfeit" : "aborted", seat);
   }
 
   private finish(reason: EndReason, culprit: number | null): void {
     this.phase = "ended";
     for (const d of this.pending.values()) clearTimeout(d.timer);
     this.pending.clear();
+    clearTimeout(this.expiry);
+    clearTimeout(this.continuation);
     for (const slot of this.seats) {
       if (slot.hold) clearTimeout(slot.hold);
       slot.hold = undefined;
       if (slot.status === "ACTIVE") slot.status = "DONE";
     }
-    this.result = {
-      returns: this.state === undefined ? this.seats.map(() => 0) : [...this.game.returns(this.state)],
-      statuses: this.seats.map((s) => s.status),
-      reason,
-      culprit,
-      steps: this.steps,
-    };
+    let returns = this.seats.map(() => 0);
+    try {
+      if (this.state !== undefined) returns = [...this.game.returns(this.state)];
+    } catch (error) {
+      // A game that cannot say its returns: the match is over anyway, in error.
+      reason = "error";
+      this.error ??= `the game's returns failed: ${faultText(error)}`;
+    }
+    this.result = { returns, statuses: this.seats.map((s) => s.status), reason, culprit, steps: this.steps };
     this.endedAt = new Date();
     this.writeRecord();
     this.deliver(() => this.seats.forEach((slot, seat) => slot.link?.send(this.endFrame(seat))));
     this.emit({ kind: "end", end: this.result });
+  }
+
+  /**
+   * Runs `body` inside the match's fault boundary: a throw ends this match in error (every seat ERROR,
+   * the cause in the record), tells its seats, and goes no further.
+   */
+  private guarded(what: string, body: () => void): void {
+    try {
+      body();
+    } catch (error) {
+      this.fault(what, error);
+    }
+  }
+
+  private fault(what: string, error: unknown): void {
+    console.error(`ludus: match ${this.id} (${this.game.id}): ${what} failed; the match ends in error:`, error);
+    if (this.phase === "ended" || this.phase === "suspended") return;
+    this.error = `${what} failed: ${faultText(error)}`;
+    for (const slot of this.seats) slot.status = "ERROR";
+    try {
+      this.finish("error", null);
+    } catch (again) {
+      console.error(`ludus: match ${this.id}: ending it after the fault failed too:`, again);
+    }
   }
 
   private endFrame(seat: number): MatchEndFrame {
@@ -718,7 +917,7 @@ export class Match {
       game: this.game.id,
       version: this.game.version,
       variant: this.variant,
-      config: this.config,
+      config: this.game.publicConfig(this.config), // a seat's private values reach it through its observation
       rules: this.game.rules(this.config),
       seat,
       participants: this.participants(),
@@ -744,7 +943,7 @@ export class Match {
       ...(slot.link?.text ? { text: this.game.describe(observation) } : {}),
       legal,
       legalText: describeSpace(legal),
-      deadline: Math.round(Date.now() + slot.clock!.budgetMs - running),
+      deadline: decision.deadline!,
       clock: slot.clock!.view(running),
       retriesLeft: Math.max(0, decision.retriesLeft),
     };
@@ -777,24 +976,39 @@ export class Match {
     this.unwritten++;
     write.then(() => {
       if (--this.unwritten > 0) return;
-      for (const output of this.outbox.splice(0)) output();
+      this.guarded("sending what became durable", () => {
+        for (const output of this.outbox.splice(0)) output();
+      });
     }, (error: Error) => this.journalFailed(error));
   }
 
   /**
    * A write was refused for good (not a passing outage, which the journal retries): nothing waiting can
-   * be acknowledged, so the match ends in error and its seats are told why.
+   * be acknowledged, so the match ends in error, its seats are told why, and the store gets an end of its
+   * own that holds only server-made values.
    */
   private journalFailed(error: Error): void {
     if (this.journalBroken) return;
     this.journalBroken = true;
     this.outbox.length = 0;
     this.unwritten = 0;
+    if (this.phase === "suspended") return; // the server stopped before these were written: the log has the rest
     console.error(`ludus: match ${this.id}: the replay store refused a write: ${error.message}`);
-    if (this.phase !== "ended") {
-      for (const slot of this.seats) slot.status = "ERROR";
-      this.finish("error", null);
-    }
+    this.guarded("ending after a refused write", () => {
+      if (this.phase !== "ended") {
+        this.error = `the replay store refused a write: ${faultText(error)}`;
+        for (const slot of this.seats) slot.status = "ERROR";
+        this.finish("error", null);
+      }
+    });
+    this.journal!.closeInError(this.id, {
+      statuses: this.seats.map((s) => s.status),
+      error: this.error ?? `the replay store refused a write: ${faultText(error)}`,
+      steps: this.steps,
+      endedAt: this.endedAt ?? new Date(),
+    }).catch((again: Error) =>
+      console.error(`ludus: match ${this.id}: recording its end failed too: ${again.message}`)
+    );
   }
 
   private writeRecord(): void {
@@ -826,6 +1040,8 @@ export class Match {
       createdAt: this.createdAt,
       startedAt: this.startedAt,
       endedAt: this.endedAt,
+      error: this.error,
+      invite: this.invite,
     }));
   }
 
@@ -839,6 +1055,7 @@ export class Match {
   ): void {
     if (!this.journal || this.log || this.journalBroken) return;
     const last = decision.attempts.at(-1);
+    const input = this.inputs[decision.seat];
     const row: StepRecordRow = {
       matchId: this.id,
       seq: decision.seq,
@@ -846,6 +1063,8 @@ export class Match {
       seat: decision.seat,
       observation: this.observationOf(decision),
       action,
+      // The input as sent, when it is not already the canonical action (text, another key order).
+      input: input === undefined || defaulted !== null || isDeepStrictEqual(input, action) ? null : input,
       legal: defaulted === null && action !== null,
       error: timedOut || defaulted === "timeout"
         ? { code: "timeout", message: "the seat's clock ran out" }

@@ -11,6 +11,8 @@ export interface Ticket {
   readonly game: string;
   readonly variant: string;
   readonly participant: Participant;
+  /** May be seated with tickets of its own token (self-play)? */
+  readonly selfPlay: boolean;
   readonly since: number;
   /** Called once, when the ticket has a seat. */
   readonly seated: (match: Match, seat: number) => void;
@@ -18,12 +20,31 @@ export interface Ticket {
 
 /**
  * Chooses who plays together from a pool's waiting tickets (oldest first): `seats` tickets, or none.
- * First come, first served by default; rating-aware pairing plugs in here.
+ * First come, first served by default; rating-aware pairing plugs in here. Whatever the rule, a group
+ * never seats a token against itself unless each of its tickets asked for self-play (`mayMeet`).
  */
 export type PairingRule = (waiting: readonly Ticket[], seats: number) => readonly Ticket[] | undefined;
 
-export const firstComeFirstServed: PairingRule = (waiting, seats) =>
-  waiting.length >= seats ? waiting.slice(0, seats) : undefined;
+/** Whether two tickets may sit in one match: different tokens (or people), or a token's self-play tickets. */
+export function mayMeet(a: Ticket, b: Ticket): boolean {
+  const token = a.participant.tokenId;
+  return token === undefined || token !== b.participant.tokenId || (a.selfPlay && b.selfPlay);
+}
+
+/** The oldest tickets, up to `seats`, that may all meet each other, starting with `first` when given. */
+export function compatibleGroup(waiting: readonly Ticket[], seats: number, first?: Ticket): Ticket[] {
+  const group: Ticket[] = first ? [first] : [];
+  for (const ticket of waiting) {
+    if (group.length === seats) break;
+    if (!group.includes(ticket) && group.every((t) => mayMeet(t, ticket))) group.push(ticket);
+  }
+  return group;
+}
+
+export const firstComeFirstServed: PairingRule = (waiting, seats) => {
+  const group = compatibleGroup(waiting, seats);
+  return group.length === seats ? group : undefined;
+};
 
 export interface MatchmakerOptions {
   /** After this wait a ticket's empty seats go to `fillStrategy`; null never fills. */
@@ -48,7 +69,13 @@ export class Matchmaker {
 
   /** Queues a participant; throws the game's own errors for an unknown game, variant or bad fill strategy. */
   enqueue(
-    request: { game: string; variant?: string; participant: Participant; seated: Ticket["seated"] },
+    request: {
+      game: string;
+      variant?: string;
+      participant: Participant;
+      selfPlay?: boolean;
+      seated: Ticket["seated"];
+    },
   ): { ticket: Ticket; fillAt: number | null } {
     const game = getGame(request.game);
     const { variant } = configure(game, {}, request.variant);
@@ -59,6 +86,7 @@ export class Matchmaker {
       game: game.id,
       variant,
       participant: request.participant,
+      selfPlay: request.selfPlay ?? false,
       since: Date.now(),
       seated: request.seated,
     };
@@ -105,6 +133,9 @@ export class Matchmaker {
     const { game, variant } = pool[0];
     const seats = this.seatCount(game, variant);
     for (let group = this.pairing(pool, seats); group; group = this.pairing(pool, seats)) {
+      if (group.some((a, i) => group.slice(i + 1).some((b) => !mayMeet(a, b)))) {
+        throw new Error("the pairing rule seated a token against itself without self-play");
+      }
       if (!this.seat(key, group, seats)) return;
     }
   }
@@ -116,8 +147,7 @@ export class Matchmaker {
     const pool = this.pools.get(key);
     if (!pool?.includes(ticket)) return;
     const seats = this.seatCount(ticket.game, ticket.variant);
-    const others = pool.filter((t) => t !== ticket).slice(0, seats - 1);
-    this.seat(key, [ticket, ...others], seats);
+    this.seat(key, compatibleGroup(pool, seats, ticket), seats);
   }
 
   /** Opens a match for `group`; false when the store refuses new matches (the group stays queued). */

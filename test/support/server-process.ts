@@ -13,6 +13,22 @@ function ludusCommand(): string[] {
   return tasks.ludus.split(/\s+/).slice(1); // drop the leading `deno`
 }
 
+/** Runs `ludus <args>` as its own process (as a person at a shell would) and collects what it printed. */
+export function runLudus(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | string; out: string; err: string }> {
+  const child = spawn(DENO, [...ludusCommand(), ...args], {
+    env: { ...process.env, DATABASE_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
+  return once(child, "close").then(([code, signal]) => ({ code: (code ?? signal) as number | string, out, err }));
+}
+
 export interface ServerProcess {
   readonly url: string;
   readonly wsUrl: string;
@@ -24,8 +40,15 @@ export interface ServerProcess {
 }
 
 /** Starts `ludus serve` as its own process on a free port and waits until it listens. */
-export function startServerProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(DENO, [...ludusCommand(), "serve", "--host", "127.0.0.1", "--port", "0", ...args], {
+export function startServerProcess(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  /** A command the server runs under, e.g. `["prlimit", "--nofile=256:256"]` for a low file limit. */
+  under: readonly string[] = [],
+): Promise<ServerProcess> {
+  const command = [DENO, ...ludusCommand(), "serve", "--host", "127.0.0.1", "--port", "0", ...args];
+  const [program, ...argv] = [...under, ...command];
+  const child: ChildProcess = spawn(program, argv, {
     // The embedded store unless the caller names a database: CI's DATABASE_URL must not redirect it.
     env: { ...process.env, DATABASE_URL: "", ...env },
     stdio: ["ignore", "ignore", "pipe"],

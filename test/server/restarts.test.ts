@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ReplayStore } from "../../db/store.ts";
+import type { TurnFrame } from "../../protocol/frames.ts";
+import { TokenStore } from "../../server/auth/tokens.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+
+/**
+ * What players were told must hold across a crash or a restart: the match they hold, its invite, the
+ * end they saw, and the store a running server holds. Each case is played as a user would, against a
+ * real `ludus serve` process.
+ */
+
+const first = (turn: TurnFrame) => turn.legal[0].kind === "fixed" ? turn.legal[0].action : "cooperate";
+
+describe("restarts keep what players were told", () => {
+  let dataDir: string;
+  let tokens: TokenStore;
+  let server: ServerProcess | undefined;
+  const bots: RawBot[] = [];
+  const start = async (...extra: string[]) => (server = await startServerProcess(["--data-dir", dataDir, ...extra]));
+  const kill = async () => {
+    server!.child.kill("SIGKILL");
+    await server!.exited;
+  };
+  const connect = async (name: string) => {
+    const bot = await RawBot.connect(server!.wsUrl, tokens.create(name).token);
+    bots.push(bot);
+    return bot;
+  };
+  const reconnect = async (token: string) => {
+    const again = await RawBot.connect(server!.wsUrl, token);
+    bots.push(again);
+    return again;
+  };
+  afterEach(async () => {
+    bots.splice(0).forEach((bot) => bot.close());
+    server?.child.kill("SIGKILL");
+    await server?.exited;
+    server = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const fresh = () => {
+    dataDir = mkdtempSync(join(tmpdir(), "ludus-restart-"));
+    tokens = new TokenStore(dataDir);
+  };
+
+  it("refuses a second process on the embedded store while the server runs (it used to take it over)", async () => {
+    fresh();
+    await start();
+    const bot = await connect("verifier-victim");
+    bot.play(first);
+    bot.send({ type: "create", game: "kuhn-poker", opponents: { "1": "strategy:random" } });
+    const end = await bot.next("match_end");
+    const verify = await runLudus(["replay", "verify", "--all", "--data-dir", dataDir]);
+    expect(verify.err).toMatch(new RegExp(`is in use by process ${server!.child.pid}; stop that server`));
+    expect(verify.code).toBe(1);
+    await kill();
+    const store = await ReplayStore.open({ dataDir });
+    expect((await store.match(end.match))?.endReason).toBe("completed");
+    await store.close();
+  });
+
+  it("restores a simultaneous step whose built-in moved while the bot's decision was open, and lists it in welcome", async () => {
+    fresh();
+    await start();
+    const token = tokens.create("ipd-bot").token;
+    const bot = await RawBot.connect(server!.wsUrl, token);
+    bots.push(bot);
+    bot.send({ type: "create", game: "ipd", config: { rounds: 5 }, opponents: { "1": "strategy:tit-for-tat" } });
+    const created = await bot.next("created");
+    // Decision 1 is the bot's, open; decision 2, the built-in's, is durable before the turn is sent.
+    const open = await bot.next("turn");
+    expect(open.seq).toBe(1);
+    await kill();
+    await start();
+    expect(server!.stderr()).toContain("restored 1 unfinished matches");
+    expect(server!.stderr()).not.toMatch(/could not be restored/);
+    const again = await reconnect(token);
+    const welcome = again.frames.find((f) => f.type === "welcome")!;
+    expect(welcome).toMatchObject({ matches: [created.match] });
+    again.send({ type: "resume", match: created.match });
+    expect(await again.next("match_start")).toMatchObject({ match: created.match, resumed: true, seat: 0 });
+    expect(await again.next("turn")).toMatchObject({ seq: 1 });
+    again.play(first);
+    expect(await again.next("match_end")).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"], steps: 5 });
+  });
+
+  it("keeps an invite working across a crash, answers the creator's resume, and ends a match seen to end", async () => {
+    fresh();
+    await start();
+    const hostToken = tokens.create("host").token;
+    const host = await RawBot.connect(server!.wsUrl, hostToken);
+    bots.push(host);
+    host.send({ type: "create", game: "tic-tac-toe", opponents: { "1": "open" } });
+    const created = await host.next("created");
+    const finisherToken = tokens.create("finisher").token;
+    const done = await RawBot.connect(server!.wsUrl, finisherToken);
+    bots.push(done);
+    done.play(first);
+    done.send({ type: "create", game: "kuhn-poker", opponents: { "1": "strategy:random" } });
+    const ended = await done.next("match_end");
+    await kill();
+    await start();
+
+    const info = await fetch(`${server!.url}/invites/${created.invite}`);
+    expect(info.status).toBe(200);
+    expect(await info.json()).toMatchObject({ id: created.match, phase: "waiting" });
+    const back = await reconnect(hostToken);
+    back.send({ type: "resume", match: created.match });
+    expect(await back.next("created")).toMatchObject({ match: created.match, invite: created.invite, seats: [0] });
+    const guest = await connect("guest");
+    guest.send({ type: "join", match: created.invite });
+    expect(await guest.next("match_start")).toMatchObject({ match: created.match, seat: 1 });
+    expect(await back.next("match_start")).toMatchObject({ match: created.match, seat: 0 });
+    back.play(first);
+    guest.play((turn) => turn.legal.at(-1)!.kind === "fixed" ? (turn.legal.at(-1) as { action: unknown }).action : "");
+    expect((await back.next("match_end")).reason).toBe("completed");
+
+    // The match that had ended before the crash: its end, not unknown_match.
+    const finisher = await reconnect(finisherToken);
+    finisher.send({ type: "resume", match: ended.match });
+    expect(await finisher.next("match_end")).toEqual(ended);
+  });
+
+  it("on SIGTERM keeps live matches for the next start: bots are told to come back (1012) and finish them", async () => {
+    fresh();
+    await start();
+    const names = ["left", "right"];
+    const tokenList = names.map((name) => tokens.create(name).token);
+    const [a, b] = await Promise.all(tokenList.map((token) => RawBot.connect(server!.wsUrl, token)));
+    bots.push(a, b);
+    a.send({ type: "create", game: "ipd", config: { rounds: 40 }, opponents: { "1": "open" } });
+    const created = await a.next("created");
+    b.send({ type: "join", match: created.invite });
+    a.play(first);
+    b.play(first);
+    await a.next("ack", (f) => f.seq > 20);
+    server!.child.kill("SIGTERM");
+    const [closeA, closeB] = await Promise.all([a.whenClosed(), b.whenClosed()]);
+    expect([closeA.code, closeB.code]).toEqual([1012, 1012]);
+    await server!.exited;
+    expect(server!.stderr()).toMatch(/ludus: stopped; 1 live match is kept in the store/);
+    expect(a.frames.some((f) => f.type === "match_end")).toBe(false);
+
+    await start();
+    expect(server!.stderr()).toContain("restored 1 unfinished matches");
+    const again = await Promise.all(tokenList.map((token) => RawBot.connect(server!.wsUrl, token)));
+    bots.push(...again);
+    for (const bot of again) {
+      bot.play(first);
+      bot.send({ type: "resume", match: created.match });
+    }
+    const ends = await Promise.all(again.map((bot) => bot.next("match_end")));
+    expect(ends[0]).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"], steps: 40 });
+  });
+});
