@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, Gateway, type GatewayLimits } from "./gateway/gateway.t
 import { startHttpServer } from "./http.ts";
 import type { ClockSpec } from "./match/clock.ts";
 import { LiveMatches } from "./match/live-matches.ts";
+import type { Match } from "./match/match.ts";
 import type { GroupCommitOptions } from "../db/group-commit.ts";
 import { ReplayStore } from "../db/store.ts";
 import { datasetRoutes } from "./api/datasets.ts";
@@ -24,6 +25,8 @@ import { webAppRoutes } from "./web-app.ts";
 export interface ServerOptions {
   readonly port: number;
   readonly host: string;
+  /** How long an HTTP connection may stay silent before it is closed. */
+  readonly idleMs?: number;
   /** Where tokens and the embedded replay store live. */
   readonly dataDir: string;
   /** PostgreSQL for the replay store instead of the embedded PGlite in `dataDir`. */
@@ -34,7 +37,25 @@ export interface ServerOptions {
   readonly fillStrategy?: string;
   readonly conduct?: Partial<ConductPolicy>;
   readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
-  readonly limits?: GatewayLimits;
+  readonly limits?: Partial<GatewayLimits>;
+  /** How long a private match may wait for its open seats before it is aborted. */
+  readonly waitingTtlMs?: number;
+}
+
+/** How a server stops. */
+export interface StopOptions {
+  /** Wait up to this long for live matches to end (refusing new ones) before putting the rest to rest. */
+  readonly drainMs?: number;
+  /** Wait up to this long for the replay store to write what it holds (default: as long as it takes). */
+  readonly flushTimeoutMs?: number;
+}
+
+/** What a stop left behind. */
+export interface Stopped {
+  /** Live matches kept in the store for the next start to restore. */
+  readonly kept: number;
+  /** Records the store could not write in time (none was acknowledged to anyone). */
+  readonly unwritten: number;
 }
 
 export const DEFAULT_FILL_AFTER_MS = 10_000;
@@ -48,7 +69,11 @@ export interface LudusServer {
   readonly store: ReplayStore;
   /** Matches brought back from the store at start-up, and those that could not be. */
   readonly restored: Awaited<ReturnType<LiveMatches["restore"]>>;
-  close(): Promise<void>;
+  /**
+   * Stops: no new matches or connections; live matches (after an optional drain) are put to rest, their
+   * logs durable in the store, and restored by the next start; bots are closed with 1012 (restart).
+   */
+  close(options?: StopOptions): Promise<Stopped>;
 }
 
 export async function startServer(options: ServerOptions): Promise<LudusServer> {
@@ -61,13 +86,18 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       onStatus: ({ ok, message }) => (ok ? console.error : console.warn)(`ludus: ${message}`),
     },
   });
-  const matches = new LiveMatches({ clocks: options.clocks, conduct: options.conduct, store });
+  const matches = new LiveMatches({
+    clocks: options.clocks,
+    conduct: options.conduct,
+    store,
+    waitingTtlMs: options.waitingTtlMs,
+  });
   const restored = await matches.restore();
   const matchmaker = new Matchmaker(matches, {
     fillAfterMs: options.fillAfterMs === undefined ? DEFAULT_FILL_AFTER_MS : options.fillAfterMs,
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
   });
-  const gateway = new Gateway(tokens, matches, matchmaker, options.limits ?? DEFAULT_LIMITS);
+  const gateway = new Gateway(tokens, matches, matchmaker, { ...DEFAULT_LIMITS, ...options.limits });
   const rooms = await BrowserRooms.start({ matches, matchmaker });
   const http = await startHttpServer(options, {
     before: (req, res) => rooms.handleRequest(req, res),
@@ -94,13 +124,26 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     tokens,
     store,
     restored,
-    close: async () => {
+    close: async (stop: StopOptions = {}) => {
       matchmaker.close();
-      matches.abortAll();
-      gateway.close();
+      matches.stopAccepting();
+      const live = () => matches.all().filter((m) => !m.ended);
+      if (stop.drainMs) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const ended = (m: Match) => new Promise<void>((done) => m.subscribe((e) => e.kind === "end" && done()));
+        await Promise.race([
+          Promise.all(live().map(ended)),
+          new Promise<void>((done) => (timer = setTimeout(done, stop.drainMs))),
+        ]);
+        clearTimeout(timer);
+      }
+      const kept = live().length;
+      matches.suspendAll();
+      gateway.close(true);
       await rooms.close();
       await http.close();
-      await store.close();
+      const unwritten = await store.close(stop.flushTimeoutMs);
+      return { kept, unwritten };
     },
   };
 }

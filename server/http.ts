@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { games } from "../games/registry.ts";
 import { catalog } from "./catalog.ts";
 import { VERSION } from "./version.ts";
@@ -9,6 +9,8 @@ import { VERSION } from "./version.ts";
 export interface ServeOptions {
   readonly port: number;
   readonly host: string;
+  /** How long an HTTP connection may stay silent before it is closed (default IDLE_MS). */
+  readonly idleMs?: number;
 }
 
 /** What the rest of the server adds to the HTTP API. */
@@ -45,6 +47,9 @@ export class ServeError extends Error {
   }
 }
 
+/** How long an HTTP connection may stay silent. */
+export const IDLE_MS = 30_000;
+
 const ROUTES = "GET /health, GET /games, GET /games/:id";
 
 export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -65,6 +70,19 @@ export function error(
   headers?: Record<string, string>,
 ) {
   send(res, status, { error: { code, message } }, headers);
+}
+
+/**
+ * A path segment as text, or undefined after answering 400: `%ff` is not valid percent-encoding (it
+ * used to escape as a 500).
+ */
+export function pathSegment(res: ServerResponse, raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    error(res, 400, "bad_path", `\`${raw.slice(0, 64)}\` is not valid percent-encoded UTF-8`);
+    return undefined;
+  }
 }
 
 function route(req: IncomingMessage, res: ServerResponse, startedAt: number, extensions: HttpExtensions): void {
@@ -90,7 +108,8 @@ function route(req: IncomingMessage, res: ServerResponse, startedAt: number, ext
   if (path === "/games") return send(res, 200, { games: catalog() });
   const one = /^\/games\/([^/]+)$/.exec(path);
   if (one) {
-    const id = decodeURIComponent(one[1]);
+    const id = pathSegment(res, one[1]);
+    if (id === undefined) return;
     const game = catalog().find((g) => g.id === id);
     if (game) return send(res, 200, game);
     return error(res, 404, "unknown_game", `no game \`${id}\`; games: ${games.map((g) => g.id).join(", ")}`);
@@ -111,6 +130,11 @@ export function startHttpServer(options: ServeOptions, extensions: HttpExtension
       else res.destroy();
     }
   });
+  // A connection that sends nothing (or idles between requests) holds a file descriptor for nothing: it
+  // gets IDLE_MS. A websocket, once upgraded, is left to its own rules (the gateway's auth timeout, pings).
+  const idleMs = options.idleMs ?? IDLE_MS;
+  server.on("connection", (socket: Socket) => socket.setTimeout(idleMs, () => socket.destroy()));
+  server.on("upgrade", (_req: IncomingMessage, socket: Socket) => socket.setTimeout(0));
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
       const where = `${options.host}:${options.port}`;
@@ -127,16 +151,73 @@ export function startHttpServer(options: ServeOptions, extensions: HttpExtension
     server.listen(options.port, options.host, () => {
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+      const watchdog = keepAccepting(server, options.host, port);
       resolve({
         url: `http://${host}:${port}`,
         port,
         http: server,
         close: () =>
           new Promise<void>((done) => {
+            clearInterval(watchdog);
             server.close(() => done());
             server.closeAllConnections();
           }),
       });
     });
   });
+}
+
+/** How often the listener is checked, and how long its check waits for the probe to be accepted. */
+const PROBE_EVERY_MS = 5_000;
+const PROBE_WAIT_MS = 2_000;
+
+/**
+ * Deno's listener stops accepting for good once an accept fails (the process at its open-file limit):
+ * the port stays bound, the kernel queues connections, nothing answers, even after every socket closes.
+ * So the server connects to itself now and then; when its own probe is not accepted in time, it listens
+ * again, and says so.
+ */
+function keepAccepting(server: Server, host: string, port: number): ReturnType<typeof setInterval> {
+  const self = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  // Any connection accepted while the probe waits proves the listener alive (the probe's own among them).
+  let accepted = 0;
+  server.on("connection", () => accepted++);
+  let probing = false;
+  let failures = 0;
+  const probe = () =>
+    new Promise<boolean | undefined>((answer) => {
+      const before = accepted;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (result: boolean | undefined) => {
+        clearTimeout(timer);
+        clearInterval(poll);
+        socket.destroy();
+        answer(result);
+      };
+      const poll = setInterval(() => accepted > before && finish(true), 20);
+      const socket: Socket = connect(port, self);
+      socket.once("connect", () => (timer = setTimeout(() => finish(accepted > before), PROBE_WAIT_MS)));
+      socket.once("error", () => finish(undefined)); // our own side could not connect: no verdict
+    });
+  const timer = setInterval(async () => {
+    if (probing || !server.listening) return;
+    probing = true;
+    try {
+      const verdict = await probe();
+      // Twice in a row, so that a merely busy event loop is not taken for a dead listener.
+      failures = verdict === false ? failures + 1 : verdict === true ? 0 : failures;
+      if (failures < 2) return;
+      failures = 0;
+      console.error(
+        `ludus: the server stopped accepting connections (most likely at its open-file limit: raise it with ` +
+          `\`ulimit -n\`); listening on ${host}:${port} again`,
+      );
+      server.close();
+      server.listen(port, host);
+    } finally {
+      probing = false;
+    }
+  }, PROBE_EVERY_MS);
+  Deno.unrefTimer(timer);
+  return timer;
 }

@@ -44,6 +44,11 @@ export function webAppRoutes(root = WEB_ROOT): ApiRoute {
       try {
         ({ mtime: modified, size } = statSync(full));
       } catch {
+        if (STYLES.test(path)) {
+          // A style sheet the app does not have: not found, whether or not the bundle is built.
+          error(res, 404, "not_found", `no style sheet ${path}`);
+          return true;
+        }
         error(
           res,
           503,

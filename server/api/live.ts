@@ -1,6 +1,7 @@
+import { games } from "../../games/registry.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import type { Match } from "../match/match.ts";
-import { type ApiRoute, error, send } from "../http.ts";
+import { type ApiRoute, error, pathSegment, send } from "../http.ts";
 import { checkParams, QueryError } from "../../db/query.ts";
 
 /**
@@ -23,6 +24,8 @@ function liveSummary(match: Match) {
   };
 }
 
+const GAME_IDS = new Set(games.map((g) => g.id));
+
 const INVITE_PATH = /^\/invites\/([^/]+)$/;
 
 export function liveRoutes(matches: LiveMatches): ApiRoute {
@@ -40,7 +43,8 @@ export function liveRoutes(matches: LiveMatches): ApiRoute {
         return true;
       }
       if (invite) {
-        const code = decodeURIComponent(invite[1]);
+        const code = pathSegment(res, invite[1]);
+        if (code === undefined) return true;
         let found;
         try {
           found = matches.find(code);
@@ -53,6 +57,10 @@ export function liveRoutes(matches: LiveMatches): ApiRoute {
         return true;
       }
       const game = url.searchParams.get("game");
+      if (game !== null && !GAME_IDS.has(game)) {
+        error(res, 400, "bad_query", `no game \`${game.slice(0, 64)}\`; games: ${[...GAME_IDS].join(", ")}`);
+        return true;
+      }
       const live = matches.all().filter((m) => !m.ended && (game === null || m.game.id === game));
       send(res, 200, { matches: live.map(liveSummary) });
       return true;

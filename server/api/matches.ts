@@ -3,7 +3,7 @@ import type { Viewer } from "../../games/core/game.ts";
 import { checkParams, decodeCursor, encodeCursor, parseFilter, positionOf, QueryError } from "../../db/query.ts";
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { replayableGame, ReplayError, replayMatch } from "../../db/replay.ts";
-import type { ReplayStore } from "../../db/store.ts";
+import type { MatchOrder, ReplayStore } from "../../db/store.ts";
 import { type ApiRoute, error, send } from "../http.ts";
 
 /**
@@ -24,6 +24,8 @@ export function matchSummary(match: MatchRecord) {
     statuses: match.statuses,
     returns: match.returns,
     endReason: match.endReason,
+    /** Why it ended in error (a fault in the server, a write the store refused), when it did. */
+    error: match.error ?? null,
     culprit: match.culprit,
     steps: match.steps,
     createdAt: match.createdAt,
@@ -41,18 +43,29 @@ function limitOf(value: string | null): number {
   return n;
 }
 
-/** GET /matches: one page of matches in creation order, and the cursor of the next page (null at the end). */
+function orderOf(value: string | null): MatchOrder {
+  if (value === null || value === "desc") return "desc";
+  if (value === "asc") return "asc";
+  throw new QueryError(`\`order\` is \`desc\` (newest first, the default) or \`asc\` (oldest first), got "${value}"`);
+}
+
+/**
+ * GET /matches: one page of matches, newest first unless `order=asc`, and the cursor of the next page (null
+ * at the end).
+ */
 async function listMatches(store: ReplayStore, url: URL) {
-  const filter = parseFilter(url.searchParams, ["limit", "cursor"]);
+  const filter = parseFilter(url.searchParams, ["limit", "cursor", "order"]);
   const limit = limitOf(url.searchParams.get("limit"));
+  const order = orderOf(url.searchParams.get("order"));
   const cursor = url.searchParams.get("cursor");
-  const after = cursor === null ? undefined : decodeCursor("matches", filter, cursor);
+  const kind = `matches:${order}`;
+  const after = cursor === null ? undefined : decodeCursor(kind, filter, cursor);
   // One more than asked tells whether another page follows without a last, empty one.
-  const rows = await store.matches(filter, limit + 1, after);
+  const rows = await store.matches(filter, limit + 1, after, order);
   const page = rows.slice(0, limit);
   return {
     matches: page.map(matchSummary),
-    next: rows.length > limit ? encodeCursor("matches", filter, positionOf(page.at(-1)!)) : null,
+    next: rows.length > limit ? encodeCursor(kind, filter, positionOf(page.at(-1)!)) : null,
   };
 }
 
@@ -75,6 +88,7 @@ function decision(row: StepRecordRow) {
   return {
     seq: row.seq,
     action: row.action,
+    input: row.input ?? null,
     legal: row.legal,
     defaulted: row.defaulted,
     error: row.error,
@@ -108,8 +122,10 @@ export function seatView(match: MatchRecord, steps: readonly StepRecordRow[], vi
       ...seen(viewer, event.rows, event.rewards),
     });
   }
+  // While the match is played its config may hold the seats' private values; the full config comes with the end.
+  const config = match.endedAt === null ? game.publicConfig(match.config) : match.config;
   return {
-    match: { ...matchSummary(match), gameVersion: match.gameVersion, config: match.config },
+    match: { ...matchSummary(match), gameVersion: match.gameVersion, config },
     viewer,
     rules: game.rules(match.config),
     turns,
@@ -144,7 +160,7 @@ const MATCH_PATH = /^\/matches(?:\/([^/]+)(\/view)?)?$/;
 
 export function matchRoutes(store: ReplayStore): ApiRoute {
   return {
-    describe: "GET /matches, GET /matches/:id, GET /matches/:id/view?seat=<n|public|all>",
+    describe: "GET /matches?order=desc|asc, GET /matches/:id, GET /matches/:id/view?seat=<n|public|all>",
     handle(_req, res, url) {
       const path = url.pathname.replace(/\/+$/, "");
       const found = MATCH_PATH.exec(path);

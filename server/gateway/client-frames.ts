@@ -1,5 +1,6 @@
 import { Packr } from "msgpackr";
 import { z } from "zod";
+import { unstorable } from "../../db/storable.ts";
 import type { ClientFrame, ErrorCode, ServerFrame } from "../../protocol/frames.ts";
 
 /** Reading and writing gateway frames: JSON text or msgpack binary, checked against the protocol's shapes. */
@@ -9,40 +10,72 @@ export type Format = "json" | "msgpack";
 // Plain msgpack maps and arrays (no msgpackr records), so every language's msgpack reads them.
 const packr = new Packr({ useRecords: false, variableMapSize: true });
 
+/**
+ * Epoch-millisecond fields: past 2^32, msgpackr would write these whole numbers as float64. As BigInt they go
+ * out as msgpack integers (int64), as JSON has them (decode them with msgpackr's `int64AsType: "number"`).
+ */
+const EPOCH_FIELDS = ["deadline", "fillAt", "time"] as const;
+
 export function encode(frame: ServerFrame, format: Format): string | Uint8Array {
-  return format === "json" ? JSON.stringify(frame) : packr.pack(frame);
+  if (format === "json") return JSON.stringify(frame);
+  const fields = frame as unknown as Record<string, unknown>;
+  const epochs = EPOCH_FIELDS.filter((key) => typeof fields[key] === "number");
+  if (epochs.length === 0) return packr.pack(frame);
+  const copy: Record<string, unknown> = { ...fields };
+  for (const key of epochs) copy[key] = BigInt(copy[key] as number);
+  return packr.pack(copy);
 }
 
 const id = z.string().min(1).max(128);
+/** A seat number: games have at most a few dozen seats; the match checks it against its own count. */
+const seat = z.number().int().min(0).max(1023);
 
-const schemas = {
-  auth: z.strictObject({ type: z.literal("auth"), token: z.string().max(256), text: z.boolean().optional() }),
-  queue: z.strictObject({ type: z.literal("queue"), game: id, variant: id.optional() }),
-  cancel: z.strictObject({ type: z.literal("cancel"), ticket: id }),
-  create: z.strictObject({
-    type: z.literal("create"),
-    game: id,
-    variant: id.optional(),
-    config: z.record(z.string(), z.unknown()).optional(),
-    seat: z.number().int().min(0).optional(),
-    opponents: z.record(z.string().regex(/^\d+$/, "opponents are keyed by seat number"), z.string().max(128))
-      .optional(),
-    seed: z.string().min(1).max(128).optional(),
-  }),
-  join: z.strictObject({ type: z.literal("join"), match: id }),
-  act: z.strictObject({
-    type: z.literal("act"),
-    match: id,
-    seq: z.number().int().min(1),
-    action: z.unknown().refine((a) => a !== undefined, "`action` is required: a JSON action or its text"),
-    meta: z.record(z.string(), z.unknown()).optional(),
-  }),
-  withdraw: z.strictObject({ type: z.literal("withdraw"), match: id, reason: z.string().min(1).max(2000) }),
-  resume: z.strictObject({ type: z.literal("resume"), match: id }),
-  ping: z.strictObject({ type: z.literal("ping"), id: z.union([z.string().max(128), z.number()]).optional() }),
-} as const;
+// A Map, not an object: a client's `type` must never find an inherited property (`constructor`, `toString`).
+const schemas = new Map<string, z.ZodType>([
+  ["auth", z.strictObject({ type: z.literal("auth"), token: z.string().max(256), text: z.boolean().optional() })],
+  [
+    "queue",
+    z.strictObject({ type: z.literal("queue"), game: id, variant: id.optional(), selfPlay: z.boolean().optional() }),
+  ],
+  ["cancel", z.strictObject({ type: z.literal("cancel"), ticket: id })],
+  [
+    "create",
+    z.strictObject({
+      type: z.literal("create"),
+      game: id,
+      variant: id.optional(),
+      config: z.record(z.string(), z.unknown()).optional(),
+      seat: seat.optional(),
+      opponents: z.record(z.string().regex(/^\d{1,4}$/, "opponents are keyed by seat number"), z.string().max(128))
+        .optional(),
+      seed: z.string().min(1).max(128).optional(),
+    }),
+  ],
+  ["join", z.strictObject({ type: z.literal("join"), match: id })],
+  [
+    "act",
+    z.strictObject({
+      type: z.literal("act"),
+      match: id,
+      seq: z.number().int().min(1),
+      action: z.unknown().refine((a) => a !== undefined, "`action` is required: a JSON action or its text"),
+      meta: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ],
+  [
+    "withdraw",
+    z.strictObject({
+      type: z.literal("withdraw"),
+      match: id,
+      reason: z.string().min(1).max(2000),
+      seat: seat.optional(),
+    }),
+  ],
+  ["resume", z.strictObject({ type: z.literal("resume"), match: id })],
+  ["ping", z.strictObject({ type: z.literal("ping"), id: z.union([z.string().max(128), z.number()]).optional() })],
+]);
 
-export const FRAME_TYPES = Object.keys(schemas) as (keyof typeof schemas)[];
+export const FRAME_TYPES: readonly string[] = [...schemas.keys()];
 
 export class FrameError extends Error {
   constructor(readonly code: ErrorCode, message: string) {
@@ -70,13 +103,24 @@ export function decode(data: Uint8Array | string, binary: boolean): ClientFrame 
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new FrameError("bad_frame", 'a frame is one object with a string field `type`, e.g. {"type":"ping"}');
   }
-  const type = (raw as { type?: unknown }).type;
+  const type = Object.hasOwn(raw, "type") ? (raw as { type?: unknown }).type : undefined;
   if (typeof type !== "string") {
     throw new FrameError("bad_frame", `a frame needs a string field \`type\`, one of ${FRAME_TYPES.join(", ")}`);
   }
-  const schema = schemas[type as keyof typeof schemas];
+  const schema = schemas.get(type);
   if (!schema) {
-    throw new FrameError("unknown_type", `no frame type \`${type.slice(0, 64)}\`; types: ${FRAME_TYPES.join(", ")}`);
+    throw new FrameError(
+      "unknown_type",
+      `no frame type \`${type.slice(0, 64)}\`; types: ${FRAME_TYPES.join(", ")}`,
+    );
+  }
+  // What the replay store could not keep exactly (a NUL, an unpaired surrogate, NaN from msgpack) is refused here.
+  const unfit = unstorable(raw);
+  if (unfit) {
+    throw new FrameError(
+      "bad_frame",
+      `bad \`${type}\` frame: ${unfit}; strings must be valid Unicode text without NUL`,
+    );
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

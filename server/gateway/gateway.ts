@@ -3,7 +3,6 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { TokenKind, TokenStore } from "../auth/tokens.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
-import type { Match } from "../match/match.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 import { BotSession, CLOSE } from "./session.ts";
 
@@ -14,6 +13,10 @@ export interface GatewayLimits {
   readonly unauthenticatedFrameBytes: number;
   readonly framesPerSecond: number;
   readonly burst: number;
+  /** A connection that has not authenticated by then is closed (4002). */
+  readonly authTimeoutMs: number;
+  /** Bot connections at once; more are refused at the upgrade with HTTP 503 (keeps the process off its file limit). */
+  readonly maxConnections: number;
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
@@ -21,17 +24,18 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   unauthenticatedFrameBytes: 4 * 1024,
   framesPerSecond: 2_000,
   burst: 4_000,
+  authTimeoutMs: 10_000,
+  maxConnections: 10_000,
 };
 
 /**
  * The bot gateway: plain websockets at /bot, speaking docs/protocol.md. It authenticates bots, and
- * keeps, per token, the matches it sits in and the tickets it waits on (for the per-token limit and
- * for `welcome.matches`). Each connection is a BotSession.
+ * keeps, per token, the tickets it waits on (the matches it sits in are LiveMatches'). Each connection
+ * is a BotSession.
  */
 export class Gateway {
   private readonly wss: WebSocketServer;
   private readonly sessions = new Set<BotSession>();
-  private readonly seatsByToken = new Map<string, Set<Match>>();
   private readonly ticketsByToken = new Map<string, number>();
 
   constructor(
@@ -52,11 +56,16 @@ export class Gateway {
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.sessions.size >= this.limits.maxConnections || this.stopped) {
+      const why = this.stopped
+        ? "the server is shutting down"
+        : `the gateway holds its most connections (${this.limits.maxConnections})`;
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${why}; try again shortly\n`,
+      );
+      return;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit("connection", ws, req));
-  }
-
-  heldMatches(tokenId: string): Match[] {
-    return [...(this.seatsByToken.get(tokenId) ?? [])];
   }
 
   ticketsOf(tokenId: string): number {
@@ -73,19 +82,6 @@ export class Gateway {
     else this.ticketsByToken.delete(tokenId);
   }
 
-  /** Remembers that a token sits in a match until it ends (resumable from any connection of the token). */
-  trackSeat(tokenId: string, match: Match): void {
-    let held = this.seatsByToken.get(tokenId);
-    if (!held) this.seatsByToken.set(tokenId, held = new Set());
-    if (held.has(match) || match.ended) return;
-    held.add(match);
-    match.subscribe((event) => {
-      if (event.kind !== "end") return;
-      held.delete(match);
-      if (held.size === 0 && this.seatsByToken.get(tokenId) === held) this.seatsByToken.delete(tokenId);
-    });
-  }
-
   forget(session: BotSession): void {
     this.sessions.delete(session);
   }
@@ -94,8 +90,18 @@ export class Gateway {
     return this.sessions.size;
   }
 
-  close(): void {
-    for (const session of [...this.sessions]) session.close(CLOSE.shutdown, "server shutting down");
+  private stopped = false;
+
+  /**
+   * Closes every connection: with 1012 (service restart) when the matches are kept for the next start, so
+   * bots reconnect and resume; with 1001 otherwise.
+   */
+  close(restart = true): void {
+    this.stopped = true;
+    const [code, reason] = restart
+      ? [CLOSE.restart, "server restarting: reconnect and resume your matches"]
+      : [CLOSE.shutdown, "server shutting down"];
+    for (const session of [...this.sessions]) session.close(code, reason);
     this.wss.close();
   }
 }

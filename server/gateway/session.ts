@@ -8,25 +8,33 @@ import type {
   CreateFrame,
   ErrorCode,
   ErrorFrame,
+  MatchEndFrame,
   ServerFrame,
   WithdrawFrame,
 } from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
 import type { TokenRecord } from "../auth/tokens.ts";
-import { MatchLookupError, StoreUnavailableError } from "../match/live-matches.ts";
+import { MatchRequestError, StoreUnavailableError } from "../match/live-matches.ts";
 import type { Match, Participant, SeatLink } from "../match/match.ts";
 import { VERSION } from "../version.ts";
 import { decode, encode, type Format, FrameError } from "./client-frames.ts";
 import type { Gateway } from "./gateway.ts";
-import { RateLimit } from "./rate-limit.ts";
+import { RateLimit } from "../rate-limit.ts";
 
 /** Close codes a bot can act on (4000-4999 are the application's). */
-export const CLOSE = { badToken: 4001, rateLimited: 1008, tooLarge: 1009, shutdown: 1001 } as const;
+export const CLOSE = {
+  badToken: 4001,
+  authTimeout: 4002,
+  rateLimited: 1008,
+  tooLarge: 1009,
+  shutdown: 1001,
+  restart: 1012,
+} as const;
 
+/** The seats this connection holds in one match (several in self-play), and its subscription to the match. */
 interface Seated {
   readonly match: Match;
-  readonly seat: number;
-  readonly link: SeatLink;
+  readonly links: Map<number, SeatLink>;
   readonly unsubscribe: () => void;
 }
 
@@ -40,12 +48,19 @@ export class BotSession {
   private readonly limit: RateLimit;
   private lastRateNotice = -Infinity;
   private closed = false;
+  private readonly authTimer: ReturnType<typeof setTimeout>;
 
   constructor(private readonly socket: WebSocket, private readonly gateway: Gateway) {
     this.limit = new RateLimit(gateway.limits.framesPerSecond, gateway.limits.burst);
     socket.on("message", (data, binary) => this.receive(data as Buffer, binary));
     socket.on("close", () => this.onClose());
     socket.on("error", () => socket.terminate());
+    // A socket that never authenticates holds a file descriptor for nothing: it gets a little while only.
+    this.authTimer = setTimeout(() => {
+      if (this.bot) return;
+      this.error("not_authenticated", `no \`auth\` within ${gateway.limits.authTimeoutMs / 1000} s; closing`);
+      this.close(CLOSE.authTimeout, "no auth in time");
+    }, gateway.limits.authTimeoutMs);
   }
 
   private send(frame: ServerFrame): void {
@@ -100,12 +115,11 @@ export class BotSession {
   /** Turns the known failures of a request into its error frame; anything else is a bug, logged. */
   private reportFailure(error: unknown, frame: ClientFrame): void {
     const match = "match" in frame ? { match: frame.match } : {};
-    if (error instanceof MatchLookupError) return this.error(error.code, error.message, match);
+    if (error instanceof MatchRequestError) return this.error(error.code, error.message, match);
     if (error instanceof StoreUnavailableError) return this.error(error.code, error.message);
     if (error instanceof UnknownGameError) return this.error("unknown_game", error.message);
     if (error instanceof ConfigError) return this.error("bad_config", error.message);
     if (error instanceof StrategyError) return this.error("bad_strategy", error.message);
-    if (error instanceof RangeError) return this.error("bad_config", error.message);
     console.error("ludus: gateway frame failed:", error);
     this.error("internal_error", `the server failed to handle this \`${frame.type}\` frame; the connection stays open`);
   }
@@ -118,7 +132,7 @@ export class BotSession {
     if (!this.bot) return this.error("not_authenticated", "send `auth` with your bot token first");
     switch (frame.type) {
       case "queue":
-        return this.queue(frame.game, frame.variant);
+        return this.queue(frame.game, frame.variant, frame.selfPlay ?? false);
       case "cancel":
         if (!this.tickets.delete(frame.ticket) || !this.gateway.matchmaker.cancel(frame.ticket)) {
           return this.error("unknown_ticket", `no waiting ticket \`${frame.ticket}\` on this connection`);
@@ -143,9 +157,14 @@ export class BotSession {
     if (binary) this.format = "msgpack";
     const bot = this.gateway.tokens.verify(token);
     if (!bot) {
-      this.error("bad_token", "the token is not valid: create one with `ludus token create --name <bot>`");
+      this.error(
+        "bad_token",
+        "the token is not valid here: create one in this server's data directory with " +
+          "`ludus token create --name <bot> --data-dir <the directory ludus serve uses>`",
+      );
       return this.close(CLOSE.badToken, "bad token");
     }
+    clearTimeout(this.authTimer);
     this.bot = bot;
     this.text = text;
     const l = this.gateway.limits;
@@ -159,7 +178,7 @@ export class BotSession {
         burst: l.burst,
         maxMatches: bot.maxMatches,
       },
-      matches: this.gateway.heldMatches(bot.id).map((m) => m.id),
+      matches: this.gateway.matches.heldBy(bot.id).map((m) => m.id),
     });
   }
 
@@ -169,7 +188,7 @@ export class BotSession {
 
   /** Live matches and queue tickets count against the token's limit, across all its connections. */
   private checkCapacity(): boolean {
-    const used = this.gateway.heldMatches(this.bot!.id).length + this.gateway.ticketsOf(this.bot!.id);
+    const used = this.gateway.matches.heldBy(this.bot!.id).length + this.gateway.ticketsOf(this.bot!.id);
     if (used < this.bot!.maxMatches) return true;
     this.error(
       "too_many_matches",
@@ -178,16 +197,17 @@ export class BotSession {
     return false;
   }
 
-  private queue(game: string, variant: string | undefined): void {
+  private queue(game: string, variant: string | undefined, selfPlay: boolean): void {
     if (!this.checkCapacity()) return;
     const { ticket, fillAt } = this.gateway.matchmaker.enqueue({
       game,
       variant,
       participant: this.participant(),
+      selfPlay,
       seated: (match, seat) => {
         this.tickets.delete(ticket.id);
         this.gateway.untrackTicket(this.bot!.id);
-        this.sit(match, seat);
+        this.sit(match, [seat]);
       },
     });
     this.tickets.add(ticket.id);
@@ -198,85 +218,159 @@ export class BotSession {
   private create(frame: CreateFrame): void {
     if (!this.checkCapacity()) return;
     const { type: _, ...request } = frame;
-    const { match, seat } = this.gateway.matches.createPrivate(request, this.participant());
-    this.send({ type: "created", match: match.id, invite: this.gateway.matches.inviteOf(match), seat });
-    this.sit(match, seat);
+    const { match, seats } = this.gateway.matches.createPrivate(request, this.participant());
+    this.announce(match, seats, true);
+  }
+
+  /**
+   * `created`, once the match's record is durable (nobody holds a match a crash could take back); with `sit`
+   * the seats are taken only then, so that their `match_start` follows it.
+   */
+  private announce(match: Match, seats: readonly number[], sit = false): void {
+    match.deliver(() => {
+      this.send({ type: "created", match: match.id, invite: match.invite, seat: seats[0], seats });
+      if (sit && !this.closed) this.sit(match, seats);
+    });
   }
 
   private join(matchOrInvite: string): void {
     const { match, invited } = this.gateway.matches.find(matchOrInvite);
     if (!invited) return this.resume(match.id);
-    const mine = match.participants().findIndex((_, seat) => match.participant(seat)?.tokenId === this.bot!.id);
-    if (mine >= 0) {
-      return this.error(
+    const mine = match.seatsOf(this.bot!.id);
+    if (mine.length > 0) {
+      throw new MatchRequestError(
         "already_seated",
-        `this token already sits in seat ${mine} of match ${match.id}; an invite is for another player`,
-        {
-          match: match.id,
-        },
+        `this token already sits in seat ${mine.join(" and ")} of match ${match.id}; an invite is for another player ` +
+          '(for self-play, create the match with `"self"` opponents or queue with `selfPlay`)',
       );
     }
     if (!this.checkCapacity()) return;
     const { seat } = this.gateway.matches.joinByInvite(matchOrInvite, this.participant());
-    this.sit(match, seat);
+    this.sit(match, [seat]);
   }
 
+  /**
+   * Re-attaches this connection to every seat its token holds in a match. A match still waiting for players
+   * answers `created` again; one that has ended, even before a restart, answers each seat's `match_end`
+   * (from the replay store once the match is no longer in memory).
+   */
   private resume(matchId: string): void {
-    const { match } = this.gateway.matches.find(matchId);
-    for (let seat = 0; seat < match.seatCount; seat++) {
-      if (match.participant(seat)?.tokenId !== this.bot!.id) continue;
-      if (!match.resumable(seat)) {
-        return this.error("not_seated", `your seat in match ${match.id} was released after its hold expired`, {
-          match: match.id,
-        });
-      }
-      return this.sit(match, seat);
-    }
-    this.error("not_seated", `this token has no seat in match ${match.id}`, { match: match.id });
-  }
-
-  private sit(match: Match, seat: number): void {
-    const link: SeatLink = { send: (frame) => this.send(frame), text: this.text };
-    this.seated.get(match.id)?.unsubscribe();
-    // A long-lived connection plays thousands of matches: forget each one when it ends.
-    const unsubscribe = match.subscribe((event) => {
-      if (event.kind === "end" && this.seated.get(match.id)?.link === link) this.seated.delete(match.id);
-    });
-    this.seated.set(match.id, { match, seat, link, unsubscribe });
-    this.gateway.trackSeat(this.bot!.id, match);
-    match.connect(seat, link);
-  }
-
-  private act(frame: ActFrame): void {
-    const seated = this.seated.get(frame.match);
-    if (!seated) {
-      this.gateway.matches.find(frame.match); // unknown_match when there is no such match
-      return this.error(
-        "not_seated",
-        `this connection has no seat in match ${frame.match}; \`join\` or \`resume\` first`,
-        {
-          match: frame.match,
-          seq: frame.seq,
-        },
+    const match = this.gateway.matches.get(matchId);
+    if (!match) {
+      return void this.resumeEnded(matchId).catch((error) =>
+        this.reportFailure(error, { type: "resume", match: matchId })
       );
     }
-    seated.match.act(seated.seat, frame.seq, frame.action, frame.meta, seated.link);
+    const seats = match.seatsOf(this.bot!.id);
+    if (seats.length === 0) {
+      throw new MatchRequestError("not_seated", `this token has no seat in match ${match.id}`);
+    }
+    const held = seats.filter((seat) => match.resumable(seat));
+    if (held.length === 0 && !match.ended) {
+      throw new MatchRequestError("not_seated", `your seat in match ${match.id} was released after its hold expired`);
+    }
+    if (!match.started) this.announce(match, seats);
+    this.sit(match, match.ended ? seats : held);
   }
 
-  private withdraw(frame: WithdrawFrame): void {
+  /** A resume of a match that is not live: its `match_end` from the store, if the token sat in it. */
+  private async resumeEnded(matchId: string): Promise<void> {
+    const record = await this.gateway.matches.store?.match(matchId);
+    const seats = record?.seats.flatMap((s, seat) => (s?.tokenId === this.bot!.id ? [seat] : [])) ?? [];
+    if (!record || record.endedAt === null) {
+      throw new MatchRequestError("unknown_match", `no live match or invite \`${matchId}\``);
+    }
+    if (seats.length === 0) throw new MatchRequestError("not_seated", `this token has no seat in match ${matchId}`);
+    for (const seat of seats) {
+      const end: MatchEndFrame = {
+        type: "match_end",
+        match: record.id,
+        seat,
+        returns: record.returns ?? record.seats.map(() => 0),
+        statuses: record.statuses,
+        reason: record.endReason ?? "error",
+        culprit: record.culprit,
+        seed: record.seed,
+        steps: record.steps,
+      };
+      this.send(end);
+    }
+  }
+
+  /** Attaches this connection to `seats` of `match` (a first join, a resume, or several seats of a self-play). */
+  private sit(match: Match, seats: readonly number[]): void {
+    let seated = this.seated.get(match.id);
+    if (!seated) {
+      // A long-lived connection plays thousands of matches: forget each one once its `match_end` is out (not
+      // before: frames still waiting for the journal, a resent act's ack among them, come first).
+      const unsubscribe = match.subscribe((event) => {
+        if (event.kind !== "end") return;
+        match.deliver(() => {
+          if (this.seated.get(match.id) === seated) this.seated.delete(match.id);
+        });
+      });
+      seated = { match, links: new Map(), unsubscribe };
+      this.seated.set(match.id, seated);
+    }
+    for (const seat of seats) {
+      const link: SeatLink = { send: (frame) => this.send(frame), text: this.text };
+      seated.links.set(seat, link);
+      match.connect(seat, link);
+    }
+  }
+
+  /** The seat of this connection an `act` or `withdraw` is for: the one that holds decision `seq`, or the given one. */
+  private seatFor(frame: { match: string; seq?: number; seat?: number }, what: string): [Match, number, SeatLink] {
     const seated = this.seated.get(frame.match);
     if (!seated) {
       const { match } = this.gateway.matches.find(frame.match); // unknown_match when there is no such match
-      if (match.ended) {
-        return this.error("match_over", `match ${match.id} is over: there is nothing to withdraw from`, {
-          match: match.id,
-        });
+      if (what === "withdraw" && match.ended) {
+        throw new MatchRequestError("match_over", `match ${match.id} is over: there is nothing to withdraw from`);
       }
-      return this.error("not_seated", `this connection has no seat in match ${frame.match} to withdraw`, {
-        match: frame.match,
-      });
+      throw new MatchRequestError(
+        "not_seated",
+        `this connection has no seat in match ${frame.match}; \`join\` or \`resume\` first`,
+      );
     }
-    seated.match.withdraw(seated.seat, frame.reason, seated.link);
+    const { match, links } = seated;
+    let seat = frame.seat ?? (frame.seq !== undefined ? match.decisionSeat(frame.seq) : undefined);
+    if (seat === undefined || !links.has(seat)) {
+      if (frame.seat !== undefined) {
+        throw new MatchRequestError(
+          "not_seated",
+          `this connection does not hold seat ${frame.seat} of match ${match.id}`,
+        );
+      }
+      if (links.size > 1 && frame.seq === undefined) {
+        throw new MatchRequestError(
+          "not_seated",
+          `this connection holds seats ${
+            [...links.keys()].join(" and ")
+          } of match ${match.id}: say which with \`seat\``,
+        );
+      }
+      seat = links.keys().next().value!; // the match answers a seq that is not this seat's
+    }
+    return [match, seat, links.get(seat)!];
+  }
+
+  private act(frame: ActFrame): void {
+    let target: [Match, number, SeatLink];
+    try {
+      target = this.seatFor(frame, "act");
+    } catch (error) {
+      if (error instanceof MatchRequestError) {
+        return this.error(error.code, error.message, { match: frame.match, seq: frame.seq });
+      }
+      throw error;
+    }
+    const [match, seat, link] = target;
+    match.act(seat, frame.seq, frame.action, frame.meta, link);
+  }
+
+  private withdraw(frame: WithdrawFrame): void {
+    const [match, seat, link] = this.seatFor(frame, "withdraw");
+    match.withdraw(seat, frame.reason, link);
   }
 
   close(code: number, reason: string): void {
@@ -288,13 +382,14 @@ export class BotSession {
   private onClose(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.authTimer);
     for (const ticket of this.tickets) {
       if (this.gateway.matchmaker.cancel(ticket)) this.gateway.untrackTicket(this.bot!.id);
     }
     this.tickets.clear();
-    for (const { match, seat, link, unsubscribe } of this.seated.values()) {
+    for (const { match, links, unsubscribe } of this.seated.values()) {
       unsubscribe();
-      match.disconnect(seat, link);
+      for (const [seat, link] of links) match.disconnect(seat, link);
     }
     this.seated.clear();
     this.gateway.forget(this);

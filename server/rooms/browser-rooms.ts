@@ -1,12 +1,19 @@
+import { randomBytes } from "node:crypto";
 import { createAuthContext, matchMaker } from "@colyseus/core";
+import { setLogger } from "@colyseus/core/Logger";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { games } from "../../games/registry.ts";
+import { ConfigError } from "../../games/core/config.ts";
+import { games, UnknownGameError } from "../../games/registry.ts";
+import { unstorable } from "../../db/storable.ts";
+import { StrategyError } from "../../policies/strategy.ts";
+import { MatchRequestError, StoreUnavailableError } from "../match/live-matches.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
-import { MatchRoom } from "./match-room.ts";
+import { RateLimit } from "../rate-limit.ts";
+import { MatchRoom, ROOM_OPTIONS } from "./match-room.ts";
 import { QueueRoom } from "./queue-room.ts";
-import { RoomContext } from "./room-context.ts";
+import { MAX_WAITING_PER_ADDRESS, RoomContext } from "./room-context.ts";
 
 /** The room type where people wait for a game. */
 export const QUEUE_ROOM = "queue";
@@ -18,31 +25,72 @@ const CORS = {
   "access-control-allow-headers": "content-type, authorization",
 };
 const MAX_BODY = 64 * 1024;
+/** The matchmaking methods of @colyseus/sdk's client. */
+const METHODS = new Set(["create", "joinOrCreate", "join", "joinById", "reconnect"]);
+const GAME_ROOMS = new Set(games.map((g) => g.id));
+/** Anonymous private matches per address: a rate, and at most MAX_WAITING_PER_ADDRESS waiting at once. */
+const CREATES_PER_SECOND = 1;
+const CREATE_BURST = 10;
+
+/** A refusal of a matchmaking request: its HTTP status, the protocol's code and a sentence. */
+class Refusal extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
 
 let running = false;
 
 /**
+ * Colyseus's errors come with whole stack traces, one per malformed frame or refused join: a stranger
+ * could fill the log. One line each, at most one a second (the rest counted).
+ */
+function quietLogger() {
+  let last = 0;
+  let dropped = 0;
+  const line = (level: "error" | "warn" | "info", args: unknown[]) => {
+    const now = performance.now();
+    if (now - last < 1000) return void dropped++;
+    last = now;
+    const text = args.map((a) => String(a instanceof Error ? a.message : a).split("\n")[0]).join(" ");
+    console[level](`ludus: rooms: ${text}${dropped ? ` (${dropped} more since)` : ""}`);
+    dropped = 0;
+  };
+  return {
+    debug() {},
+    trace() {},
+    info: (...args: unknown[]) => line("info", args),
+    warn: (...args: unknown[]) => line("warn", args),
+    error: (...args: unknown[]) => line("error", args),
+  };
+}
+
+/**
  * Colyseus 0.18 on the server's own HTTP port, for browsers using `@colyseus/sdk`: one room type per
  * registered game (MatchRoom) and the `queue` room. We run Colyseus's matchmaker and websocket
- * transport but answer its one HTTP route (`POST /matchmake/:method/:room`) ourselves, so it sits
- * beside the API instead of taking over the server. Colyseus's matchmaker is process-global: one
- * BrowserRooms per process at a time.
+ * transport but answer its one HTTP route (`POST /matchmake/:method/:room`) ourselves: the room of a match
+ * is chosen by its match id, never by Colyseus's filters, so a request without one opens a new private
+ * match (it never lands in someone else's), and only the request that created a private match can take
+ * its creator's seat. Colyseus's matchmaker is process-global: one BrowserRooms per process at a time.
  */
 export class BrowserRooms {
-  private constructor(private readonly transport: WebSocketTransport) {}
+  private readonly creates = new Map<string, RateLimit>();
+  /** Rooms being created for a match id, so two requests for one match make one room. */
+  private readonly opening = new Map<string, Promise<unknown>>();
+
+  private constructor(private readonly transport: WebSocketTransport, private readonly context: RoomContext) {}
 
   static async start(options: { matches: LiveMatches; matchmaker: Matchmaker }): Promise<BrowserRooms> {
     if (running) throw new Error("browser rooms are already running in this process");
     running = true;
+    setLogger(quietLogger());
     const transport = new WebSocketTransport({ noServer: true, maxPayload: 64 * 1024 });
     await matchMaker.setup();
     const context = new RoomContext(options.matches, options.matchmaker);
-    for (const game of games) {
-      matchMaker.defineRoomType(game.id, MatchRoom, { context }).filterBy(["matchId"]);
-    }
+    for (const game of games) matchMaker.defineRoomType(game.id, MatchRoom, { context });
     matchMaker.defineRoomType(QUEUE_ROOM, QueueRoom, { context });
     await matchMaker.accept();
-    return new BrowserRooms(transport);
+    return new BrowserRooms(transport, context);
   }
 
   /** Takes the websocket upgrades of `http`, except those on `skipPath` (the bot gateway's). */
@@ -79,29 +127,118 @@ export class BrowserRooms {
         req.destroy();
       } else chunks.push(chunk);
     });
-    req.on("end", async () => {
+    req.on("end", () => {
       if (size > MAX_BODY) return;
-      let body: unknown;
-      try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
-      } catch {
-        return reply(400, { code: "bad_request", error: "matchmaking options must be a JSON object" });
-      }
-      try {
-        const [, method, room] = route;
-        const reservation = await matchMaker.controller.invokeMethod(
-          method,
-          decodeURIComponent(room),
-          body as Record<string, unknown>,
-          createAuthContext({ headers: new Headers(req.headers as Record<string, string>), req } as never),
-        );
-        reply(200, reservation);
-      } catch (error) {
-        const e = error as { code?: number; message?: string };
-        reply(400, { code: e.code ?? 0, error: e.message ?? String(error) });
-      }
+      const [, method, room] = route;
+      this.matchmake(method, room, Buffer.concat(chunks), req.socket.remoteAddress ?? "unknown").then(
+        (reservation) => reply(200, reservation),
+        (error) => {
+          if (error instanceof Refusal) return reply(error.status, { code: error.code, error: error.message });
+          const e = error as { code?: unknown; message?: string };
+          reply(400, { code: e.code ?? "matchmake_failed", error: e.message ?? String(error) });
+        },
+      );
     });
     return true;
+  }
+
+  private async matchmake(method: string, rawRoom: string, body: Buffer, address: string): Promise<unknown> {
+    if (!METHODS.has(method)) {
+      throw new Refusal(
+        404,
+        "unknown_method",
+        `no matchmaking method \`${method}\`; methods: ${[...METHODS].join(", ")}`,
+      );
+    }
+    let room: string;
+    let options: Record<string, unknown>;
+    try {
+      room = decodeURIComponent(rawRoom);
+      options = body.length ? JSON.parse(body.toString("utf8")) : {};
+    } catch {
+      throw new Refusal(400, "bad_request", "matchmaking options must be a JSON object, and the room name valid text");
+    }
+    if (typeof options !== "object" || options === null || Array.isArray(options)) {
+      throw new Refusal(400, "bad_request", "matchmaking options must be a JSON object");
+    }
+    const unfit = unstorable(options);
+    if (unfit) throw new Refusal(400, "bad_request", `matchmaking options: ${unfit}`);
+    // Only the server names a creator: a client's own `creatorKey` or `creatorAddress` is dropped.
+    const { creatorKey: _, creatorAddress: __, ...clean } = options;
+    const auth = createAuthContext({ headers: new Headers(), req: {} } as never);
+    try {
+      if (method === "reconnect") return await matchMaker.reconnect(room, clean);
+      if (room === QUEUE_ROOM) {
+        if (method === "joinById") throw new Refusal(400, "bad_request", "the queue is joined with joinOrCreate");
+        return await matchMaker.joinOrCreate(QUEUE_ROOM, clean, auth);
+      }
+      if (method === "joinById") return await this.matchRoom(undefined, room, clean, auth);
+      if (!GAME_ROOMS.has(room)) {
+        throw new Refusal(404, "unknown_room", `no room type \`${room}\`; rooms: ${[...GAME_ROOMS].join(", ")}, queue`);
+      }
+      const checked = ROOM_OPTIONS.safeParse(clean);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        throw new Refusal(400, "bad_request", `room options: \`${issue.path.join(".")}\`: ${issue.message}`);
+      }
+      if (typeof clean.matchId === "string") return await this.matchRoom(room, clean.matchId, clean, auth);
+      if (method === "join") throw new Refusal(400, "bad_request", "`join` a match room with its `matchId`");
+      return await this.createPrivate(room, clean, address, auth);
+    } catch (error) {
+      if (error instanceof Refusal) throw error;
+      if (error instanceof MatchRequestError || error instanceof StoreUnavailableError) {
+        throw new Refusal(400, error.code, error.message);
+      }
+      if (error instanceof UnknownGameError) throw new Refusal(400, "unknown_game", error.message);
+      if (error instanceof ConfigError) throw new Refusal(400, "bad_config", error.message);
+      if (error instanceof StrategyError) throw new Refusal(400, "bad_strategy", error.message);
+      throw error;
+    }
+  }
+
+  /** A new private match for the person asking: only this request's seat reservation can take the creator's seat. */
+  private createPrivate(game: string, options: Record<string, unknown>, address: string, auth: unknown) {
+    let limit = this.creates.get(address);
+    if (!limit) {
+      if (this.creates.size > 10_000) this.creates.clear(); // a bound on the bookkeeping itself
+      this.creates.set(address, limit = new RateLimit(CREATES_PER_SECOND, CREATE_BURST));
+    }
+    if (!limit.take()) {
+      throw new Refusal(
+        429,
+        "rate_limited",
+        `at most ${CREATES_PER_SECOND} new private match a second from one address`,
+      );
+    }
+    if (this.context.waitingFrom(address) >= MAX_WAITING_PER_ADDRESS) {
+      throw new Refusal(
+        429,
+        "too_many_matches",
+        `${MAX_WAITING_PER_ADDRESS} private matches from this address already wait for players; start or close some first`,
+      );
+    }
+    const creatorKey = randomBytes(18).toString("base64url");
+    return matchMaker.create(game, { ...options, creatorKey, creatorAddress: address }, auth as never);
+  }
+
+  /** The room of live match `matchId` (made when no browser has opened it yet), and a seat reservation in it. */
+  private async matchRoom(game: string | undefined, matchId: string, options: Record<string, unknown>, auth: unknown) {
+    const match = this.context.matches.get(matchId);
+    if (!match) throw new Refusal(404, "unknown_match", `no live match \`${matchId}\``);
+    if (game !== undefined && match.game.id !== game) {
+      throw new Refusal(400, "bad_request", `match ${matchId} is a ${match.game.id} match, not ${game}`);
+    }
+    while (this.opening.has(matchId)) await this.opening.get(matchId)!.catch(() => {});
+    if (!matchMaker.getLocalRoomById(matchId)) {
+      const opened = matchMaker.createRoom(match.game.id, { matchId });
+      this.opening.set(matchId, opened);
+      try {
+        await opened;
+      } finally {
+        this.opening.delete(matchId);
+      }
+    }
+    return await matchMaker.joinById(matchId, { ...options, matchId }, auth as never);
   }
 
   async close(): Promise<void> {

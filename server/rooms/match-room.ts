@@ -1,7 +1,9 @@
 import { type Client, Room } from "@colyseus/core";
+import { z } from "zod";
+import { unstorable } from "../../db/storable.ts";
 import type { ErrorFrame } from "../../protocol/frames.ts";
 import type { PrivateMatchRequest } from "../match/live-matches.ts";
-import type { Match, SeatLink } from "../match/match.ts";
+import { type Match, MatchRequestError, type SeatLink } from "../match/match.ts";
 import { MatchState, type MatchStateInstance, syncPublicState } from "./public-state.ts";
 import type { RoomContext } from "./room-context.ts";
 
@@ -19,6 +21,34 @@ export interface MatchRoomOptions extends Partial<Omit<PrivateMatchRequest, "gam
   readonly spectate?: boolean;
   readonly name?: string;
 }
+
+/**
+ * Set by the server on the request that creates a private match, never by a client (BrowserRooms strips
+ * them): the creator's seat goes only to the seat reservation of that very request, and the match counts
+ * against the address that asked for it.
+ */
+export interface CreatorOptions {
+  readonly creatorKey?: string;
+  readonly creatorAddress?: string;
+}
+
+const id = z.string().min(1).max(128);
+/** The options a page may send; anything else is refused with the field named. */
+export const ROOM_OPTIONS = z.strictObject({
+  matchId: id.optional(),
+  ticket: id.optional(),
+  invite: id.optional(),
+  spectate: z.boolean().optional(),
+  name: z.string().max(200).optional(),
+  variant: id.optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  seat: z.number().int().min(0).max(1023).optional(),
+  opponents: z.record(z.string(), z.string().max(128)).optional(),
+  seed: id.optional(),
+});
+
+/** Messages a client may send a match room each second; a flood closes its connection (Colyseus counts). */
+const MESSAGES_PER_SECOND = 20;
 
 interface Viewer {
   readonly seat: number | null;
@@ -38,11 +68,13 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
   private context!: RoomContext;
   private readonly viewers = new Map<string, Viewer>();
   private unsubscribe?: () => void;
-  /** A person who creates a private match takes this seat on joining. */
+  /** A person who creates a private match takes this seat on joining, with the creating request's key. */
   private creatorSeat: number | null = null;
+  private creatorKey?: string;
 
-  override onCreate(options: MatchRoomOptions & { context: RoomContext }): void {
+  override onCreate(options: MatchRoomOptions & CreatorOptions & { context: RoomContext }): void {
     this.context = options.context;
+    this.maxMessagesPerSecond = MESSAGES_PER_SECOND;
     this.match = options.matchId !== undefined ? this.context.liveMatch(options.matchId) : this.createPrivate(options);
     this.roomId = this.match.id;
     this.setMetadata({ match: this.match.id });
@@ -58,31 +90,41 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     this.onMessage("*", (client, type) =>
       this.sendError(client, {
         code: "unknown_type",
-        message: `a match room takes only \`act\` messages; got \`${String(type)}\``,
+        message: `a match room takes only \`act\` messages; got \`${String(type).slice(0, 64)}\``,
       }));
   }
 
   /** The person creating the room takes their seat on joining, when their name is known. */
-  private createPrivate(options: MatchRoomOptions): Match {
-    const { variant, config, seat, opponents } = options;
-    const created = this.context.matches.createPrivate({ game: this.roomName, variant, config, seat, opponents });
-    this.creatorSeat = created.seat;
+  private createPrivate(options: MatchRoomOptions & CreatorOptions): Match {
+    const { variant, config, seat, opponents, seed } = options;
+    const created = this.context.matches.createPrivate({ game: this.roomName, variant, config, seat, opponents, seed });
+    this.creatorSeat = created.seats[0];
+    this.creatorKey = options.creatorKey;
+    if (options.creatorAddress !== undefined) this.context.createdBy(options.creatorAddress, created.match);
     return created.match;
   }
 
-  override onJoin(client: Client, options: MatchRoomOptions = {}): void {
+  override onJoin(client: Client, options: MatchRoomOptions & CreatorOptions = {}): void {
     const link: SeatLink = { send: (frame) => client.send(frame.type, frame), text: false };
     const name = (options.name ?? "").trim().slice(0, 40) || "guest";
     let seat: number | null = null;
-    if (this.creatorSeat !== null && !options.spectate) {
-      seat = this.creatorSeat;
+    if (this.creatorSeat !== null && options.creatorKey !== undefined && options.creatorKey === this.creatorKey) {
+      const mine = seat = this.creatorSeat;
       this.creatorSeat = null;
       this.match.claim(seat, { kind: "human", name });
-      client.send("created", {
+      this.viewers.set(client.sessionId, { seat, link });
+      // `created` once the record is durable, and the seat taken only then, so its `match_start` follows.
+      const created = {
         type: "created",
         match: this.match.id,
-        invite: this.context.matches.inviteOf(this.match),
+        invite: this.match.invite,
         seat,
+        seats: [seat],
+        conduct: this.match.conduct,
+      };
+      return this.match.deliver(() => {
+        client.send("created", created);
+        if (this.viewers.get(client.sessionId)?.link === link) this.match.connect(mine, link);
       });
     } else if (options.ticket !== undefined) {
       seat = this.context.redeem(options.ticket, this.match.id);
@@ -103,7 +145,7 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     const viewer = this.viewers.get(client.sessionId);
     if (viewer?.seat === undefined || viewer.seat === null || this.match.ended) return;
     this.match.disconnect(viewer.seat, viewer.link);
-    this.allowReconnection(client, Math.ceil(this.match.conduct.holdMs / 1000));
+    this.allowReconnection(client, Math.max(1, Math.floor(this.match.conduct.holdMs / 1000)));
   }
 
   override onReconnect(client: Client): void {
@@ -111,7 +153,14 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     if (viewer?.seat === undefined || viewer.seat === null) return;
     const link: SeatLink = { send: (frame) => client.send(frame.type, frame), text: false };
     this.viewers.set(client.sessionId, { seat: viewer.seat, link });
-    this.match.connect(viewer.seat, link); // a full snapshot: match_start (resumed) and the open turn
+    try {
+      this.match.connect(viewer.seat, link); // a full snapshot: match_start (resumed) and the open turn
+    } catch (error) {
+      // Back a moment after the match's hold released the seat: an expected end, said to the page, not logged.
+      if (!(error instanceof MatchRequestError)) throw error;
+      this.sendError(client, { code: error.code, message: error.message });
+      client.leave(4000, error.message.slice(0, 120));
+    }
   }
 
   override onLeave(client: Client): void {
@@ -122,6 +171,8 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
 
   override onDispose(): void {
     this.unsubscribe?.();
+    // The creator never came (a closed tab, a reservation never used): nobody can take that seat now.
+    if (this.creatorSeat !== null && !this.match.started) this.match.abort();
   }
 
   /** Each seated page's own view of the match now. */
@@ -135,11 +186,13 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
 
   private act(client: Client, message: unknown): void {
     const viewer = this.viewers.get(client.sessionId);
-    const m = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
     if (!viewer) return;
     if (viewer.seat === null) {
       return this.sendError(client, { code: "spectator", message: "spectators watch; they cannot act" });
     }
+    const m = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
+    const unfit = unstorable(message);
+    if (unfit) return this.sendError(client, { code: "bad_frame", message: `bad \`act\` message: ${unfit}` });
     const meta = typeof m.meta === "object" && m.meta !== null ? m.meta as Record<string, unknown> : undefined;
     this.match.act(viewer.seat, m.seq, m.action, meta, viewer.link);
   }

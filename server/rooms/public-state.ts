@@ -10,6 +10,8 @@ export const SeatState = schema({
   name: t.string().default(""),
   kind: t.string().default(""),
   status: t.string().default("ACTIVE"),
+  /** Nobody has taken this seat yet. */
+  open: t.boolean().default(false),
   connected: t.boolean().default(false),
   /** Time left on the seat's clock when this state was sent, in ms; counts down in the page while `running`. */
   remainingMs: t.number().default(0),
@@ -48,6 +50,7 @@ export function syncPublicState(state: MatchStateInstance, match: Match): void {
     seat.name = p.name;
     seat.kind = p.kind;
     seat.status = p.status;
+    seat.open = p.open;
     seat.connected = p.connected;
     seat.remainingMs = clocks[i].remainingMs;
     seat.running = clocks[i].running;

@@ -12,6 +12,7 @@ export class QueueRoom extends Room {
 
   override onCreate(options: { context: RoomContext }): void {
     this.context = options.context;
+    this.maxMessagesPerSecond = 5; // it takes no messages at all: a flood only closes the flooder
     this.onMessage("*", (client, type) =>
       client.send("error", {
         type: "error",
@@ -22,7 +23,8 @@ export class QueueRoom extends Room {
 
   override onJoin(client: Client, options: { game?: string; variant?: string; name?: string } = {}): void {
     if (typeof options.game !== "string") throw new Error("say which `game` to queue for");
-    const name = (options.name ?? "").trim().slice(0, 40) || "guest";
+    if (options.variant !== undefined && typeof options.variant !== "string") throw new Error("`variant` is a name");
+    const name = (typeof options.name === "string" ? options.name : "").trim().slice(0, 40) || "guest";
     const { ticket, fillAt } = this.context.matchmaker.enqueue({
       game: options.game,
       variant: options.variant,

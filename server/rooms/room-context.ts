@@ -3,9 +3,16 @@ import type { LiveMatches } from "../match/live-matches.ts";
 import type { Match } from "../match/match.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 
-/** What every browser room shares: the live matches, the queue, and the seat tickets handed to browsers. */
+/** Private matches one address may have waiting for players at once (anonymous creation is bounded). */
+export const MAX_WAITING_PER_ADDRESS = 8;
+
+/**
+ * What every browser room shares: the live matches, the queue, the seat tickets handed to browsers, and
+ * the private matches each address has waiting for players.
+ */
 export class RoomContext {
   private readonly tickets = new Map<string, { readonly matchId: string; readonly seat: number }>();
+  private readonly waitingByAddress = new Map<string, Set<Match>>();
 
   constructor(readonly matches: LiveMatches, readonly matchmaker: Matchmaker) {}
 
@@ -29,5 +36,23 @@ export class RoomContext {
     if (!entry || entry.matchId !== matchId) throw new Error(`ticket is not valid for match ${matchId}`);
     this.tickets.delete(ticket);
     return entry.seat;
+  }
+
+  /** How many private matches `address` has waiting for players now. */
+  waitingFrom(address: string): number {
+    return this.waitingByAddress.get(address)?.size ?? 0;
+  }
+
+  /** Counts `match` against `address` until it starts or ends. */
+  createdBy(address: string, match: Match): void {
+    let waiting = this.waitingByAddress.get(address);
+    if (!waiting) this.waitingByAddress.set(address, waiting = new Set());
+    waiting.add(match);
+    const unsubscribe = match.subscribe((event) => {
+      if (event.kind !== "start" && event.kind !== "end") return;
+      unsubscribe();
+      waiting.delete(match);
+      if (waiting.size === 0 && this.waitingByAddress.get(address) === waiting) this.waitingByAddress.delete(address);
+    });
   }
 }

@@ -82,14 +82,14 @@ describe("the gateway answers every mistake with its error code, and the match g
     server = await startTestServer({ clocks });
     const { host, guest } = await pair("ipd", { rounds: 3 });
     guest.play(first);
-    const end = await host.next("match_end", () => true, { timeoutMs: 3000 });
+    const end = await host.next("match_end", () => true, { timeoutMs: 60_000 });
     expect(end).toMatchObject({ reason: "completed", returns: [9, 9] }); // the default is to cooperate
     expect(host.frames.filter((f) => f.type === "turn")).toHaveLength(3);
     await server.close();
 
     server = await startTestServer({ clocks, conduct: { onTimeout: "abort" } });
     const second = await pair("ipd");
-    const aborted = await second.guest.next("match_end", () => true, { timeoutMs: 3000 });
+    const aborted = await second.guest.next("match_end", () => true, { timeoutMs: 60_000 });
     expect(aborted).toMatchObject({ reason: "aborted", culprit: 0, statuses: ["TIMEOUT", "DONE"] });
   });
 });
@@ -117,7 +117,7 @@ describe("dropped connections", () => {
     const start = await back.next("match_start");
     expect(start).toMatchObject({ match: created.match, seat: 0, resumed: true });
     back.play(first);
-    const end = await back.next("match_end", () => true, { timeoutMs: 5000 });
+    const end = await back.next("match_end", () => true, { timeoutMs: 60_000 });
     expect(end).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"] });
     expect(end.steps).toBeGreaterThanOrEqual(12);
   });
@@ -127,7 +127,7 @@ describe("dropped connections", () => {
     const { host, guest, match } = await pair("ipd", { rounds: 5 });
     guest.play(first);
     host.drop();
-    const end = await guest.next("match_end", () => true, { timeoutMs: 5000 });
+    const end = await guest.next("match_end", () => true, { timeoutMs: 60_000 });
     expect(end).toMatchObject({ reason: "completed", statuses: ["DISCONNECTED", "DONE"] });
 
     const late = await RawBot.connect(server.wsUrl, server.token());
@@ -139,7 +139,7 @@ describe("dropped connections", () => {
     const second = await pair("ipd", { rounds: 5 });
     second.guest.play(first);
     second.host.drop();
-    const forfeit = await second.guest.next("match_end", () => true, { timeoutMs: 5000 });
+    const forfeit = await second.guest.next("match_end", () => true, { timeoutMs: 60_000 });
     expect(forfeit).toMatchObject({ reason: "forfeit", culprit: 0, statuses: ["DISCONNECTED", "DONE"] });
   });
 });
@@ -206,7 +206,7 @@ describe("bad frames never take the server down", () => {
     expect((await flooder.next("error")).code).toBe("rate_limited");
     expect(await flooder.whenClosed()).toEqual({ code: 1008, reason: expect.stringMatching(/frames a second/) });
 
-    const end = await host.next("match_end", () => true, { timeoutMs: 10_000 });
+    const end = await host.next("match_end", () => true, { timeoutMs: 60_000 });
     expect(end).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"], steps: 40 });
     const health = await (await fetch(`${server.url}/health`)).json();
     expect(health.status).toBe("ok");

@@ -37,6 +37,7 @@ function randomPolicy(gameId: string, seed: number) {
 
 interface SeatLog {
   readonly seat: number;
+  readonly start: MatchStartFrame;
   readonly turns: Map<number, TurnFrame>;
   readonly actions: Map<number, unknown>;
 }
@@ -46,10 +47,12 @@ interface SeatLog {
  * every turn frame carried exactly `observe(state, seat)` and `legal(state, seat)`, and that the returns
  * agree: the wire neither leaks nor loses anything.
  */
-function replayInProcess(start: MatchStartFrame, end: MatchEndFrame, logs: readonly SeatLog[]): void {
+function replayInProcess(start: MatchStartFrame, end: MatchEndFrame, logs: readonly SeatLog[], config: unknown): void {
   const game = getGame(start.game);
+  // A seat is sent the public config (no other seat's private values); the store keeps the whole one.
+  for (const log of logs) expect(log.start.config).toEqual(game.publicConfig(config));
   const rng = new Rng(end.seed, GAME_STREAM);
-  const state = game.init(start.config, rng);
+  const state = game.init(config, rng);
   const bySeq = new Map<number, { seat: number; turn: TurnFrame; action: unknown }>();
   for (const log of logs) {
     for (const [seq, turn] of log.turns) bySeq.set(seq, { seat: log.seat, turn, action: log.actions.get(seq) });
@@ -57,7 +60,7 @@ function replayInProcess(start: MatchStartFrame, end: MatchEndFrame, logs: reado
   const order = [...bySeq.keys()].sort((a, b) => a - b);
   let next = 0;
   for (let toAct = game.toAct(state); toAct.length > 0; toAct = game.toAct(state)) {
-    const moves = new Array(game.seatCount(start.config)).fill(undefined);
+    const moves = new Array(game.seatCount(config)).fill(undefined);
     for (const seat of toAct) {
       const entry = bySeq.get(order[next++])!;
       expect(entry.seat).toBe(seat);
@@ -120,7 +123,9 @@ describe("remote bots play every game through the gateway", () => {
           expect(frames.filter((f) => f.type === "ack")).toHaveLength(turns.size);
           return { seat: start.seat, start, turns, actions };
         });
-        replayInProcess(logs[0].start, end, logs);
+        await server.server.store.writer.drain();
+        const record = (await server.server.store.match(end.match))!;
+        replayInProcess(logs[0].start, end, logs, record.config);
       }
       bots.forEach((bot) => bot.close());
     }, 60_000);

@@ -11,7 +11,7 @@ describe("the live matches API", () => {
     server = await startHttpServer({ port: 0, host: "127.0.0.1" }, { routes: [liveRoutes(matches)] });
   });
   afterAll(async () => {
-    matches.abortAll();
+    matches.suspendAll();
     await server?.close();
   });
   const get = async (path: string) => {
@@ -32,13 +32,13 @@ describe("the live matches API", () => {
       phase: "waiting",
       openSeats: [0, 1],
     });
-    expect(JSON.stringify(body)).not.toContain(matches.inviteOf(open.match));
+    expect(JSON.stringify(body)).not.toContain(open.match.invite);
     expect((await get("/live")).body.matches).toHaveLength(2);
   });
 
   it("says which match an invite is for, and why one cannot be used", async () => {
     const { match } = matches.createPrivate({ game: "tic-tac-toe", opponents: { "1": "open" } });
-    const invite = matches.inviteOf(match);
+    const invite = match.invite;
     expect((await get(`/invites/${invite}`)).body).toMatchObject({ id: match.id, game: "tic-tac-toe" });
     for (const code of ["no-such-invite", match.id]) {
       const { status, body } = await get(`/invites/${code}`);

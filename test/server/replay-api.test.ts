@@ -65,12 +65,15 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
     return seen;
   };
 
-  it("lists matches oldest first with their summaries", async () => {
+  it("lists matches newest first (oldest first with order=asc) with their summaries", async () => {
     const { status, body } = await get("/matches?limit=500");
     expect(status).toBe(200);
-    expect(ids(body.matches)).toEqual(all.map((m) => m.id));
+    expect(ids(body.matches)).toEqual(all.map((m) => m.id).reverse());
     expect(body.next).toBeNull();
+    const oldest = await get("/matches?limit=500&order=asc");
+    expect(ids(oldest.body.matches)).toEqual(all.map((m) => m.id));
     const first = all[0];
+    body.matches = oldest.body.matches;
     expect(body.matches[0]).toEqual({
       id: first.id,
       game: first.game,
@@ -79,6 +82,7 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
       statuses: first.statuses,
       returns: first.returns,
       endReason: "completed",
+      error: null,
       culprit: null,
       steps: first.steps,
       createdAt: first.createdAt.toISOString(),
@@ -88,28 +92,30 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
   });
 
   it("filters by game, variant, participant and time", async () => {
-    const byGame = (await get("/matches?game=leduc-poker")).body.matches as Summary[];
+    const byGame = (await get("/matches?game=leduc-poker&order=asc")).body.matches as Summary[];
     expect(ids(byGame)).toEqual(all.filter((m) => m.game === "leduc-poker").map((m) => m.id));
     const byVariant = (await get("/matches?game=kuhn-poker&variant=textarena")).body.matches as Summary[];
     expect(byVariant).toHaveLength(3);
     expect(byVariant.every((m) => m.variant === "textarena")).toBe(true);
     const name = all.find((m) => m.game === "ipd")!.seats[0]!.name;
-    const byParticipant = (await get(`/matches?participant=${encodeURIComponent(name)}`)).body.matches as Summary[];
+    const byParticipant = (await get(`/matches?participant=${encodeURIComponent(name)}&order=asc`)).body
+      .matches as Summary[];
     expect(ids(byParticipant)).toEqual(
       all.filter((m) => m.seats.some((s) => s?.name === name)).map((m) => m.id),
     );
     const middle = all[5].createdAt;
-    const from = (await get(`/matches?from=${middle.toISOString()}`)).body.matches as Summary[];
+    const from = (await get(`/matches?from=${middle.toISOString()}&order=asc`)).body.matches as Summary[];
     expect(ids(from)).toEqual(all.filter((m) => m.createdAt >= middle).map((m) => m.id));
-    const to = (await get(`/matches?to=${middle.getTime()}`)).body.matches as Summary[];
+    const to = (await get(`/matches?to=${middle.getTime()}&order=asc`)).body.matches as Summary[];
     expect(ids(to)).toEqual(all.filter((m) => m.createdAt < middle).map((m) => m.id));
   });
 
   it("pages through every match exactly once, with or without a filter", async () => {
     const paged = await pages("limit=2");
     expect(paged.every((page) => page.length <= 2 && page.length > 0)).toBe(true);
-    expect(ids(paged.flat())).toEqual(all.map((m) => m.id));
-    const kuhn = await pages("limit=3&game=kuhn-poker");
+    expect(ids(paged.flat())).toEqual(all.map((m) => m.id).reverse());
+    expect(ids((await pages("limit=2&order=asc")).flat())).toEqual(all.map((m) => m.id));
+    const kuhn = await pages("limit=3&game=kuhn-poker&order=asc");
     expect(ids(kuhn.flat())).toEqual(all.filter((m) => m.game === "kuhn-poker").map((m) => m.id));
     expect(kuhn.map((page) => page.length)).toEqual([3, 3, 1]);
     expect((await get("/matches")).body.matches).toHaveLength(Math.min(50, all.length));
@@ -130,6 +136,8 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
       ],
       ["/matches?game=ipd&game=kuhn-poker", /`game` is given more than once/],
       ["/matches?cursor=garbage", /`cursor` is not a cursor this server issued/],
+      ["/matches?order=newest", /`order` is `desc` \(newest first, the default\) or `asc`/],
+      [`/matches?game=kuhn-poker&limit=1&order=asc&cursor=${firstPage.next}`, /`cursor` belongs to a different query/],
       [`/matches?game=leduc-poker&cursor=${firstPage.next}`, /`cursor` belongs to a different query/],
       [`/matches/${all[0].id}?full=1`, /unknown parameter `full`; this route takes none/],
       [`/matches/${all[0].id}/view`, /`seat` must be one of 0, 1, public, all$/],

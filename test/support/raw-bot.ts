@@ -2,7 +2,8 @@ import { Packr } from "msgpackr";
 import WebSocket from "ws";
 import type { ClientFrame, ServerFrame, TurnFrame } from "../../protocol/frames.ts";
 
-const packr = new Packr({ useRecords: false });
+// The server sends epoch times as msgpack integers (int64): read them as numbers, not BigInt.
+const packr = new Packr({ useRecords: false, int64AsType: "number" });
 
 /** Answers a turn; undefined sends nothing. */
 export type Policy = (turn: TurnFrame) => unknown;
@@ -94,12 +95,12 @@ export class RawBot {
         () =>
           reject(
             new Error(
-              `no \`${type}\` frame within ${options.timeoutMs ?? 15_000} ms; last: ${
+              `no \`${type}\` frame within ${options.timeoutMs ?? 60_000} ms; last: ${
                 JSON.stringify(this.frames.at(-1))
               }`,
             ),
           ),
-        options.timeoutMs ?? 15_000,
+        options.timeoutMs ?? 60_000,
       );
       this.waiters.push({
         test: match,

@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { afterAll, describe, expect, it } from "vitest";
+import { ReplayStore } from "../../db/store.ts";
+import type { ClientFrame } from "../../protocol/frames.ts";
+import { TokenStore } from "../../server/auth/tokens.ts";
+import { DocsBot } from "../support/docs-bot.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { freshDatabase } from "../support/stores.ts";
+import { TcpProxy } from "../support/tcp-proxy.ts";
+
+/**
+ * PostgreSQL made unavailable under load, the ways it happens: refused (stopped, restarting) and stalled
+ * (a network that carries nothing). Acks wait, new matches are refused with store_unavailable once the
+ * bounded buffer is full, the server says what it waits for, play resumes by itself however long it
+ * lasted, nothing acknowledged is lost, and a stop during an outage ends in bounded time, losing nothing
+ * acknowledged. (It used to log four refused connects and then hold no connection for good.)
+ */
+/** Checks `test` every 200 ms until it holds (a condition to wait for, not a fixed sleep). */
+async function eventually(test: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes away under load", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "ludus-outage-"));
+  const proxy = new TcpProxy({ host: "127.0.0.1", port: Number(new URL(process.env.DATABASE_URL!).port || 5432) });
+  let server: ServerProcess | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    server?.child.kill("SIGKILL");
+    await proxy.refuse();
+    await drop?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("holds acks, refuses new matches, says why, and resumes with nothing lost", async () => {
+    const db = await freshDatabase();
+    drop = db.drop;
+    await proxy.up();
+    const url = new URL(db.url);
+    url.port = String(proxy.port);
+    url.hostname = "127.0.0.1";
+    const args = ["--data-dir", dataDir, "--database-url", url.toString(), "--hold", "300", "--max-unwritten", "60"];
+    const tokens = new TokenStore(dataDir);
+    server = await startServerProcess(args);
+    const health = async () => (await (await fetch(`${server!.url}/health`)).json()).store;
+    let planned = 0;
+    const frame: ClientFrame = {
+      type: "create",
+      game: "ipd",
+      config: { rounds: 30 },
+      opponents: { "1": "strategy:tit-for-tat" },
+    };
+    const bots = Array.from(
+      { length: 3 },
+      (_, i) =>
+        new DocsBot(() => server!.wsUrl, tokens.create(`load-${i}`).token, {
+          lanes: 4,
+          plan: () => (planned++ < 40 ? frame : undefined),
+        }),
+    );
+    bots.forEach((bot) => bot.start());
+    const acks = () => bots.reduce((n, bot) => n + bot.ackCount, 0);
+    const more = (n: number, what: string) => {
+      const target = acks() + n;
+      return Promise.race(bots.map((bot) => bot.until(() => acks() >= target, what, 60_000)));
+    };
+    await more(100, "play before the outage");
+
+    // Refused for longer than the few connects that used to break the pool.
+    await proxy.refuse();
+    const newcomer = await RawBot.connect(server.wsUrl, tokens.create("newcomer", "bot", 1000).token);
+    let refused = false;
+    for (let i = 0; i < 200 && !refused; i++) {
+      newcomer.send({ type: "create", game: "ipd", opponents: { "1": "strategy:random" } });
+      newcomer.send({ type: "ping", id: i }); // answered at once: the create's answer, if any, came before it
+      await newcomer.next("pong", (p) => p.id === i);
+      refused = newcomer.frames.some((f) => f.type === "error" && f.code === "store_unavailable");
+    }
+    expect(refused).toBe(true);
+    // No `created` went out for a match the store never took: nobody holds a match a crash could take back.
+    expect(newcomer.frames.filter((f) => f.type === "created")).toEqual([]);
+    const down = await health();
+    expect(down.failure).toMatch(/ECONNREFUSED|ECONNRESET|connect|closed/i);
+    expect(down.unwritten).toBeLessThan(200); // bounded: 60 and what was already on its way
+    const frozen = acks();
+    // The outage lasts until the server has said, more than once, what it waits for.
+    await eventually(() => /still waiting for the replay store \(\d+ s\)/.test(server!.stderr()), "a report", 30_000);
+    expect(acks()).toBeLessThanOrEqual(frozen + bots.length * 4 * 2);
+
+    await proxy.up();
+    await more(50, "play after the database came back");
+    expect(server.stderr()).toMatch(/the replay store is writable again/);
+    // Matches created before the refusals were announced only now that they are stored.
+    await newcomer.next("created", () => true, { timeoutMs: 30_000 });
+    newcomer.close();
+
+    // A network that carries nothing: no error, just silence. The server says so.
+    proxy.stall();
+    await eventually(async () => /no answer from .* for \d+ s/.test((await health()).failure ?? ""), "a stall", 30_000);
+    await proxy.up();
+    await more(50, "play after the stall");
+
+    // A stop while the database is away ends within its bound; nothing acknowledged is lost.
+    await proxy.refuse();
+    const ackedBeforeStop = acks();
+    server.child.kill("SIGTERM");
+    await server.exited;
+    expect(server.stderr()).toMatch(/ludus: stopped; \d+ live match/);
+    await proxy.up();
+    server = await startServerProcess(args);
+    await Promise.all(bots.map((bot) => bot.until(() => bot.done, "every match to finish", 180_000)));
+    bots.forEach((bot) => bot.stop());
+    expect(acks()).toBeGreaterThan(ackedBeforeStop);
+    for (const bot of bots) expect(bot.errors).toEqual([]);
+    server.child.kill("SIGTERM");
+    await server.exited;
+    server = undefined;
+
+    const store = await ReplayStore.open({ dataDir, databaseUrl: db.url });
+    try {
+      for (const bot of bots) {
+        for (const [match, seqs] of bot.acked) {
+          const stored = new Map((await store.steps(match)).map((s) => [s.seq, s.action]));
+          for (const [seq, action] of seqs) expect(stored.get(seq), `${match} seq ${seq}`).toEqual(action);
+        }
+      }
+      // The newcomer's match was never played: it is the only one not finished.
+      const unfinished = await store.unfinished();
+      expect(unfinished.every((m) => m.seats.some((s) => s?.name === "newcomer"))).toBe(true);
+    } finally {
+      await store.close();
+    }
+  }, 600_000);
+});
