@@ -90,6 +90,7 @@ async function playAgent(game: string, matches: number, concurrency: number): Pr
     matches,
     concurrency,
     opponent: "random",
+    seat: 0, // the benchmark reads seat 0's rows
     agent: { chat: { baseUrl: fake.baseUrl, model: MODEL }, maxInFlight: concurrency },
     onAgent: (agent) => stats = agent.stats,
   });

@@ -1,21 +1,123 @@
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { Packr } from "msgpackr";
 import type { ActionSpace } from "../../games/core/action.ts";
 import { configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { games, getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { STRATEGY_STREAM } from "../../policies/simulate.ts";
-import { Bot, type FrameFormat, LudusError, type MatchEndFrame, type Policy } from "../../clients/sdk/index.ts";
+import {
+  Bot,
+  type FrameFormat,
+  LudusError,
+  type MatchEndFrame,
+  type MsgpackCodec,
+  type Policy,
+  type SeatChoice,
+} from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
 import { integerIn, websocketUrl } from "../options.ts";
 
-interface BotFlags {
+/** The flags `ludus bot` and `ludus llm` share to say which matches to play. */
+export interface MatchFlags {
+  matches: number;
+  concurrency: number;
+  opponent?: string;
+  seat: SeatChoice;
+  selfPlay?: boolean;
+  matchSeed?: string;
+}
+
+/** The matches to play, as the bot SDK's `play` takes them. */
+export interface MatchPlan {
+  readonly matches: number;
+  readonly concurrency: number;
+  readonly opponent?: string;
+  readonly seat?: SeatChoice;
+  readonly selfPlay?: boolean;
+  readonly seed?: string;
+}
+
+function seatChoice(value: string): SeatChoice {
+  if (/^\d{1,4}$/.test(value)) return Number(value);
+  if (value === "alternate" || value === "random") return value;
+  throw new InvalidArgumentError("expected a seat number (0, 1, …), alternate or random.");
+}
+
+/** Adds the match flags; `player` names who plays (a strategy, the model). */
+export function matchOptions(command: Command, player: string): Command {
+  return command
+    .option(
+      "--matches <n>",
+      "how many matches to play (with --self-play: how many queue tickets)",
+      integerIn(1, 1_000_000),
+      1,
+    )
+    .option("--concurrency <k>", "matches played at once over the one connection", integerIn(1, 1000), 1)
+    .option(
+      "--opponent <strategy|self>",
+      `play private matches instead of queueing: every other seat this built-in strategy, or self (every seat is ${player})`,
+    )
+    .option(
+      "--seat <n|random|alternate>",
+      "with --opponent <strategy>: the seat taken; alternate: match i takes seat i mod seats",
+      seatChoice,
+      "alternate",
+    )
+    .option("--self-play", `queued: ${player}'s tickets may meet each other (with --concurrency 2 or more)`)
+    .option("--match-seed <seed>", "with --opponent: seed match i with <seed>/<i> (and a random seat), reproducibly");
+}
+
+/** The plan the match flags ask for; contradictory flags are a usage error (exit 2). */
+export function matchPlan(flags: MatchFlags, command: Command): MatchPlan {
+  const { matches, concurrency, opponent, selfPlay, matchSeed: seed } = flags;
+  const againstStrategy = opponent !== undefined && opponent !== "self";
+  if (seed !== undefined && opponent === undefined) {
+    command.error("error: --match-seed needs --opponent (queued matches are seeded by the server)");
+  }
+  if (command.getOptionValueSource("seat") === "cli" && !againstStrategy) {
+    command.error(
+      "error: --seat needs --opponent <strategy>: queued matches draw seats at random, and with --opponent self " +
+        "every seat is played",
+    );
+  }
+  if (selfPlay && opponent !== undefined) {
+    command.error("error: --self-play is for queued matches; for a private self-play match use --opponent self");
+  }
+  return {
+    matches,
+    concurrency,
+    ...(opponent === undefined ? {} : { opponent }),
+    ...(againstStrategy ? { seat: flags.seat } : {}),
+    ...(selfPlay ? { selfPlay } : {}),
+    ...(seed === undefined ? {} : { seed }),
+  };
+}
+
+/** The JSON summary's account of the matches: one result per seat played (a self-play match has several). */
+export function matchSummary(plan: MatchPlan, ends: readonly MatchEndFrame[]): Record<string, unknown> {
+  const own = ends.map((end) => end.returns[end.seat]);
+  return {
+    matches: new Set(ends.map((end) => end.match)).size,
+    opponent: plan.opponent ?? null,
+    seat: plan.seat ?? null,
+    selfPlay: plan.selfPlay ?? false,
+    meanReturn: own.length ? own.reduce((a, b) => a + b, 0) / own.length : null,
+    results: ends.map(({ match, seat, returns, reason, statuses }) => ({ match, seat, returns, reason, statuses })),
+  };
+}
+
+/** msgpack frames for the CLI's bots: plain maps both ways (msgpackr's records are not msgpack others read). */
+export function cliMsgpack(format: FrameFormat): MsgpackCodec | undefined {
+  return format === "msgpack" ? new Packr({ useRecords: false, int64AsType: "number" }) : undefined;
+}
+
+interface BotFlags extends MatchFlags {
   url: string;
   token: string;
   game: string;
   variant?: string;
   strategy: string;
-  matches: number;
   format: FrameFormat;
   seed?: string;
   json?: boolean;
@@ -28,17 +130,17 @@ function randomSeed(): string {
 }
 
 export function registerBot(program: Command, io: Io): void {
-  program
+  const command = program
     .command("bot")
     .description("play matches on a Ludus server as a remote bot, with a built-in strategy, through the bot SDK")
     .requiredOption("--url <ws-url>", "the server's bot gateway, e.g. ws://127.0.0.1:2567/bot", websocketUrl)
     .requiredOption("--token <token>", "a bot token (`ludus token create --name <bot>`)")
     .addOption(
-      new Option("--game <id>", "the game to queue for").choices(games.map((g) => g.id)).makeOptionMandatory(),
+      new Option("--game <id>", "the game to play").choices(games.map((g) => g.id)).makeOptionMandatory(),
     )
     .option("--variant <name>", "a variant of the game (default: the game's default variant)")
-    .requiredOption("--strategy <name>", "the built-in strategy that plays (name or name:arg)")
-    .option("--matches <n>", "how many matches to play, one after another", integerIn(1, 1_000_000), 1)
+    .requiredOption("--strategy <name>", "the built-in strategy that plays (name or name:arg)");
+  matchOptions(command, "the strategy")
     .addOption(new Option("--format <format>", "how frames travel").choices(["json", "msgpack"]).default("json"))
     .option(
       "--seed <seed>",
@@ -47,10 +149,11 @@ export function registerBot(program: Command, io: Io): void {
     .option("--json", "after the match lines, print one JSON summary line")
     .addHelpText("after", "\nList a game's strategies with `ludus strategies --game <id>`.")
     .action(async (flags: BotFlags, command: Command) => {
-      // Refuse a bad variant or strategy before touching the network.
+      // Refuse a bad variant, strategy or flag combination before touching the network.
       const game = getGame(flags.game);
       const { variant } = configure(game, {}, flags.variant);
       const strategy = createStrategy(game.id, flags.strategy);
+      const plan = matchPlan(flags, command);
       const seed = flags.seed ?? randomSeed();
       const rng = new Rng(seed, STRATEGY_STREAM);
       const policy: Policy = (observation, legal, turn) =>
@@ -58,7 +161,12 @@ export function registerBot(program: Command, io: Io): void {
 
       let bot: Bot;
       try {
-        bot = await Bot.connect({ url: flags.url, token: flags.token, format: flags.format });
+        bot = await Bot.connect({
+          url: flags.url,
+          token: flags.token,
+          format: flags.format,
+          msgpack: cliMsgpack(flags.format),
+        });
       } catch (error) {
         if (error instanceof LudusError && error.code === "bad_token") {
           command.error(`error: ${flags.url} refused the token: ${error.message}`);
@@ -74,24 +182,16 @@ export function registerBot(program: Command, io: Io): void {
           game: game.id,
           variant,
           policy,
-          matches: flags.matches,
+          ...plan,
           onMatchEnd: (end) => io.out(matchLine(end)),
         });
       } finally {
         await bot.close();
       }
       if (flags.json) {
-        const own = ends.map((end) => end.returns[end.seat]);
         io.out(
-          JSON.stringify({
-            game: game.id,
-            variant,
-            strategy: flags.strategy,
-            seed,
-            matches: ends.length,
-            meanReturn: own.reduce((a, b) => a + b, 0) / own.length,
-            results: ends.map(({ match, seat, returns, reason }) => ({ match, seat, returns, reason })),
-          }) + "\n",
+          JSON.stringify({ game: game.id, variant, strategy: flags.strategy, seed, ...matchSummary(plan, ends) }) +
+            "\n",
         );
       }
     });

@@ -16,8 +16,9 @@ import {
 import type { FrameFormat } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
 import { integerIn, jsonObject, numberIn, readText, textOrFile, urlWith, websocketUrl } from "../options.ts";
+import { cliMsgpack, type MatchFlags, matchOptions, matchPlan, matchSummary } from "./bot.ts";
 
-interface LlmFlags {
+interface LlmFlags extends MatchFlags {
   url: string;
   token?: string;
   game: string;
@@ -25,10 +26,6 @@ interface LlmFlags {
   baseUrl?: string;
   model: string;
   apiKey?: string;
-  matches: number;
-  concurrency: number;
-  opponent?: string;
-  matchSeed?: string;
   renderer: RendererName;
   temperature?: number;
   maxTokens?: number;
@@ -89,7 +86,7 @@ function adviceFile(value: string): Advice[] {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function registerLlm(program: Command, io: Io): void {
-  program
+  const command = program
     .command("llm")
     .description("seat a language model (any OpenAI-compatible chat-completions endpoint) at Ludus matches")
     .requiredOption("--url <ws-url>", "the server's bot gateway, e.g. ws://127.0.0.1:2567/bot", websocketUrl)
@@ -98,11 +95,8 @@ export function registerLlm(program: Command, io: Io): void {
     .option("--variant <name>", "a variant of the game (default: the game's default variant)")
     .option("--base-url <url>", "the API root, e.g. http://127.0.0.1:8000/v1; default $OPENAI_BASE_URL", httpUrl)
     .requiredOption("--model <name>", "the model to ask, as the endpoint names it")
-    .option("--api-key <key>", "sent as a bearer token; default $OPENAI_API_KEY (none when unset)")
-    .option("--matches <n>", "how many matches to play", integerIn(1, 1_000_000), 1)
-    .option("--concurrency <k>", "matches played at once", integerIn(1, 1000), 1)
-    .option("--opponent <strategy>", "play private matches against this built-in strategy instead of queueing")
-    .option("--match-seed <seed>", "with --opponent: seed match i with <seed>/<i>, for reproducible runs")
+    .option("--api-key <key>", "sent as a bearer token; default $OPENAI_API_KEY (none when unset)");
+  matchOptions(command, "the model")
     .addOption(
       new Option("--renderer <name>", "the answer format asked for").choices([...RENDERER_NAMES]).default("ludus"),
     )
@@ -155,9 +149,7 @@ export function registerLlm(program: Command, io: Io): void {
       } catch (error) {
         command.error(`error: OPENAI_BASE_URL: ${(error as Error).message}`);
       }
-      if (flags.matchSeed !== undefined && !flags.opponent) {
-        command.error("error: --match-seed needs --opponent (queued matches are seeded by the server)");
-      }
+      const plan = matchPlan(flags, command);
       try {
         renderer(flags.renderer, flags.game);
       } catch (error) {
@@ -185,11 +177,9 @@ export function registerLlm(program: Command, io: Io): void {
           token: token!,
           game: flags.game,
           variant: flags.variant,
-          matches: flags.matches,
-          concurrency: flags.concurrency,
-          opponent: flags.opponent,
-          seed: flags.matchSeed,
+          ...plan,
           format: flags.format,
+          msgpack: cliMsgpack(flags.format),
           signal: stopping.signal,
           onAgent: (a) => agent = a,
           onMatchEnd: (end: MatchEndFrame) => io.out(matchLine(end)),
@@ -226,30 +216,23 @@ export function registerLlm(program: Command, io: Io): void {
       }
       const { ends, failure, strategies } = result;
       const stats = agent!.stats;
+      const { results, ...summary } = matchSummary(plan, ends);
       if (flags.json) {
-        const own = ends.map((end) => end.returns[end.seat]);
         io.out(
           JSON.stringify({
             game: flags.game,
             model: flags.model,
             renderer: flags.renderer,
-            matches: ends.length,
-            meanReturn: own.length ? own.reduce((a, b) => a + b, 0) / own.length : null,
+            ...summary,
             ...stats,
             ...(strategies.length ? { strategies: strategies.map((s) => s.strategy) } : {}),
             ...(failure ? { failure: failure.message } : {}),
-            results: ends.map(({ match, seat, returns, reason, statuses }) => ({
-              match,
-              seat,
-              returns,
-              reason,
-              statuses,
-            })),
+            results,
           }) + "\n",
         );
       }
       io.err(
-        `ludus: ${ends.length} match(es); ${stats.requests} replies, ${stats.promptTokens} prompt and ` +
+        `ludus: ${summary.matches} match(es); ${stats.requests} replies, ${stats.promptTokens} prompt and ` +
           `${stats.completionTokens} completion tokens; ${stats.reasks} re-asked, ${stats.fallbacks} fallback(s)\n`,
       );
       if (failure) {

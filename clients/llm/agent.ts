@@ -1,6 +1,6 @@
 import { type ActionForm, defaultAction } from "../../protocol/action-forms.ts";
 import type { MatchStartFrame, TurnFrame } from "../../protocol/frames.ts";
-import { Answer, type Policy, Withdrawal } from "../sdk/bot.ts";
+import { Answer, type Policy, seatKey, Withdrawal } from "../sdk/bot.ts";
 import type { Connection } from "../sdk/connection.ts";
 import type { LudusError } from "../sdk/errors.ts";
 import { randomAction, type RandomSource } from "../sdk/random.ts";
@@ -79,7 +79,8 @@ interface Deciding {
   readonly attempts: AttemptMeta[];
 }
 
-interface MatchContext {
+/** What the agent keeps per seat: one connection may hold several seats of a match (self-play). */
+interface SeatContext {
   readonly start: MatchStartFrame;
   /** Earlier turns: the text shown and the reply played (one per decision: a refused reply is replaced). */
   readonly history: { readonly seq: number; readonly user: string; readonly reply: string }[];
@@ -98,9 +99,11 @@ interface MatchContext {
 export class LlmAgent {
   readonly client: ChatClient;
   readonly #options: LlmAgentOptions;
-  readonly #matches = new Map<string, MatchContext>();
+  /** Each seat's context, by match and seat. */
+  readonly #seats = new Map<string, SeatContext>();
   readonly #gate: Gate;
   readonly #stop = new AbortController();
+  readonly #failed = new AbortController();
   #frameBytes = 256 * 1024;
   readonly stats: AgentStats = {
     requests: 0,
@@ -125,17 +128,22 @@ export class LlmAgent {
     return this.#failure;
   }
 
-  /** Listens to a connection's `match_start` frames (the rules and who the seat is): call before playing. */
+  /** Aborts once the agent is stopped or its endpoint has failed for good: start no more matches. */
+  readonly halted: AbortSignal = AbortSignal.any([this.#stop.signal, this.#failed.signal]);
+
+  /** Listens to a connection's `match_start` frames (the rules and who each seat is): call before playing. */
   attach(connection: Connection): void {
     this.#frameBytes = connection.welcome.limits.frameBytes;
     connection.on("match_start", (start) => {
-      const known = this.#matches.get(start.match);
-      if (known && start.resumed) return;
-      const context: MatchContext = { start, history: [] };
-      this.#matches.set(start.match, context);
+      if (start.resumed && this.#seats.has(seatKey(start.match, start.seat))) return;
+      const context: SeatContext = { start, history: [] };
+      this.#seats.set(seatKey(start.match, start.seat), context);
       if (this.#strategyOn(start.game)) context.strategy = this.#writeStrategy(context);
     });
-    connection.on("match_end", (end) => this.#matches.delete(end.match));
+    // Every seat of a match ends at once, those the connection no longer holds (withdrawn ones) included.
+    connection.on("match_end", (end) => {
+      for (const [key, context] of this.#seats) if (context.start.match === end.match) this.#seats.delete(key);
+    });
   }
 
   /** The policy to play with (`Bot.play`, `Bot.create`, `Bot.join`). */
@@ -156,8 +164,12 @@ export class LlmAgent {
   }
 
   async #decide(turn: TurnFrame, legal: readonly ActionForm[], refusal?: LudusError): Promise<unknown> {
-    const context = this.#matches.get(turn.match);
-    if (!context) throw new Error(`turn for match ${turn.match} before its match_start: attach the agent first`);
+    const context = this.#seats.get(seatKey(turn.match, turn.seat));
+    if (!context) {
+      throw new Error(
+        `turn for seat ${turn.seat} of match ${turn.match} before its match_start: attach the agent first`,
+      );
+    }
     if (this.#failure) return this.#withdraw(this.#failure.message);
     if (this.#stop.signal.aborted) return this.#withdraw(stopReason(this.#stop.signal));
     const game = context.start.game;
@@ -213,11 +225,10 @@ export class LlmAgent {
         this.stats.requests++;
         this.stats.promptTokens += completion.usage?.prompt_tokens ?? 0;
         this.stats.completionTokens += completion.usage?.completion_tokens ?? 0;
-        const read = render.extract(completion.text, view);
+        const flaw = unusable(completion);
+        const read = flaw ? { error: flaw } : render.extract(completion.text, view);
         if ("error" in read) {
-          attempt.error = completion.finishReason === "length"
-            ? `your reply was cut off at the token limit before its answer; answer more briefly. ${read.error}`
-            : read.error;
+          attempt.error = read.error;
           this.stats.reasks++;
           continue;
         }
@@ -233,15 +244,18 @@ export class LlmAgent {
       : defaultAction(legal);
     this.stats.fallbacks++;
     this.#options.log?.(
-      `match ${turn.match} decision ${turn.seq}: ${fallbackReason}; playing ${JSON.stringify(action)}`,
+      `${where(turn.match, turn.seat, turn.seq)}: ${fallbackReason}; playing ${JSON.stringify(action)}`,
     );
     return new Answer(action, this.#meta(messages, deciding, this.#options.chat.model, strategy, fallbackReason));
   }
 
   /** An endpoint failure no retry mends: the seat is withdrawn and the agent stops asking. */
-  #giveUp(error: ChatError, context: MatchContext, seq: number): Withdrawal {
+  #giveUp(error: ChatError, context: SeatContext, seq: number): Withdrawal {
     this.#failure ??= error;
-    this.#options.log?.(`match ${context.start.match} decision ${seq}: withdrawing the seat: ${error.message}`);
+    this.#failed.abort(error);
+    this.#options.log?.(
+      `${where(context.start.match, context.start.seat, seq)}: withdrawing the seat: ${error.message}`,
+    );
     return this.#withdraw(error.message);
   }
 
@@ -252,7 +266,7 @@ export class LlmAgent {
 
   /** The chat for an attempt: system (rules and format), earlier turns, this turn, then each failed try and why. */
   #messages(
-    context: MatchContext,
+    context: SeatContext,
     render: Renderer,
     view: TurnView,
     deciding: Deciding,
@@ -274,7 +288,7 @@ export class LlmAgent {
     return messages;
   }
 
-  #system(context: MatchContext, render: Renderer): string {
+  #system(context: SeatContext, render: Renderer): string {
     const { game, rules } = context.start;
     const own = this.#options.systemPrompt?.(game, rules);
     const base = own ??
@@ -305,7 +319,7 @@ export class LlmAgent {
    * Asks for the strategy sentence, again with the reason while a reply holds none (up to `retries` times).
    * The first decision waits for it, so it is bounded by the request timeout as any request is.
    */
-  async #writeStrategy(context: MatchContext): Promise<StrategyRecord> {
+  async #writeStrategy(context: SeatContext): Promise<StrategyRecord> {
     const { start } = context;
     const options = this.#options.strategy || {};
     const who = identity(start.observation);
@@ -365,6 +379,29 @@ export class LlmAgent {
     }, this.#frameBytes);
   }
 }
+
+const where = (match: string, seat: number, seq: number) => `match ${match} seat ${seat} decision ${seq}`;
+
+/**
+ * Why a reply cannot be played whatever it says: cut off at the token limit (its answer may be cut too: a
+ * message would reach the other player half-written), or refused by the model or the endpoint's filter.
+ */
+function unusable(completion: Completion): string | undefined {
+  if (completion.refusal !== undefined) {
+    return `you declined to answer ("${
+      clipText(completion.refusal)
+    }"); this is a game: choose one of the legal actions.`;
+  }
+  if (completion.finishReason === "content_filter") {
+    return "the endpoint's content filter stopped your reply; choose one of the legal actions.";
+  }
+  if (completion.finishReason === "length") {
+    return "your reply was cut off at the token limit, so its answer may be cut too; answer more briefly.";
+  }
+  return undefined;
+}
+
+const clipText = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
 /** The turn's text with its legal options spelled out. */
 function userText(view: TurnView): string {

@@ -42,6 +42,8 @@ export interface Completion {
   readonly text: string;
   /** A reasoning model's separate thinking (`reasoning_content` or `reasoning`), when the endpoint sends it. */
   readonly reasoning?: string;
+  /** The model's refusal to answer (`message.refusal`), when the endpoint says so apart from the text. */
+  readonly refusal?: string;
   readonly finishReason: string | null;
   readonly usage: Usage | null;
   /** The model that answered, as the endpoint names it. */
@@ -143,6 +145,7 @@ export class ChatClient {
     return {
       text: (message.content as string | null) ?? "",
       ...reasoningOf(message),
+      ...refusalOf(message),
       finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
       usage: usageOf(payload.usage),
       model: typeof payload.model === "string" ? payload.model : this.options.model,
@@ -154,6 +157,7 @@ export class ChatClient {
     if (!response.body) throw this.#bad("the streamed answer has no body");
     let text = "";
     let reasoning = "";
+    let refusal = "";
     let finishReason: string | null = null;
     let usage: Usage | null = null;
     let model = this.options.model;
@@ -181,6 +185,7 @@ export class ChatClient {
       if (typeof delta.content === "string") text += delta.content;
       const thought = reasoningOf(delta).reasoning;
       if (thought) reasoning += thought;
+      refusal += refusalOf(delta).refusal ?? "";
       if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
       return false;
     };
@@ -194,24 +199,21 @@ export class ChatClient {
         buffer = buffer.slice(newline + 1);
         if (take(line)) {
           await reader.cancel();
-          return this.#streamed(choices, text, reasoning, finishReason, usage, model);
+          return this.#streamed(choices, { text, reasoning, refusal, finishReason, usage, model });
         }
       }
     }
     if (buffer.trim()) take(buffer.trim());
-    return this.#streamed(choices, text, reasoning, finishReason, usage, model);
+    return this.#streamed(choices, { text, reasoning, refusal, finishReason, usage, model });
   }
 
   #streamed(
     choices: number,
-    text: string,
-    reasoning: string,
-    finishReason: string | null,
-    usage: Usage | null,
-    model: string,
+    read: Omit<Completion, "latencyMs" | "reasoning" | "refusal"> & { reasoning: string; refusal: string },
   ): Omit<Completion, "latencyMs"> {
     if (choices === 0) throw this.#bad("the streamed answer has no choices");
-    return { text, ...(reasoning ? { reasoning } : {}), finishReason, usage, model };
+    const { reasoning, refusal, ...rest } = read;
+    return { ...rest, ...(reasoning ? { reasoning } : {}), ...(refusal ? { refusal } : {}) };
   }
 
   async #statusError(response: Response): Promise<ChatError> {
@@ -294,6 +296,11 @@ function firstChoice(payload: Record<string, unknown>): Record<string, unknown> 
 function reasoningOf(message: Record<string, unknown>): { reasoning?: string } {
   const value = message.reasoning_content ?? message.reasoning;
   return typeof value === "string" && value ? { reasoning: value } : {};
+}
+
+/** OpenAI's structured refusal: the model declined, and `content` is empty or not the answer. */
+function refusalOf(message: Record<string, unknown>): { refusal?: string } {
+  return typeof message.refusal === "string" && message.refusal ? { refusal: message.refusal } : {};
 }
 
 function usageOf(raw: unknown): Usage | null {

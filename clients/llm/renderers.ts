@@ -35,6 +35,13 @@ function withoutThinking(reply: string): string {
 
 const lastMatch = (text: string, pattern: RegExp): RegExpExecArray | undefined => [...text.matchAll(pattern)].at(-1);
 
+/**
+ * Whether the turn accepts free text (a talk phase: Trust-and-Split's and the dialogue's messages, the
+ * negotiation's chat). There the server reads any text as a message, so a renderer sends only an answer the
+ * model marked as one: an unmarked reply (a refusal, a thought, a stray line) would reach the other player.
+ */
+const talking = (turn: TurnView): boolean => turn.legal.some((form) => form.kind === "text");
+
 /** The project's format: think freely, then a last `Answer:` with the action written as the turn asks. */
 const ludus: Renderer = {
   name: "ludus",
@@ -42,16 +49,22 @@ const ludus: Renderer = {
     "Each turn you are shown the game as you see it, ending with your options and how to write them. " +
     "Think briefly if it helps, then end your reply with `Answer:` followed by your action, written the way " +
     "the turn asks (for example `Answer: [bet]`). Only what follows the last `Answer:` counts.",
-  extract(reply) {
+  extract(reply, turn) {
     const text = withoutThinking(reply);
     const marker = lastMatch(text, /\banswer\s*:/gi);
     if (marker) {
       const answer = text.slice(marker.index + marker[0].length).trim().replace(/^[*`"]+|[*`"]+$/g, "").trim();
       return answer ? { action: answer } : { error: "nothing follows `Answer:`; write your action after it." };
     }
-    // A bare one-line reply is taken as the answer (many models answer `[bet]` and nothing else).
-    if (text && !text.includes("\n") && text.length <= 200) return { action: text };
-    return { error: "your reply has no `Answer:` line; end it with `Answer:` and your action." };
+    // A bare one-line reply is taken as the answer (many models answer `[bet]` and nothing else), except where
+    // it would be sent as a message.
+    if (text && !text.includes("\n") && text.length <= 200 && !talking(turn)) return { action: text };
+    return {
+      error: talking(turn)
+        ? "your reply has no `Answer:` line, and only what follows `Answer:` is sent to the other player; " +
+          "end it with `Answer:` and your message or action."
+        : "your reply has no `Answer:` line; end it with `Answer:` and your action.",
+    };
   },
 };
 
@@ -64,33 +77,41 @@ const TEXTARENA_TOKENS: Readonly<Record<string, string>> = {
     "[Offer: 3 Wood -> 2 Gold] to offer what you give for what you ask, [Accept] or [Deny]; anything else is chat",
 };
 
-/** TextArena's format: free text holding the action token; a reply without brackets is bracketed whole. */
+/**
+ * TextArena's format: free text holding the action token. A reply without brackets is bracketed whole (TextArena's
+ * action wrapper), except in a talk phase, where the reply itself is the message, as TextArena sends it.
+ */
 const textarena: Renderer = {
   name: "textarena",
   games: Object.keys(TEXTARENA_TOKENS),
   instructions: (game) =>
     `Write your action as its token in square brackets: ${TEXTARENA_TOKENS[game]}. ` +
     "You may write other text around the token.",
-  extract(reply) {
+  extract(reply, turn) {
     const text = withoutThinking(reply);
     if (!text) return { error: "your reply is empty; write your action's token in square brackets." };
-    return { action: text.includes("[") ? text : `[${text}]` };
+    return { action: text.includes("[") || talking(turn) ? text : `[${text}]` };
   },
 };
 
-/** SPIRAL's format: reason, then the final answer in `\boxed{}`, read as the bracketed token. */
+/**
+ * SPIRAL's format: reason, then the final answer in `\boxed{}`, read as the bracketed token. In a talk phase the
+ * boxed text goes as written (the server reads `accept`, `offer 3 Wood -> 2 Gold` and the like, and any other
+ * text as the message, which brackets would only garble), and a reply without a box is never sent.
+ */
 const spiral: Renderer = {
   name: "spiral",
   games: ["kuhn-poker", "tic-tac-toe", "simple-negotiation"],
   instructions: (game) =>
     "Please reason step by step, and put your final answer within \\boxed{}, for example " +
     `${game === "tic-tac-toe" ? "\\boxed{4} for cell 4" : "\\boxed{bet}"}.`,
-  extract(reply) {
+  extract(reply, turn) {
     const text = withoutThinking(reply);
     const boxed = lastMatch(text, /\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}/g);
-    const answer = boxed ? boxed[1].trim() : text.split(/\s+/).filter(Boolean).length <= 5 ? text.trim() : "";
+    const short = !talking(turn) && text.split(/\s+/).filter(Boolean).length <= 5;
+    const answer = boxed ? boxed[1].trim() : short ? text.trim() : "";
     if (!answer) return { error: "your reply has no \\boxed{} answer; put your final answer within \\boxed{}." };
-    return { action: /^\[.*\]$/s.test(answer) ? answer : `[${answer}]` };
+    return { action: /^\[.*\]$/s.test(answer) || talking(turn) ? answer : `[${answer}]` };
   },
 };
 
@@ -108,11 +129,12 @@ const adalign: Renderer = {
         "<<proposal_start>> x <<proposal_end>> where x is how many coins you keep, a whole number from 0 to 10.",
   extract(reply, turn) {
     const text = withoutThinking(reply);
-    if (turn.game === "ipd") {
+    // The dilemma's optional messages take the message tokens too.
+    const chat = talking(turn);
+    if (turn.game === "ipd" && !chat) {
       const token = lastMatch(text, /<A>|<B>/g);
       return token ? { action: token[0] } : { error: 'write "<A>" or "<B>" and nothing else.' };
     }
-    const chat = turn.legal.some((form) => form.kind === "text");
     const token = lastMatch(text, chat ? MESSAGE_TOKEN : PROPOSAL_TOKEN);
     if (token) return { action: token[0] };
     return {

@@ -5,9 +5,12 @@ Connect, authenticate, queue for a game and answer each ``turn`` frame with a po
     async with LudusClient("ws://127.0.0.1:2567/bot", token) as client:
         results = await client.play("kuhn-poker", policy=lambda obs, legal, turn: random_action(legal), matches=10)
 
-Frames are JSON text, or msgpack binary when ``format="msgpack"`` is asked for and the ``msgpack``
-package is importable. A connection that drops mid-match is reopened by itself: the client
-authenticates again and resumes the match it was playing.
+One connection plays any number of seats, several of one match included (self-play: ``"self"``
+opponents in ``create``, or ``self_play=True`` tickets that may meet each other). Frames are JSON
+text, or msgpack binary when ``format="msgpack"`` is asked for and the ``msgpack`` package is
+importable. A connection that drops is reopened by itself: the client authenticates again and
+resumes every match it holds seats in; after a server restart (close code 1012) it keeps trying
+while the server is down.
 
 Needs Python 3.11 and ``websockets`` (10.4 or later); ``msgpack`` is optional.
 """
@@ -15,13 +18,16 @@ Needs Python 3.11 and ``websockets`` (10.4 or later); ``msgpack`` is optional.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import math
 import random
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import websockets
@@ -40,6 +46,8 @@ __all__ = [
     "LudusConnectionError",
     "MatchResult",
     "Policy",
+    "PrivateMatch",
+    "RESTART_CLOSE_CODE",
     "random_action",
     "Withdraw",
     "MSGPACK_AVAILABLE",
@@ -74,6 +82,7 @@ class Withdraw:
     policy to the seat at once. The match still ends with its ``match_end``."""
 
     reason: str
+
 
 # Error codes that answer an `act` and leave the decision open while retries last.
 _RETRYABLE = frozenset({"illegal_action", "malformed_action"})
@@ -120,8 +129,78 @@ class MatchResult:
         return self.returns[self.seat]
 
 
+RESTART_CLOSE_CODE = 1012
+"""The close code of a server that stops to restart: it keeps its matches, and the client waits for it."""
+
+
+@dataclass
+class _Seat:
+    """One seat this client holds: a match may have several (self-play), so seats are keyed by match and seat."""
+
+    match: str
+    seat: int
+    future: asyncio.Future[MatchResult]
+    start: Frame | None = None
+    """The seat's first ``match_start``: its game, and whether it came back by a resume."""
+    policy: Policy | None = None
+    """Who plays it; None while its owner is not known yet (its ``match_start`` came before ``created``)."""
+    turn: Frame | None = None
+    thinking: int | None = None
+    """The decision the policy is working on."""
+    answer: Frame | None = None
+    """The last ``act`` sent, resent as is when a resume brings its turn back."""
+    forgiven: int = 0
+    """Illegal answers the server still forgives for the open decision."""
+
+
+@dataclass
+class _Waiter:
+    """A queued ticket waiting for its match."""
+
+    game: str
+    variant: str | None
+    self_play: bool
+    policy: Policy
+    future: asyncio.Future[_Seat]
+    ticket: str | None = None
+    """The ticket ``queued`` returned, to cancel it."""
+
+
+@dataclass
+class _Request:
+    """A frame the server answers in order: ``queue`` with ``queued``, ``create`` with ``created``, or an error."""
+
+    answer: str
+    on_answer: Callable[[Frame, list[_Seat]], None]
+    on_error: Callable[[LudusError], None]
+    policy: Policy | None = None
+    """For ``create``: who plays the seats ``created`` names."""
+
+
+class _Dropped(LudusError):
+    """The connection dropped before a request was answered."""
+
+    def __init__(self, request: str) -> None:
+        super().__init__("connection_closed", f"the connection dropped before `{request}` was answered")
+
+
+@dataclass(frozen=True)
+class PrivateMatch:
+    """A match this client created: give ``invite`` to whoever should take an open seat."""
+
+    match: str
+    invite: str
+    seats: list[int]
+    """Every seat this client plays in the match: the one asked for, then the ``"self"`` opponents."""
+    _ends: list[asyncio.Future[MatchResult]] = field(repr=False)
+
+    async def results(self) -> list[MatchResult]:
+        """Waits for the match to end; one result per seat, in the order of ``seats``."""
+        return list(await asyncio.gather(*self._ends))
+
+
 class LudusClient:
-    """One authenticated connection to a Ludus bot gateway (``ws://host:port/bot``).
+    """One authenticated connection to a Ludus bot gateway (``ws://host:port/bot``), playing any number of seats.
 
     Use as an async context manager, or call :meth:`connect` and :meth:`close` yourself.
     """
@@ -136,6 +215,7 @@ class LudusClient:
         reconnect_attempts: int = 5,
         reconnect_delay: float = 0.25,
         open_timeout: float = 10.0,
+        restart_wait: float = 300.0,
     ) -> None:
         """
         :param url: the gateway's websocket URL, e.g. ``ws://127.0.0.1:2567/bot``.
@@ -145,6 +225,8 @@ class LudusClient:
         :param reconnect_attempts: how many times a dropped connection is reopened before giving up.
         :param reconnect_delay: the first wait before reopening; it doubles on each failed attempt, up to 5 s.
         :param open_timeout: seconds allowed for the websocket handshake.
+        :param restart_wait: after the server closed the connection to restart (code 1012; it keeps its matches),
+            seconds to keep trying, however many attempts that takes.
         """
         if format not in ("json", "msgpack"):
             raise ValueError(f'format must be "json" or "msgpack", got {format!r}')
@@ -155,9 +237,19 @@ class LudusClient:
         self.reconnect_attempts = reconnect_attempts
         self.reconnect_delay = reconnect_delay
         self.open_timeout = open_timeout
+        self.restart_wait = restart_wait
         self.welcome: Frame | None = None
         """The latest ``welcome`` frame: server version, this bot's id and name, limits, matches to resume."""
         self._ws: websockets.WebSocketClientProtocol | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._seats: dict[tuple[str, int], _Seat] = {}
+        self._waiters: list[_Waiter] = []
+        self._requests: deque[_Request] = deque()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._up: asyncio.Future[None] | None = None
+        """Settles at the next (re)connection: what waits for the server to come back awaits it."""
+        self._connected = False
+        self._closing = False
 
     async def __aenter__(self) -> LudusClient:
         await self.connect()
@@ -172,6 +264,153 @@ class LudusClient:
         :raises LudusConnectionError: the server cannot be reached.
         :raises LudusAuthError: the server refused the token.
         """
+        welcome = await self._open()
+        self._up = _settled_later()
+        self._reader = asyncio.create_task(self._read())
+        return welcome
+
+    async def close(self) -> None:
+        """Closes the connection (a no-op when it is not open); whatever still waits on it fails."""
+        self._closing = True
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+            self._reader = None
+        await self._close_socket()
+        self._fail(LudusConnectionError(self.url, "the connection was closed"))
+
+    async def play(
+        self,
+        game: str,
+        variant: str | None = None,
+        policy: Policy | None = None,
+        matches: int = 1,
+        *,
+        self_play: bool = False,
+        concurrency: int = 1,
+    ) -> list[MatchResult]:
+        """Queues for ``game`` (and ``variant``, or the game's default) ``matches`` times, ``concurrency`` tickets
+        at a time, answering every turn with ``policy``; returns each seat's result as its match ended.
+
+        With ``self_play`` this token's tickets may be seated together (with ``concurrency`` of 2 or more they
+        can meet each other: one match then gives a result per seat). By default a token never meets itself.
+
+        ``policy(observation, legal, turn)`` defaults to a uniformly random legal action; ``turn["seat"]`` says
+        which seat is to act. After an illegal action that the server still forgives, the policy is asked again
+        with the server's ``error`` frame in ``turn["error"]`` and the updated ``turn["retriesLeft"]``.
+
+        :raises LudusError: the server refused the queue (e.g. ``unknown_game``) or a seat.
+        :raises LudusConnectionError: the connection dropped and could not be reopened.
+        """
+        chosen = self._policy(policy)
+        if matches < 1 or concurrency < 1:
+            raise ValueError(f"matches and concurrency must be at least 1, got {matches} and {concurrency}")
+        results: list[MatchResult] = []
+        left = matches
+
+        async def lane() -> None:
+            nonlocal left
+            while left > 0:
+                left -= 1
+                seat = await self._queue(game, variant, chosen, self_play)
+                results.append(await seat.future)
+
+        await _every(lane() for _ in range(min(concurrency, matches)))
+        return results
+
+    async def create(
+        self,
+        game: str,
+        *,
+        variant: str | None = None,
+        config: Mapping[str, Any] | None = None,
+        seat: int | None = None,
+        opponents: Mapping[int | str, str] | None = None,
+        seed: str | None = None,
+        policy: Policy | None = None,
+    ) -> PrivateMatch:
+        """Opens a private match (the ``create`` frame): ``opponents`` names other seats ``"open"`` (for the
+        invite), ``"strategy:<name>"`` (a built-in) or ``"self"`` (this client plays that seat too, with
+        ``policy``). Returns once the server has created it; ``await match.results()`` waits for its end.
+        While the server stops to restart (``server_stopping``), it waits for the reconnect and asks again.
+
+        :raises LudusError: the server refused the match (``bad_config``, ``bad_strategy``, ...).
+        :raises LudusConnectionError: the connection dropped before the server answered.
+        """
+        chosen = self._policy(policy)
+        frame: Frame = {"type": "create", "game": game}
+        for name, value in (("variant", variant), ("config", config), ("seat", seat), ("seed", seed)):
+            if value is not None:
+                frame[name] = dict(value) if name == "config" else value
+        if opponents is not None:
+            frame["opponents"] = {str(k): v for k, v in opponents.items()}
+        while True:
+            await self._when_up()
+            answered: asyncio.Future[tuple[Frame, list[_Seat]]] = asyncio.get_running_loop().create_future()
+            self._requests.append(
+                _Request(
+                    "created",
+                    lambda created, seats, f=answered: f.done() or f.set_result((created, seats)),
+                    lambda error, f=answered: f.done() or f.set_exception(error),
+                    chosen,
+                )
+            )
+            await self._send_quiet(frame)
+            try:
+                created, seats = await answered
+            except _Dropped as e:
+                raise LudusConnectionError(self.url, e.message) from e
+            except LudusError as e:
+                if e.code != "server_stopping":
+                    raise
+                log.warning("%s; creating the match again once the server is back", e.message)
+                await self._next_connection()
+                continue
+            return PrivateMatch(created["match"], created["invite"], [s.seat for s in seats], [s.future for s in seats])
+
+    def _policy(self, policy: Policy | None) -> Policy:
+        if self._reader is None:
+            raise RuntimeError("call connect() (or use `async with`) before play() or create()")
+        return policy if policy is not None else (lambda _obs, legal, _turn: random_action(legal))
+
+    async def _queue(self, game: str, variant: str | None, policy: Policy, self_play: bool) -> _Seat:
+        waiter = _Waiter(game, variant, self_play, policy, asyncio.get_running_loop().create_future())
+        self._waiters.append(waiter)
+        if self._connected:
+            await self._send_queue(waiter)
+        # Otherwise it is queued once reconnected.
+        try:
+            return await waiter.future
+        except asyncio.CancelledError:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+                if waiter.ticket is not None:
+                    await self._send_quiet({"type": "cancel", "ticket": waiter.ticket})
+            raise
+
+    async def _send_queue(self, waiter: _Waiter) -> None:
+        frame: Frame = {"type": "queue", "game": waiter.game}
+        if waiter.variant is not None:
+            frame["variant"] = waiter.variant
+        if waiter.self_play:
+            frame["selfPlay"] = True
+
+        def refused(error: LudusError) -> None:
+            # A drop, or a server stopping to restart: the ticket is queued again once reconnected.
+            if isinstance(error, _Dropped) or error.code == "server_stopping":
+                return
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            if not waiter.future.done():
+                waiter.future.set_exception(error)
+
+        self._requests.append(
+            _Request("queued", lambda queued, _seats: setattr(waiter, "ticket", queued["ticket"]), refused)
+        )
+        await self._send_quiet(frame)
+
+    async def _open(self) -> Frame:
         try:
             self._ws = await websockets.connect(self.url, open_timeout=self.open_timeout, max_size=2**24)
         except (OSError, InvalidURI, InvalidHandshake, asyncio.TimeoutError) as e:
@@ -185,119 +424,283 @@ class LudusClient:
                 frame = await self._recv()
                 if frame["type"] == "welcome":
                     self.welcome = frame
+                    self._connected = True
                     return frame
                 if frame["type"] == "error":
-                    await self.close()
+                    await self._close_socket()
                     raise LudusAuthError(frame["code"], frame["message"])
         except ConnectionClosed as e:
             raise LudusConnectionError(self.url, f"the server closed the connection during auth ({e})") from e
 
-    async def close(self) -> None:
-        """Closes the connection (a no-op when it is not open)."""
+    async def _close_socket(self) -> None:
+        self._connected = False
         if self._ws is not None:
             ws, self._ws = self._ws, None
             await ws.close()
 
-    async def play(
-        self,
-        game: str,
-        variant: str | None = None,
-        policy: Policy | None = None,
-        matches: int = 1,
-    ) -> list[MatchResult]:
-        """Queues for ``game`` (and ``variant``, or the game's default) ``matches`` times, one match after
-        another, answering every turn with ``policy``; returns each match's result in order.
-
-        ``policy(observation, legal, turn)`` defaults to a uniformly random legal action. After an
-        illegal action that the server still forgives, the policy is asked again with the server's
-        ``error`` frame in ``turn["error"]`` and the updated ``turn["retriesLeft"]``.
-
-        :raises LudusError: the server refused the queue (e.g. ``unknown_game``) or another request.
-        :raises LudusConnectionError: the connection dropped and could not be reopened.
-        """
-        if self._ws is None:
-            raise RuntimeError("call connect() (or use `async with`) before play()")
-        chosen: Policy = policy if policy is not None else (lambda _obs, legal, _turn: random_action(legal))
-        return [await self._play_match(game, variant, chosen) for _ in range(matches)]
-
-    async def _play_match(self, game: str, variant: str | None, policy: Policy) -> MatchResult:
-        queue: Frame = {"type": "queue", "game": game}
-        if variant is not None:
-            queue["variant"] = variant
-        match: str | None = None
-        turn: Frame | None = None  # the decision being answered, for a retry after an illegal action
+    async def _read(self) -> None:
+        """Reads every frame and hands it on; after a drop, reconnects and resumes. Runs until the connection ends."""
         while True:
             try:
-                await self._send(queue if match is None else {"type": "resume", "match": match})
-                while True:
-                    frame = await self._recv()
-                    kind = frame["type"]
-                    if kind == "error" and "match" not in frame:
-                        raise LudusError(frame["code"], frame["message"])
-                    if kind == "match_start" and match is None:
-                        match = frame["match"]
-                    if match is None or frame.get("match") != match:
-                        continue  # queued, pong, or a frame about another match
-                    if kind == "turn":
-                        turn = frame
-                        await self._act(policy, turn)
-                    elif kind == "error":
-                        turn = await self._answer_error(policy, turn, frame)
-                    elif kind == "match_end":
-                        return MatchResult(
-                            match=match,
-                            seat=frame["seat"],
-                            returns=list(frame["returns"]),
-                            statuses=list(frame["statuses"]),
-                            reason=frame["reason"],
-                            steps=frame["steps"],
-                            seed=frame["seed"],
-                        )
+                frame = await self._recv()
             except ConnectionClosed as e:
-                # Reconnect, then queue again or resume: a resume also answers for a match that ended
-                # meanwhile (welcome no longer lists it), with its match_end.
+                if self._closing:
+                    return
                 log.warning("connection to %s lost (%s); reconnecting", self.url, e)
-                await self._reconnect()
+                self._connected = False
+                for request in list(self._requests):
+                    request.on_error(_Dropped(request.answer))
+                self._requests.clear()
+                try:
+                    await self._reconnect(e.rcvd.code if e.rcvd else None)
+                except LudusError as failure:
+                    self._fail(failure)
+                    return
+                continue
+            except LudusError as failure:
+                self._fail(failure)
+                return
+            self._dispatch(frame)
 
-    async def _act(self, policy: Policy, turn: Frame) -> None:
-        decided = await _call_policy(policy, turn)
-        if isinstance(decided, Withdraw):
-            await self._send({"type": "withdraw", "match": turn["match"], "reason": decided.reason})
+    async def _reconnect(self, code: int | None) -> None:
+        """Reopens the connection, then resumes every match with a seat of ours and queues the waiting tickets again.
+
+        A server that closed with 1012 is restarting: it is tried for ``restart_wait`` seconds, however many
+        attempts that takes. A resume also answers for a match that ended meanwhile, with its ``match_end``.
+        """
+        await self._close_socket()
+        until = time.monotonic() + self.restart_wait if code == RESTART_CLOSE_CODE else 0.0
+        delay = self.reconnect_delay
+        attempt = 0
+        while True:
+            attempt += 1
+            await asyncio.sleep(delay)
+            try:
+                await self._open()
+                break
+            except LudusConnectionError as e:
+                if attempt >= self.reconnect_attempts and time.monotonic() >= until:
+                    waited = f" over {self.restart_wait:g} s of the server's restart" if until else ""
+                    raise LudusConnectionError(
+                        self.url, f"the connection was lost and {attempt} reconnects failed{waited}"
+                    ) from e
+                log.warning("reconnect %d failed: %s", attempt, e.message)
+                delay = min(delay * 2, 5.0)
+        for match in dict.fromkeys(seat.match for seat in self._seats.values()):
+            await self._send_quiet({"type": "resume", "match": match})
+        for waiter in self._waiters:
+            await self._send_queue(waiter)
+        up, self._up = self._up, _settled_later()
+        if up is not None and not up.done():
+            up.set_result(None)
+
+    async def _when_up(self) -> None:
+        if not self._connected:
+            await self._next_connection()
+
+    async def _next_connection(self) -> None:
+        assert self._up is not None
+        await asyncio.shield(self._up)
+
+    def _dispatch(self, frame: Frame) -> None:
+        kind = frame.get("type")
+        if kind == "queued":
+            self._answer("queued", frame, [])
+        elif kind == "created":
+            self._created(frame)
+        elif kind == "match_start":
+            seat = self._seat(frame["match"], frame["seat"])
+            seat.start = seat.start or frame
+            if seat.policy is None:
+                self._assign()
+        elif kind == "turn":
+            seat = self._seats.get((frame["match"], frame["seat"]))
+            if seat is not None:
+                seat.turn = frame
+                if seat.policy is not None:
+                    self._on_turn(seat, frame)
+        elif kind == "error":
+            self._on_error(frame)
+        elif kind == "match_end":
+            self._on_end(frame)
+
+    def _answer(self, kind: str, frame: Frame, seats: list[_Seat]) -> None:
+        request = next((r for r in self._requests if r.answer == kind), None)
+        if request is not None:
+            self._requests.remove(request)
+            request.on_answer(frame, seats)
+
+    def _created(self, frame: Frame) -> None:
+        known = self._seats.get((frame["match"], frame["seat"]))
+        if known is not None and known.policy is not None:
+            return  # a resume of a match still waiting for players answers `created` again
+        request = next((r for r in self._requests if r.answer == "created"), None)
+        if request is None or request.policy is None:
             return
-        act: Frame = {"type": "act", "match": turn["match"], "seq": turn["seq"], "action": decided}
+        seats = [
+            self._claim(self._seat(frame["match"], n), request.policy) for n in frame.get("seats", [frame["seat"]])
+        ]
+        self._answer("created", frame, seats)
+        self._assign()
+
+    def _seat(self, match: str, number: int) -> _Seat:
+        seat = self._seats.get((match, number))
+        if seat is None:
+            seat = self._seats[(match, number)] = _Seat(match, number, asyncio.get_running_loop().create_future())
+        return seat
+
+    def _claim(self, seat: _Seat, policy: Policy) -> _Seat:
+        seat.policy = policy
+        if seat.turn is not None:
+            self._on_turn(seat, seat.turn)
+        return seat
+
+    def _assign(self) -> None:
+        """Gives each seat whose owner is unknown to a queued ticket of its game. A resumed seat is never a
+        ticket's, and while a ``create`` is unanswered any new seat may be its, so those wait."""
+        if any(r.answer == "created" for r in self._requests):
+            return
+        for seat in list(self._seats.values()):
+            if seat.policy is not None or seat.start is None or seat.start.get("resumed"):
+                continue
+            game, variant = seat.start["game"], seat.start["variant"]
+            waiter = next(
+                (w for w in self._waiters if w.game == game and w.variant in (None, variant)),
+                None,
+            )
+            if waiter is None:
+                continue
+            self._waiters.remove(waiter)
+            self._claim(seat, waiter.policy)
+            if not waiter.future.done():
+                waiter.future.set_result(seat)
+
+    def _on_turn(self, seat: _Seat, turn: Frame) -> None:
+        if seat.answer is not None and seat.answer["seq"] == turn["seq"]:
+            # The same decision again after a resume: the server acks a resent answer as a duplicate if it had it.
+            self._spawn(self._send_quiet(seat.answer))
+            return
+        if seat.thinking == turn["seq"]:
+            return
+        seat.forgiven = turn.get("retriesLeft", 0)
+        self._spawn(self._decide(seat, turn))
+
+    async def _decide(self, seat: _Seat, turn: Frame, error: Frame | None = None) -> None:
+        seat.thinking = turn["seq"]
+        seat.answer = None
+        asked = turn if error is None else {**turn, "error": error, "retriesLeft": error.get("retriesLeft", 0)}
+        try:
+            decided = await _call_policy(seat.policy, asked)  # type: ignore[arg-type]
+        except Exception as failure:
+            self._seats.pop((seat.match, seat.seat), None)
+            if not seat.future.done():
+                seat.future.set_exception(failure)
+            return
+        # A later decision (or the match's end) overtook this one while the policy thought.
+        if self._seats.get((seat.match, seat.seat)) is not seat or seat.thinking != turn["seq"]:
+            return
+        seat.thinking = None
+        if isinstance(decided, Withdraw):
+            await self._send_quiet(
+                {"type": "withdraw", "match": seat.match, "seat": seat.seat, "reason": decided.reason}
+            )
+            return
+        act: Frame = {"type": "act", "match": seat.match, "seq": turn["seq"], "action": decided}
         if isinstance(decided, Answer):
             act["action"] = decided.action
             if decided.meta is not None:
                 act["meta"] = dict(decided.meta)
-        await self._send(act)
+        seat.answer = act
+        await self._send_quiet(act)
 
-    async def _answer_error(self, policy: Policy, turn: Frame | None, error: Frame) -> Frame | None:
-        """Retries a forgiven illegal action with the policy; returns the decision still open, if any."""
-        code = error["code"]
-        if code in _RETRYABLE and turn is not None and error.get("seq", turn["seq"]) == turn["seq"]:
-            retries = error.get("retriesLeft", 0)
-            log.warning("match %s: %s (%d retries left)", error["match"], error["message"], retries)
-            if retries > 0:
-                retry = {**turn, "error": error, "retriesLeft": retries}
-                await self._act(policy, retry)
-                return retry
-            return None
-        if code in _STALE:
-            return turn
-        raise LudusError(code, error["message"])
-
-    async def _reconnect(self) -> None:
-        await self.close()
-        delay = self.reconnect_delay
-        for attempt in range(1, self.reconnect_attempts + 1):
-            await asyncio.sleep(delay)
-            try:
-                await self.connect()
+    def _on_error(self, error: Frame) -> None:
+        code, match, seq = error["code"], error.get("match"), error.get("seq")
+        seats = [s for s in self._seats.values() if s.match == match] if match is not None else []
+        if not seats:
+            # Not about a seat of ours: it answers the oldest request (the server answers in order), unless it is a
+            # refused `cancel` (sent without a request) or a rate-limit notice.
+            if seq is None and code not in ("unknown_ticket", "rate_limited") and self._requests:
+                self._requests.popleft().on_error(LudusError(code, error["message"]))
+            return
+        if seq is None:
+            # A resume refused (the hold expired, or the match ended too long ago), or the seats taken over by
+            # another connection: they are gone.
+            if code in ("not_seated", "unknown_match"):
+                for seat in seats:
+                    self._lose(seat, LudusError(code, error["message"]))
+            return
+        # A decision number is unique in a match, so the seat that sent it is the one the error is about.
+        seat = next((s for s in seats if s.answer is not None and s.answer["seq"] == seq), None)
+        if seat is None:
+            return
+        if code in _RETRYABLE:
+            log.warning(
+                "match %s seat %d: %s (%d retries left)",
+                match,
+                seat.seat,
+                error["message"],
+                error.get("retriesLeft", 0),
+            )
+            # At retriesLeft 0 one more answer still counts; the error after it means the conduct policy acted.
+            if seat.forgiven == 0 or seat.turn is None or seat.turn["seq"] != seq:
                 return
-            except LudusConnectionError as e:
-                log.warning("reconnect %d/%d failed: %s", attempt, self.reconnect_attempts, e.message)
-                delay = min(delay * 2, 5.0)
-        raise LudusConnectionError(self.url, f"the connection was lost and {self.reconnect_attempts} reconnects failed")
+            seat.forgiven = error.get("retriesLeft", 0)
+            self._spawn(self._decide(seat, seat.turn, error))
+        elif code not in _STALE:
+            self._lose(seat, LudusError(code, error["message"]))
+
+    def _on_end(self, end: Frame) -> None:
+        """Every seat of a match ends together, with the same frame but for ``seat``: each of ours settles with
+        the first one, including seats a resume could not bring back (withdrawn ones)."""
+        for key, seat in list(self._seats.items()):
+            if seat.match != end["match"]:
+                continue
+            del self._seats[key]
+            if not seat.future.done():
+                seat.future.set_result(
+                    MatchResult(
+                        match=seat.match,
+                        seat=seat.seat,
+                        returns=list(end["returns"]),
+                        statuses=list(end["statuses"]),
+                        reason=end["reason"],
+                        steps=end["steps"],
+                        seed=end["seed"],
+                    )
+                )
+
+    def _lose(self, seat: _Seat, error: LudusError) -> None:
+        self._seats.pop((seat.match, seat.seat), None)
+        if not seat.future.done():
+            seat.future.set_exception(error)
+
+    def _fail(self, error: LudusError) -> None:
+        """The connection is over: everything waiting on it fails with ``error``."""
+        self._connected = False
+        for seat in list(self._seats.values()):
+            self._lose(seat, error)
+        for waiter in self._waiters:
+            if not waiter.future.done():
+                waiter.future.set_exception(error)
+        self._waiters.clear()
+        for request in self._requests:
+            request.on_error(error)
+        self._requests.clear()
+        if self._up is not None and not self._up.done():
+            self._up.set_exception(error)
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _send_quiet(self, frame: Frame) -> None:
+        """Sends a frame, or drops it while the connection is down (after the reconnect, resumed turns bring back
+        whatever needs answering)."""
+        if not self._connected:
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await self._send(frame)
 
     async def _send(self, frame: Frame) -> None:
         assert self._ws is not None
@@ -314,6 +717,24 @@ class LudusClient:
                 raise LudusError("bad_frame", "the server sent a binary (msgpack) frame and msgpack is not installed")
             return msgpack.unpackb(message, raw=False)
         return json.loads(message)
+
+
+def _settled_later() -> asyncio.Future[None]:
+    """A future for the next connection; its failure is read by whoever awaits it, or by nobody."""
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())
+    return future
+
+
+async def _every(work: Any) -> None:
+    """Runs every coroutine at once; the first failure cancels the others and is raised."""
+    tasks = [asyncio.ensure_future(w) for w in work]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        raise
 
 
 async def _call_policy(policy: Policy, turn: Frame) -> Any:

@@ -7,13 +7,19 @@ import type {
   QueuedFrame,
   TurnFrame,
 } from "../../protocol/frames.ts";
+import type { ActionForm } from "../../protocol/action-forms.ts";
+import { gameTable, type Table } from "./catalog.ts";
 import { Connection, type ConnectOptions } from "./connection.ts";
 import { LudusError } from "./errors.ts";
-import type { ActionForm } from "../../protocol/action-forms.ts";
 
 /** A policy's answer with free fields the replay keeps beside it (`act.meta`: an LLM's prompt, response, usage). */
 export class Answer {
-  constructor(readonly action: unknown, readonly meta?: Record<string, unknown>) {}
+  readonly action: unknown;
+  readonly meta?: Record<string, unknown>;
+  constructor(action: unknown, meta?: Record<string, unknown>) {
+    this.action = action;
+    this.meta = meta;
+  }
 }
 
 /**
@@ -22,14 +28,17 @@ export class Answer {
  * timeout policy to the seat at once instead of waiting for its clock.
  */
 export class Withdrawal {
-  constructor(readonly reason: string) {}
+  readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
 }
 
 /**
  * Chooses an action (JSON, e.g. `{type: "raise", amount: 4}`, or text such as `"raise 4"`) for a turn,
- * optionally wrapped in an `Answer` with replay fields, or a `Withdrawal`.
- * After an illegal or malformed answer that the match forgives it is asked again, with the server's
- * error (which names what is legal) as `error`.
+ * optionally wrapped in an `Answer` with replay fields, or a `Withdrawal`. `turn.seat` says which seat is
+ * to act (a bot may hold several seats of one match). After an illegal or malformed answer that the
+ * match forgives it is asked again, with the server's error (which names what is legal) as `error`.
  */
 export type Policy<Observation = unknown> = (
   observation: Observation,
@@ -38,19 +47,41 @@ export type Policy<Observation = unknown> = (
   error?: LudusError,
 ) => unknown | Promise<unknown>;
 
+/**
+ * The bot's seat in private matches against built-ins: a seat number, `alternate` (match i takes seat
+ * i mod seats, so every seat is played as often) or `random`.
+ */
+export type SeatChoice = number | "alternate" | "random";
+
 export interface PlayOptions {
   readonly game: string;
   readonly variant?: string;
   readonly policy: Policy;
-  /** How many matches to play, one after another (default 1). */
+  /** How many matches to start (default 1): queue tickets, or private matches with `opponent`. */
   readonly matches?: number;
-  /** Called as each match ends (to report progress before `play` resolves). */
+  /** Matches played at once over this connection (default 1). */
+  readonly concurrency?: number;
+  /**
+   * Queued tickets of this token may be seated together (self-play: with `concurrency` ≥ 2 they can meet
+   * each other). By default a token never meets itself.
+   */
+  readonly selfPlay?: boolean;
+  /**
+   * Private matches instead of the queue: every other seat is this built-in strategy (`nash`,
+   * `donate:0.5`), or `self`: every seat of the match is this bot's, played by `policy`.
+   */
+  readonly opponent?: string;
+  /** The bot's seat against a built-in `opponent` (default `alternate`). */
+  readonly seat?: SeatChoice;
+  /** With `opponent`: match i (from 0) is seeded `<seed>/<i>`, and a `random` seat is drawn from it, reproducibly. */
+  readonly seed?: string;
+  /** Called as each seat's match ends (to report progress before `play` resolves). */
   readonly onMatchEnd?: (end: MatchEndFrame) => void;
-  /** Once aborted, no further match is queued (a queue ticket still waiting is cancelled); the one being played finishes. */
+  /** Once aborted, no further match is started (a queue ticket still waiting is cancelled); those being played finish. */
   readonly signal?: AbortSignal;
 }
 
-/** A `create` frame's fields (see protocol/frames.ts) and the policy that plays the bot's seat. */
+/** A `create` frame's fields (see protocol/frames.ts) and the policy that plays the bot's seats. */
 export interface CreateOptions extends Omit<CreateFrame, "type"> {
   readonly policy: Policy;
 }
@@ -59,9 +90,54 @@ export interface CreateOptions extends Omit<CreateFrame, "type"> {
 export interface PrivateMatch {
   readonly match: string;
   readonly invite: string;
+  /** The seat asked for (`create.seat`, default 0). */
   readonly seat: number;
-  /** Settles when the match ends. */
+  /** Every seat this bot plays in the match: `seat`, then the `"self"` opponents. */
+  readonly seats: readonly number[];
+  /** Settles when the match ends, with `seat`'s `match_end`. */
   readonly result: Promise<MatchEndFrame>;
+  /** Settles when the match ends, with every seat's `match_end`, in the order of `seats`. */
+  readonly ends: Promise<MatchEndFrame[]>;
+}
+
+/** Refuses options that contradict each other, before anything is sent. */
+export function checkPlayOptions(options: Omit<PlayOptions, "policy">): void {
+  const { matches = 1, concurrency = 1, opponent, seat, selfPlay, seed } = options;
+  if (!Number.isInteger(matches) || matches < 1) {
+    throw new RangeError(`matches must be a whole number ≥ 1, got ${matches}`);
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a whole number ≥ 1, got ${concurrency}`);
+  }
+  if (seat !== undefined && (opponent === undefined || opponent === "self")) {
+    throw new RangeError(
+      "`seat` chooses the bot's seat against a built-in `opponent`; queued matches draw seats at random, " +
+        'and against `"self"` every seat is the bot\'s',
+    );
+  }
+  if (typeof seat === "number" && (!Number.isInteger(seat) || seat < 0)) {
+    throw new RangeError(`seat must be a seat number (0, 1, …), "alternate" or "random", got ${seat}`);
+  }
+  if (selfPlay && opponent !== undefined) {
+    throw new RangeError('`selfPlay` is for queued matches; for a private self-play match use `opponent: "self"`');
+  }
+  if (seed !== undefined && opponent === undefined) {
+    throw new RangeError("`seed` needs `opponent`: queued matches are seeded by the server");
+  }
+}
+
+/** The seat of match `index` (from 0) against a built-in opponent. */
+export function chooseSeat(choice: SeatChoice, index: number, seats: number, seed?: string): number {
+  if (typeof choice === "number") return choice;
+  if (choice === "alternate") return index % seats;
+  return seed === undefined ? Math.floor(Math.random() * seats) : fnv1a(`${seed}/${index}`) % seats;
+}
+
+/** 32-bit FNV-1a: a stable hash of the seed, so a `random` seat is the same in every run with that seed. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash;
 }
 
 interface Deferred<T> {
@@ -82,11 +158,15 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
-/** One seat this bot plays. */
+/** One seat this bot plays: a match can have several (self-play), so seats are keyed by match and seat. */
 interface Seat {
   readonly match: string;
-  readonly policy: Policy;
+  readonly seat: number;
   readonly end: Deferred<MatchEndFrame>;
+  /** The seat's first `match_start`: which game it is, and whether it came back by a resume. */
+  start?: MatchStartFrame;
+  /** Who plays it; unset while the seat's owner is not known yet (its `match_start` came first). */
+  policy?: Policy;
   /** The latest turn frame. */
   turn?: TurnFrame;
   /** The decision whose answer the policy is working on. */
@@ -102,6 +182,7 @@ interface Waiter {
   readonly kind: "queue" | "join";
   readonly game?: string;
   readonly variant?: string;
+  readonly selfPlay?: boolean;
   readonly target?: string;
   readonly policy: Policy;
   readonly started: Deferred<Seat | undefined>;
@@ -109,21 +190,31 @@ interface Waiter {
   ticket?: string;
 }
 
+/** A `create` sent and not yet answered; its `created` names its seats. */
+interface CreateRequest {
+  readonly policy: Policy;
+  seats?: Seat[];
+}
+
+/** A seat's key: a connection may hold several seats of one match, so seats are told apart by match and seat. */
+export const seatKey = (match: string, seat: number): string => `${seat}@${match}`;
+
 /**
- * A bot on one connection: it queues or joins matches, answers every `turn` of its seats with its
- * policy, asks the policy again when the server forgives an illegal answer, and reports each `match_end`.
+ * A bot on one connection: it queues, creates or joins matches, answers every `turn` of its seats (any
+ * number, several of one match included) with its policy, asks the policy again when the server forgives
+ * an illegal answer, and reports each seat's `match_end`.
  */
 export class Bot {
+  /** Every seat held, by match and seat. */
   readonly #seats = new Map<string, Seat>();
   readonly #waiters: Waiter[] = [];
-  /** `create` requests in the order sent; each gets its seat when its `created` arrives. */
-  readonly #creating: { readonly policy: Policy; seat?: Seat }[] = [];
+  /** `create` requests in the order sent; each gets its seats when its `created` arrives. */
+  readonly #creating: CreateRequest[] = [];
+  readonly connection: Connection;
 
-  constructor(readonly connection: Connection) {
-    connection.on("created", (frame) => {
-      const request = this.#creating.shift();
-      if (request) request.seat = this.#seat(frame.match, request.policy);
-    });
+  constructor(connection: Connection) {
+    this.connection = connection;
+    connection.on("created", (frame) => this.#created(frame));
     connection.on("match_start", (frame) => this.#started(frame));
     connection.on("turn", (frame) => this.#turn(frame));
     connection.on("error", (frame) => this.#error(frame));
@@ -137,41 +228,82 @@ export class Bot {
     return new Bot(await Connection.open(options));
   }
 
-  /** Queues for `matches` matches of a game, one after another, and resolves with their `match_end` frames. */
+  /**
+   * Plays `matches` matches of a game, `concurrency` at a time: queued, or private against a built-in or
+   * itself (`opponent`). Resolves with every seat's `match_end` as they ended (a self-play match gives one
+   * per seat).
+   */
   async play(options: PlayOptions): Promise<MatchEndFrame[]> {
-    const count = options.matches ?? 1;
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`matches must be a whole number ≥ 1, got ${count}`);
+    checkPlayOptions(options);
+    const total = options.matches ?? 1;
+    const table = options.opponent === undefined
+      ? undefined
+      : await gameTable(this.connection.url, options.game, options.variant);
     const ends: MatchEndFrame[] = [];
-    while (ends.length < count && !options.signal?.aborted) {
-      const seat = await this.#queue(options);
-      if (!seat) break; // stopped while waiting in the queue
-      const end = await seat.end.promise;
-      ends.push(end);
-      options.onMatchEnd?.(end);
-    }
+    let started = 0;
+    let failed = false;
+    const lane = async () => {
+      while (started < total && !options.signal?.aborted && !failed) {
+        const index = started++;
+        let played: MatchEndFrame[] | undefined;
+        try {
+          played = table ? await this.#playPrivate(options, table, index) : await this.#playQueued(options);
+        } catch (error) {
+          failed = true; // the other lanes finish their matches and start no more
+          throw error;
+        }
+        if (!played) break; // stopped while waiting in the queue
+        for (const end of played) {
+          ends.push(end);
+          options.onMatchEnd?.(end);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 1, total) }, lane));
     return ends;
   }
 
-  /** Creates a private match with this bot in it; the match starts when every open seat is taken. */
+  /**
+   * Creates a private match with this bot in it (in several seats with `"self"` opponents); the match starts
+   * when every open seat is taken. While the server stops for a restart (`server_stopping`), it waits for the
+   * reconnect and asks again.
+   */
   async create(options: CreateOptions): Promise<PrivateMatch> {
-    const { policy, ...rest } = options;
-    const request: { readonly policy: Policy; seat?: Seat } = { policy };
-    this.#creating.push(request);
-    let created: CreatedFrame;
-    try {
-      created = await this.connection.request(
-        { type: "create", ...rest },
-        (f): f is CreatedFrame => f.type === "created",
-      );
-    } catch (error) {
-      const index = this.#creating.indexOf(request);
-      if (index >= 0) this.#creating.splice(index, 1);
-      throw error;
+    const { policy, ...frame } = options;
+    for (;;) {
+      const request: CreateRequest = { policy };
+      this.#creating.push(request);
+      let created: CreatedFrame;
+      try {
+        created = await this.connection.request(
+          { type: "create", ...frame },
+          (f): f is CreatedFrame => f.type === "created",
+        );
+      } catch (error) {
+        this.#creating.splice(this.#creating.indexOf(request), 1);
+        this.#assign(); // seats held back while this request was open
+        if (!(error instanceof LudusError && error.code === "server_stopping")) throw error;
+        await this.#reconnected();
+        continue;
+      }
+      const seats = request.seats!;
+      const ends = Promise.all(seats.map((seat) => seat.end.promise));
+      ends.catch(() => {}); // read by whoever wants every seat's end; `result` reports the failure too
+      return {
+        match: created.match,
+        invite: created.invite,
+        seat: created.seat,
+        seats: seats.map((seat) => seat.seat),
+        result: seats[0].end.promise,
+        ends,
+      };
     }
-    return { match: created.match, invite: created.invite, seat: created.seat, result: request.seat!.end.promise };
   }
 
-  /** Takes an open seat by invite (or this bot's own seat by match id) and resolves when the match ends. */
+  /**
+   * Takes an open seat by invite and resolves when the match ends. Given a match id instead, it resumes
+   * this token's seats there (every one of them, played with `policy`) and resolves with the first one's end.
+   */
   async join(matchOrInvite: string, policy: Policy): Promise<MatchEndFrame> {
     const waiter: Waiter = { kind: "join", target: matchOrInvite, policy, started: deferred() };
     this.#waiters.push(waiter);
@@ -189,11 +321,36 @@ export class Bot {
     return this.connection.close();
   }
 
+  async #playQueued(options: PlayOptions): Promise<MatchEndFrame[] | undefined> {
+    const seat = await this.#queue(options);
+    return seat ? [await seat.end.promise] : undefined;
+  }
+
+  async #playPrivate(options: PlayOptions, table: Table, index: number): Promise<MatchEndFrame[]> {
+    const self = options.opponent === "self";
+    const mine = self ? 0 : chooseSeat(options.seat ?? "alternate", index, table.seats, options.seed);
+    const opponents = Object.fromEntries(
+      Array.from({ length: table.seats }, (_, seat) => seat)
+        .filter((seat) => seat !== mine)
+        .map((seat) => [String(seat), self ? "self" : `strategy:${options.opponent}`]),
+    );
+    const created = await this.create({
+      game: options.game,
+      variant: table.variant,
+      seat: mine,
+      opponents,
+      ...(options.seed === undefined ? {} : { seed: `${options.seed}/${index}` }),
+      policy: options.policy,
+    });
+    return created.ends;
+  }
+
   #queue(options: PlayOptions): Promise<Seat | undefined> {
     const waiter: Waiter = {
       kind: "queue",
       game: options.game,
       variant: options.variant,
+      selfPlay: options.selfPlay,
       policy: options.policy,
       started: deferred(),
     };
@@ -215,52 +372,107 @@ export class Bot {
     return waiter.started.promise;
   }
 
-  /** A refused `queue` fails its waiter; a drop before `queued` leaves it to queue again once reconnected. */
+  /**
+   * A refused `queue` fails its waiter; a drop before `queued`, or a server stopping to restart, leaves it to
+   * queue again once reconnected.
+   */
   #sendQueue(waiter: Waiter): void {
     this.connection.request(
-      { type: "queue", game: waiter.game!, ...(waiter.variant ? { variant: waiter.variant } : {}) },
+      {
+        type: "queue",
+        game: waiter.game!,
+        ...(waiter.variant ? { variant: waiter.variant } : {}),
+        ...(waiter.selfPlay ? { selfPlay: true } : {}),
+      },
       (f): f is QueuedFrame => f.type === "queued",
     ).then((queued) => {
       waiter.ticket = queued.ticket;
       // Stopped before the ticket came back: cancel it now.
       if (!this.#waiters.includes(waiter)) this.connection.send({ type: "cancel", ticket: queued.ticket });
     }, (error) => {
-      if (error instanceof LudusError && error.code === "connection_closed" && !this.connection.closed) return;
+      if (error instanceof LudusError && !this.connection.closed) {
+        if (error.code === "connection_closed" || error.code === "server_stopping") return;
+      }
       this.#forget(waiter);
       waiter.started.reject(error);
     });
   }
 
-  #seat(match: string, policy: Policy): Seat {
-    const seat: Seat = { match, policy, end: deferred(), forgiven: 0 };
-    this.#seats.set(match, seat);
+  /** Resolves at the next reconnect, or rejects when the connection ends instead. */
+  #reconnected(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const offs = [
+        this.connection.on("reconnected", () => {
+          for (const off of offs) off();
+          resolve();
+        }),
+        this.connection.on("closed", ({ error }) => {
+          for (const off of offs) off();
+          reject(error ?? new LudusError("connection_closed", `the connection to ${this.connection.url} was closed`));
+        }),
+      ];
+    });
+  }
+
+  #seat(match: string, seat: number): Seat {
+    let held = this.#seats.get(seatKey(match, seat));
+    if (!held) this.#seats.set(seatKey(match, seat), held = { match, seat, end: deferred(), forgiven: 0 });
+    return held;
+  }
+
+  /** Gives a seat its policy, and answers the turn that came before its owner was known. */
+  #claim(seat: Seat, policy: Policy): Seat {
+    seat.policy = policy;
+    if (seat.turn) this.#turn(seat.turn);
     return seat;
   }
 
-  /**
-   * A new match is given to whoever waits for it: a join by that match id, else a queue for its game,
-   * else a join by invite (the server does not echo the invite, so an invite's match is recognised by
-   * elimination). A resumed match only ever goes to a join by its id.
-   */
+  #created(frame: CreatedFrame): void {
+    // A resume of a match still waiting for players answers `created` again.
+    if (this.#seats.get(seatKey(frame.match, frame.seat))?.policy) return;
+    const request = this.#creating.shift();
+    if (!request) return;
+    request.seats = (frame.seats ?? [frame.seat]).map((seat) =>
+      this.#claim(this.#seat(frame.match, seat), request.policy)
+    );
+    this.#assign();
+  }
+
+  /** A seat's `match_start` may come before the `created` that names it: its owner is settled by `#assign`. */
   #started(frame: MatchStartFrame): void {
-    if (this.#seats.has(frame.match)) return; // a resume, or a created match beginning
-    const byId = this.#waiters.find((w) => w.target === frame.match);
-    const waiter = byId ??
-      (frame.resumed
-        ? undefined
-        : this.#waiters.find((w) =>
-          w.kind === "queue" && w.game === frame.game && (w.variant === undefined || w.variant === frame.variant)
-        ) ??
-          this.#waiters.find((w) => w.kind === "join"));
-    if (!waiter) return;
-    this.#forget(waiter);
-    waiter.started.resolve(this.#seat(frame.match, waiter.policy));
+    const seat = this.#seat(frame.match, frame.seat);
+    seat.start ??= frame;
+    if (!seat.policy) this.#assign();
+  }
+
+  /**
+   * Gives each seat whose owner is not known to whoever waits for it: a join by that match id, else a queue
+   * for its game, else a join by invite (the server does not echo the invite, so an invite's match is
+   * recognised by elimination). A resumed seat only ever goes to a join by its match id, and while a `create`
+   * is unanswered any seat may be its, so only joins by id are served.
+   */
+  #assign(): void {
+    for (const seat of this.#seats.values()) {
+      if (seat.policy || !seat.start) continue;
+      const { match, game, variant, resumed } = seat.start;
+      const waiter = this.#waiters.find((w) => w.target === match) ??
+        (resumed || this.#creating.length > 0
+          ? undefined
+          : this.#waiters.find((w) =>
+            w.kind === "queue" && w.game === game && (w.variant === undefined || w.variant === variant)
+          ) ?? this.#waiters.find((w) => w.kind === "join"));
+      if (!waiter) continue;
+      // A join by match id stays for the match's other seats.
+      if (waiter.target !== match) this.#forget(waiter);
+      waiter.started.resolve(this.#claim(seat, waiter.policy));
+    }
   }
 
   #turn(turn: TurnFrame): void {
-    const seat = this.#seats.get(turn.match);
+    const seat = this.#seats.get(seatKey(turn.match, turn.seat));
     if (!seat) return;
     seat.turn = turn;
+    if (!seat.policy) return;
     if (seat.answer?.seq === turn.seq) {
       // The same decision again after a resume: the server acks a resent answer as a duplicate if it had it.
       this.#act(seat, turn.seq, seat.answer.action, seat.answer.meta);
@@ -276,17 +488,17 @@ export class Bot {
     seat.answer = undefined;
     let decided: unknown;
     try {
-      decided = await seat.policy(turn.observation, turn.legal, turn, error);
+      decided = await seat.policy!(turn.observation, turn.legal, turn, error);
     } catch (failure) {
-      this.#seats.delete(seat.match);
+      this.#seats.delete(seatKey(seat.match, seat.seat));
       seat.end.reject(failure);
       return;
     }
     // A later decision (or the match's end) overtook this one while the policy thought.
-    if (this.#seats.get(seat.match) !== seat || seat.thinking !== turn.seq) return;
+    if (this.#seats.get(seatKey(seat.match, seat.seat)) !== seat || seat.thinking !== turn.seq) return;
     seat.thinking = undefined;
     if (decided instanceof Withdrawal) {
-      this.connection.send({ type: "withdraw", match: seat.match, reason: decided.reason });
+      this.connection.send({ type: "withdraw", match: seat.match, seat: seat.seat, reason: decided.reason });
       return;
     }
     const { action, meta } = decided instanceof Answer ? decided : { action: decided, meta: undefined };
@@ -299,17 +511,21 @@ export class Bot {
   }
 
   #error(frame: ErrorFrame): void {
-    const seat = frame.match === undefined ? undefined : this.#seats.get(frame.match);
-    if (!seat) return;
+    if (frame.match === undefined) return;
+    const seats = [...this.#seats.values()].filter((seat) => seat.match === frame.match);
     if (frame.seq === undefined) {
-      // A resume refused (`not_seated`: the hold expired; `unknown_match`: it ended too long ago): the seat is gone.
-      this.#seats.delete(seat.match);
-      seat.end.reject(LudusError.fromFrame(frame));
+      // A resume refused (`not_seated`: the hold expired; `unknown_match`: it ended too long ago), or the seats
+      // taken over by another connection: they are gone.
+      if (frame.code !== "not_seated" && frame.code !== "unknown_match") return;
+      for (const seat of seats) {
+        this.#seats.delete(seatKey(seat.match, seat.seat));
+        seat.end.reject(LudusError.fromFrame(frame));
+      }
       return;
     }
-    if (frame.seq !== seat.answer?.seq || (frame.code !== "illegal_action" && frame.code !== "malformed_action")) {
-      return;
-    }
+    // A decision number is unique in a match, so the seat that sent it is the one the error is about.
+    const seat = seats.find((s) => s.answer?.seq === frame.seq);
+    if (!seat || (frame.code !== "illegal_action" && frame.code !== "malformed_action")) return;
     // `retriesLeft` counts illegal answers still forgiven: at 0 one more legal answer still counts, and the
     // error after an answer made at 0 closes the decision (the conduct policy has acted).
     if (seat.forgiven === 0 || seat.turn?.seq !== frame.seq) return;
@@ -317,11 +533,17 @@ export class Bot {
     void this.#answer(seat, seat.turn, LudusError.fromFrame(frame));
   }
 
+  /**
+   * Every seat of a match ends together, with the same frame but for `seat`: each of this bot's seats there
+   * settles with the first one, including seats that a resume could not bring back (withdrawn ones).
+   */
   #ended(frame: MatchEndFrame): void {
-    const seat = this.#seats.get(frame.match);
-    if (!seat) return;
-    this.#seats.delete(frame.match);
-    seat.end.resolve(frame);
+    for (const seat of [...this.#seats.values()]) {
+      if (seat.match !== frame.match) continue;
+      this.#seats.delete(seatKey(seat.match, seat.seat));
+      seat.end.resolve({ ...frame, seat: seat.seat });
+    }
+    for (const waiter of this.#waiters.filter((w) => w.target === frame.match)) this.#forget(waiter);
   }
 
   /** The server dropped this connection's queue tickets with the old socket: queue again. */

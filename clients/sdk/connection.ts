@@ -1,7 +1,5 @@
-import type { Buffer } from "node:buffer";
-import WebSocket from "ws";
-import type { ClientFrame, PongFrame, ServerFrame, WelcomeFrame } from "../../protocol/frames.ts";
-import { decodeFrame, encodeFrame, type FrameFormat } from "./codec.ts";
+import type { ClientFrame, ErrorCode, PongFrame, ServerFrame, WelcomeFrame } from "../../protocol/frames.ts";
+import { decodeFrame, encodeFrame, type FrameFormat, type MsgpackCodec } from "./codec.ts";
 import { LudusError } from "./errors.ts";
 import { Emitter } from "./events.ts";
 
@@ -11,21 +9,33 @@ export interface ReconnectOptions {
   /** The first wait; each later one doubles, up to `maxDelayMs` (defaults 100 and 5,000). */
   readonly minDelayMs?: number;
   readonly maxDelayMs?: number;
+  /**
+   * After the server closed the socket for a restart (code 1012: it keeps its matches for its next start), keep
+   * trying this long, however many attempts that takes (default 300,000 ms).
+   */
+  readonly restartWaitMs?: number;
 }
+
+/** A WebSocket class with the standard interface (Deno's, a browser's, Node 22's, or the `ws` package's). */
+export type WebSocketClass = new (url: string) => WebSocket;
 
 export interface ConnectOptions {
   /** The gateway's websocket address, e.g. `ws://127.0.0.1:2567/bot`. */
   readonly url: string;
   /** A bot token (`ludus token create`). */
   readonly token: string;
-  /** `json` text frames (default) or `msgpack` binary frames, both ways. */
+  /** `json` text frames (default) or `msgpack` binary frames, both ways; `msgpack` needs `msgpack`. */
   readonly format?: FrameFormat;
+  /** The msgpack implementation for `format: "msgpack"`, e.g. `new Packr({ useRecords: false })` from msgpackr. */
+  readonly msgpack?: MsgpackCodec;
   /** Ask for the text rendering of each observation in `turn` frames (for LLM seats). */
   readonly text?: boolean;
   /** Reconnect after an unexpected drop (the default), or `false` to end the connection instead. */
   readonly reconnect?: ReconnectOptions | false;
   /** How long to wait for `welcome` and for the answer to a request (default 10,000 ms). */
   readonly timeoutMs?: number;
+  /** The WebSocket class, where the runtime has no global one (Node before 22: the `ws` package's). */
+  readonly WebSocket?: WebSocketClass;
 }
 
 type FrameEvents = { [F in Exclude<ServerFrame, WelcomeFrame> as F["type"]]: F };
@@ -33,7 +43,7 @@ type FrameEvents = { [F in Exclude<ServerFrame, WelcomeFrame> as F["type"]]: F }
 /** Every frame by its type, every frame as `frame`, and the socket's life. */
 export type ConnectionEvents = FrameEvents & {
   frame: ServerFrame;
-  /** The socket dropped unexpectedly; a reconnect follows when enabled. */
+  /** The socket dropped unexpectedly (code 1012: the server is restarting); a reconnect follows when enabled. */
   disconnected: { readonly code: number; readonly reason: string };
   /** Authenticated again after a drop; each match in `resumed` was sent `resume`. */
   reconnected: { readonly welcome: WelcomeFrame; readonly resumed: readonly string[] };
@@ -48,39 +58,69 @@ interface PendingRequest {
   reject(error: LudusError): void;
 }
 
-const DEFAULT_RECONNECT: Required<ReconnectOptions> = { attempts: 10, minDelayMs: 100, maxDelayMs: 5_000 };
+const DEFAULT_RECONNECT: Required<ReconnectOptions> = {
+  attempts: 10,
+  minDelayMs: 100,
+  maxDelayMs: 5_000,
+  restartWaitMs: 300_000,
+};
+
+/** The server closes bot sockets with this code when it stops to restart: its matches resume on the next start. */
+export const CLOSE_RESTART = 1012;
+/** Error codes that answer no request. */
+const UNANSWERED = new Set<ErrorCode>(["unknown_ticket", "rate_limited"]);
+/** The code `drop` closes with (4000-4999 are the application's). */
+const CLOSE_DROPPED = 4000;
+const OPEN = 1;
+const CLOSED = 3;
 
 /**
  * One authenticated socket to the bot gateway. It frames JSON or msgpack, emits each server frame by
  * type, and pairs requests with their answers. When the socket drops unexpectedly it reconnects with
- * exponential backoff, authenticates again and sends `resume` for each match it was playing: the server
- * answers with the match's full state and any pending turn, or, for a match that ended meanwhile (no
- * longer in `welcome.matches` but still kept a while), its `match_end`; a refused resume is an error frame
- * naming the match.
+ * exponential backoff (through a server restart too, however long it takes up to `restartWaitMs`),
+ * authenticates again and sends `resume` for each match it holds seats in: the server answers with each
+ * seat's full state and pending turn, or, for a match that ended meanwhile (even before a restart), each
+ * seat's `match_end`; a refused resume is an error frame naming the match.
  */
 export class Connection {
   readonly url: string;
   readonly format: FrameFormat;
   readonly #options: ConnectOptions;
+  readonly #msgpack?: MsgpackCodec;
+  readonly #WebSocket: WebSocketClass;
   readonly #events = new Emitter<ConnectionEvents>();
   readonly #requests: PendingRequest[] = [];
-  /** Matches this connection has a seat in, to resume after a drop. */
-  readonly #playing = new Set<string>();
+  /** The seats this connection holds, by match: each match is resumed after a drop. */
+  readonly #playing = new Map<string, Set<number>>();
   #socket!: WebSocket;
   #welcome!: WelcomeFrame;
   #state: "open" | "reconnecting" | "closed" = "open";
   #wake?: () => void;
   #pings = 0;
 
-  private constructor(options: ConnectOptions) {
+  private constructor(options: ConnectOptions, socketClass: WebSocketClass) {
     this.#options = options;
     this.url = options.url;
     this.format = options.format ?? "json";
+    this.#msgpack = this.format === "msgpack" ? options.msgpack : undefined;
+    this.#WebSocket = socketClass;
   }
 
   /** Connects and authenticates; rejects with a LudusError (`bad_token`, `connection_failed`, ...). */
   static async open(options: ConnectOptions): Promise<Connection> {
-    const connection = new Connection(options);
+    if (options.format === "msgpack" && !options.msgpack) {
+      throw new TypeError(
+        'format "msgpack" needs a msgpack implementation: pass `msgpack`, e.g. `new Packr({ useRecords: false })` ' +
+          "from msgpackr (or use the default JSON frames)",
+      );
+    }
+    const socketClass = options.WebSocket ?? globalThis.WebSocket;
+    if (typeof socketClass !== "function") {
+      throw new TypeError(
+        "this runtime has no global WebSocket (Node before 22): pass `WebSocket`, e.g. the ws package's",
+      );
+    }
+    const connection = new Connection(options, socketClass);
     const { socket, welcome } = await connection.#authenticate();
     connection.#install(socket, welcome);
     return connection;
@@ -93,7 +133,7 @@ export class Connection {
 
   /** Whether frames can be sent now (false while reconnecting and once closed). */
   get connected(): boolean {
-    return this.#state === "open" && this.#socket.readyState === WebSocket.OPEN;
+    return this.#state === "open" && this.#socket.readyState === OPEN;
   }
 
   get closed(): boolean {
@@ -114,11 +154,11 @@ export class Connection {
 
   /**
    * Sends a frame. Returns false when the socket is down (the frame is dropped: after a reconnect the
-   * server sends each resumed match's state and pending turn again, so nothing needs replaying).
+   * server sends each resumed match's state and pending turns again, so nothing needs replaying).
    */
   send(frame: ClientFrame): boolean {
     if (!this.connected) return false;
-    this.#socket.send(encodeFrame(frame, this.format));
+    this.#socket.send(encodeFrame(frame, this.#msgpack));
     return true;
   }
 
@@ -170,11 +210,13 @@ export class Connection {
   }
 
   /**
-   * Cuts the socket as a network failure would: the connection then reconnects and resumes as after
+   * Gives up the socket as a network failure would: the connection then reconnects and resumes as after
    * any drop (to test a bot's resilience, or to replace a socket that has stalled).
    */
   drop(): void {
-    this.#socket.terminate();
+    const socket = this.#socket;
+    this.#dropped(socket, CLOSE_DROPPED, "dropped by the client");
+    socket.close(CLOSE_DROPPED, "dropped by the client");
   }
 
   /** Closes the connection for good. */
@@ -182,9 +224,14 @@ export class Connection {
     if (this.#state === "closed") return;
     this.#finish();
     const socket = this.#socket;
-    if (socket.readyState === WebSocket.CLOSED) return;
+    if (socket.readyState === CLOSED) return;
     await new Promise<void>((resolve) => {
-      socket.once("close", () => resolve());
+      // A server that never answers the close handshake must not hold the caller forever.
+      const timer = setTimeout(resolve, this.#options.timeoutMs ?? 10_000);
+      socket.onclose = () => {
+        clearTimeout(timer);
+        resolve();
+      };
       socket.close(1000, "bye");
     });
   }
@@ -194,33 +241,37 @@ export class Connection {
     const { url, token, text } = this.#options;
     const timeoutMs = this.#options.timeoutMs ?? 10_000;
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url);
+      let socket: WebSocket;
+      try {
+        socket = new this.#WebSocket(url);
+      } catch (error) {
+        reject(new LudusError("connection_failed", `cannot connect to ${url}: ${(error as Error).message}`));
+        return;
+      }
+      socket.binaryType = "arraybuffer";
       let settled = false;
       const settle = (outcome: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        socket.removeAllListeners();
-        socket.on("error", () => {}); // late errors of a socket being discarded or handed on
+        socket.onopen = socket.onmessage = socket.onclose = null;
+        socket.onerror = () => {}; // late errors of a socket being discarded or handed on
         outcome();
       };
       const fail = (reason: string, error?: LudusError) =>
         settle(() => {
-          socket.terminate();
+          if (socket.readyState !== CLOSED) socket.close();
           reject(error ?? new LudusError("connection_failed", `cannot connect to ${url}: ${reason}`));
         });
       const timer = setTimeout(() => fail(`no welcome within ${timeoutMs} ms`), timeoutMs);
-      socket.on("error", (error) => fail(error.message || String(error)));
-      socket.on("close", (code, reason) => fail(`the server closed the socket (${describeClose(code, reason)})`));
-      socket.on(
-        "open",
-        () => socket.send(encodeFrame({ type: "auth", token, ...(text ? { text } : {}) }, this.format)),
-      );
-      socket.on("message", (data, binary) => {
-        const frame = decodeFrame(data, binary);
+      socket.onerror = (event) => fail((event as ErrorEvent).message || "the connection failed");
+      socket.onclose = (event) => fail(`the server closed the socket (${describeClose(event.code, event.reason)})`);
+      socket.onopen = () => socket.send(encodeFrame({ type: "auth", token, ...(text ? { text } : {}) }, this.#msgpack));
+      socket.onmessage = (event) => {
+        const frame = decodeFrame(event.data, this.#msgpack);
         if (frame?.type === "welcome") settle(() => resolve({ socket, welcome: frame }));
         else if (frame?.type === "error") fail(frame.message, LudusError.fromFrame(frame));
-      });
+      };
     });
   }
 
@@ -228,22 +279,20 @@ export class Connection {
     this.#socket = socket;
     this.#welcome = welcome;
     this.#state = "open";
-    socket.on("message", (data, binary) => {
-      const frame = decodeFrame(data, binary);
+    socket.onmessage = (event) => {
+      const frame = decodeFrame(event.data, this.#msgpack);
       if (frame && frame.type !== "welcome") this.#dispatch(frame);
-    });
-    socket.on("close", (code, reason) => this.#dropped(socket, code, describeClose(code, reason)));
+    };
+    socket.onclose = (event) => this.#dropped(socket, event.code, describeClose(event.code, event.reason));
   }
 
   #dispatch(frame: Exclude<ServerFrame, WelcomeFrame>): void {
-    // Errors about an act carry its seq; errors naming a match this connection plays (a refused resume)
-    // are that match's business; any other error answers the oldest request (the server answers in order).
-    const answersRequest = frame.type === "error" && frame.seq === undefined &&
+    // Errors about an act carry its seq; errors naming a match this connection plays (a refused resume or
+    // withdrawal) are that match's business; a refused `cancel` (sent without a request) and a rate-limit notice
+    // answer nothing; any other error answers the oldest request (the server answers in order).
+    const answersRequest = frame.type === "error" && frame.seq === undefined && !UNANSWERED.has(frame.code) &&
       (frame.match === undefined || !this.#playing.has(frame.match));
-    if (frame.type === "match_start" || frame.type === "created") this.#playing.add(frame.match);
-    if (frame.type === "match_end" || (frame.type === "error" && frame.seq === undefined && frame.match)) {
-      this.#playing.delete(frame.match!);
-    }
+    this.#track(frame);
     this.#events.emit("frame", frame);
     (this.#events.emit as (event: string, payload: ServerFrame) => void)(frame.type, frame);
     if (frame.type === "error") {
@@ -254,22 +303,46 @@ export class Connection {
     if (index >= 0) this.#requests.splice(index, 1)[0].resolve(frame);
   }
 
+  /** Keeps the seats held by match up to date, for the resumes after a drop. */
+  #track(frame: Exclude<ServerFrame, WelcomeFrame>): void {
+    const hold = (match: string, seats: readonly number[]) => {
+      const held = this.#playing.get(match) ?? new Set<number>();
+      for (const seat of seats) held.add(seat);
+      this.#playing.set(match, held);
+    };
+    if (frame.type === "created") hold(frame.match, frame.seats);
+    else if (frame.type === "match_start") hold(frame.match, [frame.seat]);
+    // Every seat of a match ends at once; a refused resume or a seat taken over by another connection ends
+    // this connection's part in the match.
+    else if (
+      frame.type === "match_end" ||
+      (frame.type === "error" && frame.seq === undefined && frame.match !== undefined &&
+        (frame.code === "not_seated" || frame.code === "unknown_match"))
+    ) this.#playing.delete(frame.match!);
+  }
+
   #dropped(socket: WebSocket, code: number, reason: string): void {
     if (socket !== this.#socket || this.#state !== "open") return;
+    socket.onmessage = socket.onclose = null;
     for (const pending of this.#requests.splice(0)) pending.reject(this.#downError(pending.name));
     this.#events.emit("disconnected", { code, reason });
     if (this.#options.reconnect === false) {
       this.#finish(new LudusError("connection_closed", `the connection to ${this.url} closed (${reason})`));
     } else {
-      void this.#reconnect();
+      void this.#reconnect(code);
     }
   }
 
-  async #reconnect(): Promise<void> {
+  async #reconnect(code: number): Promise<void> {
     this.#state = "reconnecting";
-    const { attempts, minDelayMs, maxDelayMs } = { ...DEFAULT_RECONNECT, ...(this.#options.reconnect || {}) };
+    const { attempts, minDelayMs, maxDelayMs, restartWaitMs } = {
+      ...DEFAULT_RECONNECT,
+      ...(this.#options.reconnect || {}),
+    };
+    // A restarting server is down for as long as its restart takes: count time, not attempts.
+    const until = code === CLOSE_RESTART ? Date.now() + restartWaitMs : 0;
     let lastReason = "";
-    for (let attempt = 1; attempt <= attempts; attempt++) {
+    for (let attempt = 1; attempt <= attempts || Date.now() < until; attempt++) {
       // Full jitter, so many bots cut off at once do not come back in lockstep.
       await this.#sleep(Math.random() * Math.min(maxDelayMs, minDelayMs * 2 ** (attempt - 1)));
       if (this.closed) return;
@@ -280,7 +353,7 @@ export class Connection {
           return;
         }
         this.#install(socket, welcome);
-        const resumed = [...this.#playing];
+        const resumed = [...this.#playing.keys()];
         for (const match of resumed) this.send({ type: "resume", match });
         this.#events.emit("reconnected", { welcome, resumed });
         return;
@@ -291,7 +364,10 @@ export class Connection {
         lastReason = failure.message;
       }
     }
-    this.#finish(new LudusError("connection_closed", `lost the connection and could not reconnect: ${lastReason}`));
+    const tried = until ? `for ${restartWaitMs} ms after the server restarted` : `${attempts} times`;
+    this.#finish(
+      new LudusError("connection_closed", `lost the connection and tried to reconnect ${tried}: ${lastReason}`),
+    );
   }
 
   #sleep(ms: number): Promise<void> {
@@ -326,7 +402,6 @@ export class Connection {
   }
 }
 
-function describeClose(code: number, reason: Buffer | string): string {
-  const text = reason.toString();
-  return text ? `code ${code}: ${text}` : `code ${code}`;
+function describeClose(code: number, reason: string): string {
+  return reason ? `code ${code}: ${reason}` : `code ${code}`;
 }

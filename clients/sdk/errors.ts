@@ -11,17 +11,20 @@ export type ClientErrorCode =
 
 /** An error from the server (its frame's code and sentence) or from the SDK. */
 export class LudusError extends Error {
-  constructor(
-    readonly code: ErrorCode | ClientErrorCode,
-    message: string,
-    /** The match and turn the error is about, when it is about one. */
-    readonly match?: string,
-    readonly seq?: number,
-    /** For illegal actions: how many more are forgiven this decision. */
-    readonly retriesLeft?: number,
-  ) {
+  readonly code: ErrorCode | ClientErrorCode;
+  /** The match and turn the error is about, when it is about one. */
+  readonly match?: string;
+  readonly seq?: number;
+  /** For illegal actions: how many more are forgiven this decision. */
+  readonly retriesLeft?: number;
+
+  constructor(code: ErrorCode | ClientErrorCode, message: string, match?: string, seq?: number, retriesLeft?: number) {
     super(message);
     this.name = "LudusError";
+    this.code = code;
+    this.match = match;
+    this.seq = seq;
+    this.retriesLeft = retriesLeft;
   }
 
   static fromFrame(frame: ErrorFrame): LudusError {

@@ -1,7 +1,8 @@
 /**
- * The Ludus bot SDK: connect to the bot gateway with a token, then `play` queued matches or
- * `create`/`join` private ones with a policy. It speaks only the protocol (protocol/frames.ts) and
- * runs under Deno and Node.
+ * The Ludus bot SDK: connect to the bot gateway with a token, then `play` queued matches (self-play
+ * included) or private ones against built-ins or itself, or `create`/`join` private matches, with a
+ * policy. It speaks only the protocol (protocol/frames.ts) and imports nothing outside this repository's
+ * `clients/sdk` and `protocol/`, so a script anywhere can import it by path or URL (see README.md).
  *
  * ```ts
  * const bot = await Bot.connect({ url: "ws://127.0.0.1:2567/bot", token });
@@ -12,14 +13,25 @@
 export {
   Answer,
   Bot,
+  checkPlayOptions,
+  chooseSeat,
   type CreateOptions,
   type PlayOptions,
   type Policy,
   type PrivateMatch,
+  type SeatChoice,
   Withdrawal,
 } from "./bot.ts";
-export type { FrameFormat } from "./codec.ts";
-export { Connection, type ConnectionEvents, type ConnectOptions, type ReconnectOptions } from "./connection.ts";
+export { gameTable, type Table } from "./catalog.ts";
+export type { FrameFormat, MsgpackCodec } from "./codec.ts";
+export {
+  CLOSE_RESTART,
+  Connection,
+  type ConnectionEvents,
+  type ConnectOptions,
+  type ReconnectOptions,
+  type WebSocketClass,
+} from "./connection.ts";
 export { type ClientErrorCode, LudusError } from "./errors.ts";
 export type {
   ActionForm,

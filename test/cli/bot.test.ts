@@ -35,6 +35,29 @@ describe("ludus bot", () => {
     expect(summary.meanReturn).toBeCloseTo((own[0] + own[1]) / 2);
   });
 
+  it("plays private matches against a strategy, alternating seats, or every seat itself", async () => {
+    const versus = await ludus(
+      ...flags("--game", "kuhn-poker", "--strategy", "nash", "--opponent", "random", "--matches", "2"),
+      "--json",
+    );
+    expect(versus.code, versus.err).toBe(0);
+    const summary = JSON.parse(versus.out.trim().split("\n")[2]);
+    expect(summary).toMatchObject({ matches: 2, opponent: "random", seat: "alternate", selfPlay: false });
+    expect(summary.results.map((r: { seat: number }) => r.seat)).toEqual([0, 1]);
+
+    const alone = await ludus(
+      ...flags("--game", "donor-game", "--strategy", "donate:0.5", "--opponent", "self"),
+      "--json",
+    );
+    expect(alone.code, alone.err).toBe(0);
+    const lines = alone.out.trim().split("\n");
+    expect(lines).toHaveLength(13); // a line per seat, then the summary
+    const own = JSON.parse(lines[12]);
+    expect(own).toMatchObject({ matches: 1, opponent: "self", seat: null });
+    expect(own.results.map((r: { seat: number }) => r.seat)).toEqual([...Array(12).keys()]);
+    expect(own.results.every((r: { statuses: string[] }) => r.statuses.every((s) => s === "DONE"))).toBe(true);
+  });
+
   it("refuses bad flags with exit code 2 and a clear message", async () => {
     const missingToken = await ludus("bot", "--url", server.wsUrl, "--game", "kuhn-poker", "--strategy", "random");
     expect(missingToken.code).toBe(2);
@@ -55,6 +78,18 @@ describe("ludus bot", () => {
     const badVariant = await ludus(...flags("--game", "kuhn-poker", "--variant", "huge", "--strategy", "random"));
     expect(badVariant.code).toBe(2);
     expect(badVariant.err).toMatch(/huge/);
+
+    const seatAlone = await ludus(...flags("--game", "kuhn-poker", "--strategy", "random", "--seat", "1"));
+    expect(seatAlone.code).toBe(2);
+    expect(seatAlone.err).toMatch(/--seat needs --opponent <strategy>: queued matches draw seats at random/);
+
+    const selfTwice = await ludus(
+      ...flags("--game", "kuhn-poker", "--strategy", "random", "--opponent", "self", "--self-play"),
+    );
+    expect(selfTwice.code).toBe(2);
+    expect(selfTwice.err).toMatch(
+      /--self-play is for queued matches; for a private self-play match use --opponent self/,
+    );
 
     const badUrl = await ludus("bot", "--url", "http://x", "--token", "t", "--game", "ipd", "--strategy", "random");
     expect(badUrl.code).toBe(2);

@@ -59,9 +59,19 @@ describe("ludus llm", () => {
     expect(err).toContain(`ludus: cli-model at ${model.baseUrl} plays kuhn-poker on ${server.wsUrl}`);
     const lines = out.trim().split("\n");
     expect(lines).toHaveLength(4);
-    for (const line of lines.slice(0, 3)) expect(line).toMatch(/^match \S+ {2}seat 0 {2}returns -?\d+ -?\d+$/);
+    for (const line of lines.slice(0, 3)) expect(line).toMatch(/^match \S+ {2}seat [01] {2}returns -?\d+ -?\d+$/);
     const summary = JSON.parse(lines[3]);
-    expect(summary).toMatchObject({ game: "kuhn-poker", model: "cli-model", renderer: "ludus", matches: 3 });
+    expect(summary).toMatchObject({
+      game: "kuhn-poker",
+      model: "cli-model",
+      renderer: "ludus",
+      matches: 3,
+      opponent: "random",
+      seat: "alternate",
+      selfPlay: false,
+    });
+    // Match i takes seat i mod 2: the model plays both sides of the deal.
+    expect(summary.results.map((r: { seat: number }) => r.seat).sort()).toEqual([0, 0, 1]);
     expect(summary.requests).toBeGreaterThanOrEqual(3);
     expect(summary.promptTokens).toBeGreaterThan(0);
     expect(summary.completionTokens).toBeGreaterThan(0);
@@ -72,6 +82,36 @@ describe("ludus llm", () => {
     const { code, out, err } = await ludus(...flags("--game", "ipd", "--stream"));
     expect(code, err).toBe(0);
     expect(out).toMatch(/^match \S+ {2}seat [01] {2}returns \d+ \d+\n$/);
+  });
+
+  it("takes the seat --seat names; a random seat follows --match-seed", async () => {
+    const seats = async (...extra: string[]) => {
+      const run = await ludus(
+        ...flags("--game", "kuhn-poker", "--opponent", "nash", "--matches", "6", "--json", ...extra),
+      );
+      expect(run.code, run.err).toBe(0);
+      const summary = JSON.parse(run.out.trim().split("\n").at(-1)!);
+      return { rule: summary.seat, seats: summary.results.map((r: { seat: number }) => r.seat) };
+    };
+    expect(await seats("--seat", "1")).toEqual({ rule: 1, seats: [1, 1, 1, 1, 1, 1] });
+    const drawn = await seats("--seat", "random", "--match-seed", "draw");
+    expect(drawn.rule).toBe("random");
+    expect(new Set(drawn.seats).size).toBe(2);
+    expect(await seats("--seat", "random", "--match-seed", "draw")).toEqual(drawn);
+  });
+
+  it("plays every seat itself with --opponent self, two matches at once", async () => {
+    const { code, out, err } = await ludus(
+      ...flags("--game", "kuhn-poker", "--opponent", "self", "--matches", "2", "--concurrency", "2", "--json"),
+    );
+    expect(code, err).toBe(0);
+    const lines = out.trim().split("\n");
+    expect(lines).toHaveLength(5); // a line per seat, then the summary
+    const summary = JSON.parse(lines[4]);
+    expect(summary).toMatchObject({ matches: 2, opponent: "self", seat: null, meanReturn: 0, fallbacks: 0 });
+    expect(summary.results).toHaveLength(4);
+    for (const result of summary.results) expect(result.statuses).toEqual(["DONE", "DONE"]);
+    expect(err).toMatch(/2 match\(es\)/);
   });
 
   it("writes Donor Game strategies to --strategies-out and reads --advice into the strategy prompt", async () => {
@@ -126,6 +166,13 @@ describe("ludus llm", () => {
       [flags("--game", "ipd", "--advice", join(dir, "missing.json")), /cannot read .*missing\.json/],
       [flags("--game", "ipd", "--extra-body", "[1]"), /expected a JSON object/],
       [flags("--game", "ipd", "--match-seed", "7"), /--match-seed needs --opponent/],
+      [flags("--game", "ipd", "--seat", "1"), /--seat needs --opponent <strategy>/],
+      [flags("--game", "ipd", "--opponent", "self", "--seat", "0"), /--seat needs --opponent <strategy>/],
+      [
+        flags("--game", "ipd", "--opponent", "random", "--seat", "left"),
+        /expected a seat number \(0, 1, …\), alternate/,
+      ],
+      [flags("--game", "ipd", "--opponent", "self", "--self-play"), /--self-play is for queued matches/],
     ];
     for (const [argv, message] of cases) {
       const { code, err } = await ludus(...argv);
@@ -148,5 +195,33 @@ describe("ludus llm", () => {
     );
     expect(noToken.code).toBe(2);
     expect(noToken.err).toContain("give --token or set LUDUS_TOKEN");
+  });
+});
+
+describe("ludus llm --self-play", () => {
+  let lone: TestServer;
+  let model: FakeOpenAI;
+  beforeAll(async () => {
+    lone = await startTestServer(); // nobody else, and no fill: the two tickets can only meet each other
+    model = await startFakeOpenAI({
+      script: (request, index) => ({ content: legalAnswer(request, (n) => index % n) }),
+    });
+  });
+  afterAll(async () => {
+    await model.close();
+    await lone.close();
+  });
+
+  it("queues two tickets of one token that meet each other with --concurrency 2", async () => {
+    const { code, out, err } = await ludus(
+      ...["llm", "--url", lone.wsUrl, "--token", lone.token(undefined, "llm"), "--base-url", model.baseUrl],
+      ...["--model", "cli-model", "--game", "kuhn-poker", "--self-play", "--concurrency", "2", "--matches", "2"],
+      "--json",
+    );
+    expect(code, err).toBe(0);
+    const summary = JSON.parse(out.trim().split("\n").at(-1)!);
+    expect(summary).toMatchObject({ matches: 1, selfPlay: true, opponent: null, seat: null, fallbacks: 0 });
+    expect(summary.results.map((r: { seat: number }) => r.seat).sort()).toEqual([0, 1]);
+    expect(summary.results[0].statuses).toEqual(["DONE", "DONE"]);
   });
 });

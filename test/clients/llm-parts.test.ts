@@ -61,6 +61,31 @@ describe("renderers read the answer a reply holds", () => {
     );
   });
 
+  it("in a talk phase, sends only an answer the reply marks as one, and the message as written", () => {
+    const talk = (game: string, legalText = "message <text of at most 500 characters>") =>
+      turn(game, legalText, "text");
+    const ludus = renderer("ludus", "trust-and-split");
+    expect(ludus.extract("Answer: message Let us split evenly.", talk("trust-and-split"))).toEqual({
+      action: "message Let us split evenly.",
+    });
+    for (const reply of ["I'm sorry, but I can't help with that.", "Let us split evenly."]) {
+      expect(ludus.extract(reply, talk("trust-and-split"))).toEqual({
+        error: "your reply has no `Answer:` line, and only what follows `Answer:` is sent to the other player; " +
+          "end it with `Answer:` and your message or action.",
+      });
+    }
+    const chat = talk("simple-negotiation", "chat <text of at most 1000 characters>");
+    expect(renderer("textarena", "simple-negotiation").extract("I want gold.", chat)).toEqual({
+      action: "I want gold.",
+    });
+    const spiral = renderer("spiral", "simple-negotiation");
+    expect(spiral.extract("Hmm.\n\\boxed{I want gold.}", chat)).toEqual({ action: "I want gold." });
+    expect(spiral.extract("\\boxed{[Accept]}", chat)).toEqual({ action: "[Accept]" });
+    expect(spiral.extract("I want gold", chat)).toHaveProperty("error"); // no box: never sent as chat
+    expect(renderer("adalign", "ipd").extract("<<message_start>> I will cooperate <<message_end>>", talk("ipd")))
+      .toEqual({ action: "<<message_start>> I will cooperate <<message_end>>" });
+  });
+
   it("a renderer refuses a game whose tokens it does not know", () => {
     expect(() => renderer("adalign", "kuhn-poker")).toThrow(
       "the adalign renderer knows the tokens of ipd, trust-and-split, not kuhn-poker; use --renderer ludus",
@@ -194,6 +219,41 @@ describe("the chat client's errors say where and why, and whether to try again",
       const slow = await failure(client.complete([], AbortSignal.timeout(100)));
       expect(slow).toMatchObject({ failure: "timeout", retryable: true });
       expect(slow?.message).toBe(`${fake.baseUrl}/chat/completions: no answer in time`);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("reads a refusal the endpoint reports apart from the text, plain or streamed", async () => {
+    const refusal = "I can't assist with that.";
+    const message = { role: "assistant", content: null, refusal };
+    const fake = await startFakeOpenAI({
+      script: (_request, index) =>
+        [
+          {
+            raw: {
+              contentType: "application/json",
+              body: JSON.stringify({ model: "m", choices: [{ index: 0, message, finish_reason: "stop" }] }),
+            },
+          },
+          {
+            raw: {
+              contentType: "text/event-stream",
+              body: [
+                { choices: [{ index: 0, delta: { role: "assistant", refusal: "I can't " }, finish_reason: null }] },
+                { choices: [{ index: 0, delta: { refusal: "assist with that." }, finish_reason: "stop" }] },
+              ].map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") + "data: [DONE]\n\n",
+            },
+          },
+          { content: "Answer: cooperate" },
+        ][index],
+    });
+    try {
+      const plain = await new ChatClient({ baseUrl: fake.baseUrl, model: "m" }).complete([]);
+      expect(plain).toMatchObject({ text: "", refusal, finishReason: "stop" });
+      const streamed = await new ChatClient({ baseUrl: fake.baseUrl, model: "m", stream: true }).complete([]);
+      expect(streamed).toMatchObject({ text: "", refusal, finishReason: "stop" });
+      expect(await new ChatClient({ baseUrl: fake.baseUrl, model: "m" }).complete([])).not.toHaveProperty("refusal");
     } finally {
       await fake.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { games } from "../../games/registry.ts";
 import { type LlmAgentOptions, type LlmRunOptions, runLlm } from "../../clients/llm/index.ts";
+import { Bot, randomAction } from "../../clients/sdk/index.ts";
 import type { StepRecordRow } from "../../db/records.ts";
 import { ludus } from "../support/cli.ts";
 import {
@@ -230,10 +231,11 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
     });
     expect(result.failure).toBeUndefined();
     expect(result.ends).toHaveLength(1);
-    expect(result.ends[0].statuses).toEqual(["ERROR", "DONE"]);
+    // Only a built-in is left once the seat is withdrawn: the server ends the match there.
+    expect(result.ends[0]).toMatchObject({ reason: "aborted", statuses: ["ERROR", "DONE"] });
     const [first] = await llmSteps(result.ends[0].match);
     expect(first).toMatchObject({
-      defaulted: "withdrawn",
+      action: null,
       error: { code: "withdrawn", message: "the agent was stopped by its operator" },
     });
   });
@@ -299,6 +301,114 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
     await expect(run(await model(oracle), { game: "holdem", agent: { renderer: "spiral" } })).rejects.toThrow(
       "the spiral renderer knows the tokens of kuhn-poker, tic-tac-toe, simple-negotiation, not holdem",
     );
+  });
+
+  it("plays all twelve seats of a Donor Game itself: each decision asked as its own player, none defaulted", async () => {
+    // Each seat writes a strategy of its own, so a prompt carrying another seat's strategy would show.
+    const fake = await model((request, index) => {
+      const name = /Your name is (agent-\d+)/.exec(lastUser(request))?.[1];
+      return name ? { content: `My strategy will be ${name}'s own: give half.` } : oracle(request, index);
+    });
+    const { ends, strategies, failure } = await run(fake, { game: "donor-game", opponent: "self" });
+    expect(failure).toBeUndefined();
+    expect(ends.map((end) => end.seat)).toEqual(Array.from({ length: 12 }, (_, seat) => seat));
+    expect(new Set(ends.map((end) => end.match)).size).toBe(1);
+    expect(ends.every((end) => end.reason === "completed" && end.statuses.every((s) => s === "DONE"))).toBe(true);
+    expect(strategies).toHaveLength(12);
+    const bySeat = new Map(strategies.map((record) => [record.seat, record]));
+    expect([...bySeat.keys()].sort((a, b) => a - b)).toEqual([...Array(12).keys()]);
+    const steps = await server.server.store.steps(ends[0].match);
+    expect(steps).toHaveLength(144);
+    for (const row of steps) {
+      const meta = metaOf(row);
+      const { name } = bySeat.get(row.seat)!;
+      expect(row.defaulted, `decision ${row.seq}`).toBeNull();
+      expect(meta.fallback, `decision ${row.seq}`).toBeUndefined();
+      expect(meta.attempts, `decision ${row.seq}`).toHaveLength(1);
+      expect(meta.prompt[0].content).toContain(`You are player ${row.seat}. The rules:`);
+      expect(meta.prompt.at(-1)?.content).toContain(`You are ${name}, of generation 1.`);
+      expect(meta.strategy).toBe(`My strategy will be ${name}'s own: give half.`);
+    }
+  });
+
+  it("plays Kuhn poker against itself: two queued tickets that may meet, and private self matches at once", async () => {
+    const fake = await model(oracle);
+    const queued = await run(fake, { opponent: undefined, selfPlay: true, matches: 2, concurrency: 2 });
+    expect(queued.ends.map((end) => end.match)).toEqual([queued.ends[0].match, queued.ends[0].match]);
+    expect(queued.ends.map((end) => end.seat).sort()).toEqual([0, 1]);
+    const own = await run(fake, { opponent: "self", matches: 4, concurrency: 2 });
+    expect(own.ends).toHaveLength(8);
+    expect(new Set(own.ends.map((end) => end.match)).size).toBe(4);
+    for (const end of [...queued.ends, ...own.ends]) {
+      expect(end).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"] });
+      for (const row of await server.server.store.steps(end.match)) {
+        expect(row.defaulted).toBeNull();
+        expect(metaOf(row).fallback).toBeUndefined();
+        expect(metaOf(row).prompt[0].content).toContain(`You are player ${row.seat}. The rules:`);
+      }
+    }
+  });
+
+  it("never sends an unusable reply as a message: cut off, refused or unmarked, it is asked again, then falls back", async () => {
+    const refusal = (content: string | null, extra: Record<string, unknown>, finish = "stop") => ({
+      raw: {
+        contentType: "application/json",
+        body: JSON.stringify({
+          id: "chatcmpl-refused",
+          object: "chat.completion",
+          created: 1_800_000_000,
+          model: MODEL,
+          choices: [{ index: 0, message: { role: "assistant", content, ...extra }, finish_reason: finish }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        }),
+      },
+    });
+    const unusable = [
+      { content: "Answer: message We should both claim fi", finishReason: "length" },
+      { content: "I'm sorry, but I can't help with that." },
+      refusal(null, { refusal: "I can't assist with that request." }),
+      refusal("Answer: message you will regret this", {}, "content_filter"),
+    ];
+    let messages = 0;
+    const fake = await model((request) => {
+      // A re-ask's last message is the reason; the turn it is about is the last one with the legal actions.
+      const turn = request.messages.findLast((m) => m.role === "user" && m.content.includes("Legal now:"));
+      if (!turn?.content.includes("Legal now: message")) return { content: legalAnswer(request, () => 0) };
+      return unusable[messages++] ?? { content: "Let me think.\nAnswer: message Let us split evenly." };
+    });
+    const { ends } = await run(fake, { game: "trust-and-split", opponent: "fair", seat: 0, agent: { retries: 3 } });
+    const talk = (await llmSteps(ends[0].match)).filter((row) => (row.action as { type: string }).type === "message");
+    expect(talk.length).toBeGreaterThan(1);
+    const [first, ...rest] = talk;
+    expect(first.action).toEqual({ type: "message", text: "" }); // the fallback: an empty message
+    expect(metaOf(first).fallback).toBe("no usable answer in 4 attempt(s)");
+    expect(metaOf(first).attempts.map((a) => a.error)).toEqual([
+      "your reply was cut off at the token limit, so its answer may be cut too; answer more briefly.",
+      "your reply has no `Answer:` line, and only what follows `Answer:` is sent to the other player; end it with " +
+      "`Answer:` and your message or action.",
+      'you declined to answer ("I can\'t assist with that request."); this is a game: choose one of the legal actions.',
+      "the endpoint's content filter stopped your reply; choose one of the legal actions.",
+    ]);
+    // The type word is not part of the message: `message Let us split evenly.` says "Let us split evenly."
+    for (const row of rest) expect(row.action).toEqual({ type: "message", text: "Let us split evenly." });
+  });
+
+  it("sends a talk phase's reply as the message it is, without the brackets or box of an action token", async () => {
+    const cases = [
+      { renderer: "textarena" as const, reply: "I would like some of your gold." },
+      { renderer: "spiral" as const, reply: "Reasoning first.\n\\boxed{I would like some of your gold.}" },
+    ];
+    for (const { renderer, reply } of cases) {
+      const fake = await model((request) => ({
+        content: /Legal now: chat/.test(lastUser(request)) ? reply : legalAnswer(request, () => 0),
+      }));
+      const { ends } = await run(fake, { game: "simple-negotiation", opponent: "greedy", agent: { renderer } });
+      const chats = (await llmSteps(ends[0].match)).filter((row) => (row.action as { type: string }).type === "chat");
+      expect(chats.length, renderer).toBeGreaterThan(0);
+      for (const row of chats) {
+        expect(row.action, renderer).toEqual({ type: "chat", text: "I would like some of your gold." });
+      }
+    }
   });
 
   it("keeps the prompt, response and token counts in the turns.jsonl export", async () => {
@@ -372,18 +482,18 @@ describe("the LLM agent when the endpoint cannot be used", () => {
   ) => {
     expect(result.failure?.message.startsWith(`${endpoint}/chat/completions: `)).toBe(true);
     expect(result.failure?.message).toMatch(cause);
-    // The failure stops the run: one match played, its seat withdrawn, the default policy plays on for it.
+    // The failure stops the run: one match played, its seat withdrawn; with only a built-in left in the match,
+    // the server ends it at once (nobody remains to play on for).
     expect(result.ends).toHaveLength(1);
     const [end] = result.ends;
-    expect(end.reason).toBe("completed");
-    expect(end.statuses).toEqual(["ERROR", "DONE"]);
+    expect(end).toMatchObject({ reason: "aborted", culprit: 0, statuses: ["ERROR", "DONE"] });
     const record = await server.server.store.match(end.match);
     expect(record?.statuses).toEqual(["ERROR", "DONE"]);
     const row = await withdrawnRow(server, end.match);
-    expect(row).toMatchObject({ defaulted: "withdrawn", legal: false, action: { type: "cooperate" } });
+    expect(row).toMatchObject({ defaulted: null, action: null });
     expect(row?.error?.message).toBe(result.failure?.message);
     const later = (await server.server.store.steps(end.match)).filter((r) => r.seat === 0 && r.seq > row!.seq);
-    expect(later.every((r) => r.defaulted === "withdrawn")).toBe(true);
+    expect(later).toEqual([]);
   };
 
   it("an unreachable endpoint: the error names it and the cause; the seat is withdrawn", async () => {
@@ -453,25 +563,45 @@ describe("the LLM agent when the endpoint cannot be used", () => {
   });
 });
 
-describe("a withdrawn LLM seat under a forfeit policy", () => {
-  let forfeiting: TestServer;
-  const fakes: FakeOpenAI[] = [];
-  beforeAll(async () => {
-    forfeiting = await startTestServer({ conduct: { onTimeout: "forfeit" } });
-  });
-  afterAll(async () => {
-    await Promise.all(fakes.map((fake) => fake.close()));
-    await forfeiting.close();
-  });
-
-  it("under a forfeit policy the withdrawn seat forfeits at once", async () => {
-    const fake = await startFakeOpenAI({ script: oracle, apiKey: "right-key" });
-    fakes.push(fake);
-    const result = await failing(forfeiting, fake.baseUrl);
-    const [end] = result.ends;
-    expect(end).toMatchObject({ reason: "forfeit", culprit: 0, statuses: ["ERROR", "DONE"] });
-    const row = await withdrawnRow(forfeiting, end.match);
-    expect(row).toMatchObject({ action: null, defaulted: null });
-    expect(row?.error?.message).toContain("the API key was refused (HTTP 401)");
-  });
+describe("a withdrawn LLM seat with another player at the table", () => {
+  for (const onTimeout of ["default", "forfeit"] as const) {
+    it(`under ${onTimeout} conduct: ${onTimeout === "default" ? "the match plays on for the seat" : "it forfeits"}`, async () => {
+      const table = await startTestServer({ conduct: { onTimeout } });
+      const fake = await startFakeOpenAI({ script: oracle, apiKey: "right-key" });
+      const other = await Bot.connect({ url: table.wsUrl, token: table.token() });
+      try {
+        const [result, [otherEnd]] = await Promise.all([
+          runLlm({
+            url: table.wsUrl,
+            token: table.token(undefined, "llm"),
+            game: "ipd",
+            matches: 3,
+            agent: { chat: { baseUrl: fake.baseUrl, model: MODEL } },
+          }),
+          other.play({ game: "ipd", policy: (_observation, legal) => randomAction(legal) }),
+        ]);
+        expect(result.failure?.message).toContain("the API key was refused (HTTP 401)");
+        expect(result.ends).toHaveLength(1); // the failure stops the run
+        const [end] = result.ends;
+        expect(otherEnd.match).toBe(end.match);
+        const statuses = end.seat === 0 ? ["ERROR", "DONE"] : ["DONE", "ERROR"];
+        const row = (await table.server.store.steps(end.match)).find((r) => r.error?.code === "withdrawn")!;
+        expect(row.seat).toBe(end.seat);
+        expect(row.error?.message).toBe(result.failure?.message);
+        if (onTimeout === "forfeit") {
+          expect(end).toMatchObject({ reason: "forfeit", culprit: end.seat, statuses });
+          expect(row).toMatchObject({ action: null, defaulted: null });
+        } else {
+          expect(end).toMatchObject({ reason: "completed", statuses });
+          const mine = (await table.server.store.steps(end.match)).filter((r) => r.seat === end.seat);
+          expect(mine.at(-1)?.observation).toMatchObject({ round: 10 }); // played to the end
+          for (const later of mine.filter((r) => r.seq >= row.seq)) expect(later.defaulted).toBe("withdrawn");
+        }
+      } finally {
+        await other.close();
+        await fake.close();
+        await table.close();
+      }
+    });
+  }
 });

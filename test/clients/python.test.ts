@@ -4,6 +4,7 @@ import { connect, createServer, type Socket } from "node:net";
 import { Buffer } from "node:buffer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer } from "../support/server.ts";
+import { startRestartableServer } from "./restartable-server.ts";
 
 /** The Python client (clients/python) against a real server, through its example Kuhn poker bot. */
 
@@ -64,6 +65,60 @@ async def main():
     async with LudusClient(sys.argv[1], sys.argv[2]) as client:
         [result] = await client.play("ipd", policy=policy)
     print(json.dumps(vars(result)))
+
+asyncio.run(main())
+`;
+
+/**
+ * Plays every seat itself: a private Kuhn match with a "self" opponent, then two queued tickets that may meet
+ * each other; prints each result with the seats each decision was asked for.
+ */
+const SELF_SCRIPT = `
+import asyncio, json, sys
+sys.path.insert(0, "clients/python")
+from ludus_client import LudusClient, random_action
+
+asked = {}
+
+def policy(observation, legal, turn):
+    asked.setdefault(turn["match"], {})[turn["seq"]] = turn["seat"]
+    return random_action(legal)
+
+async def main():
+    async with LudusClient(sys.argv[1], sys.argv[2]) as client:
+        created = await client.create("kuhn-poker", config={"rounds": 3}, opponents={1: "self"}, policy=policy)
+        own = await created.results()
+        queued = await client.play("kuhn-poker", policy=policy, matches=2, self_play=True, concurrency=2)
+    print(json.dumps({"seats": created.seats, "own": [vars(r) for r in own], "queued": [vars(r) for r in queued],
+                      "asked": asked}))
+
+asyncio.run(main())
+`;
+
+/**
+ * Plays a self-play match whose first decision waits for a line on stdin: the test restarts the server
+ * meanwhile. One reconnect attempt only: the wait for a restarting server (1012) counts time, not attempts.
+ */
+const RESTART_SCRIPT = `
+import asyncio, json, logging, sys
+sys.path.insert(0, "clients/python")
+from ludus_client import LudusClient, random_action
+
+logging.basicConfig(level=logging.WARNING, format="restart: %(message)s")
+held = []
+
+async def policy(observation, legal, turn):
+    if not held:
+        held.append(turn["seq"])
+        print("waiting", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    return random_action(legal)
+
+async def main():
+    async with LudusClient(sys.argv[1], sys.argv[2], reconnect_attempts=1, reconnect_delay=0.1) as client:
+        created = await client.create("kuhn-poker", config={"rounds": 3}, opponents={"1": "self"}, policy=policy)
+        results = await created.results()
+    print(json.dumps([vars(r) for r in results]))
 
 asyncio.run(main())
 `;
@@ -163,7 +218,8 @@ describe.skipIf(!hasWebsockets)(suite, () => {
     const run = await runPython("-c", META_SCRIPT, server.wsUrl, server.token("py-llm", "llm"));
     expect(run.code, run.err).toBe(0);
     const result = JSON.parse(run.out);
-    expect(result.reason).toBe("completed");
+    // Only the fill's built-in is left once the seat is withdrawn: the server ends the match there.
+    expect(result.reason).toBe("aborted");
     expect(result.statuses[result.seat]).toBe("ERROR");
     const rows = (await server.server.store.steps(result.match)).filter((row) => row.seat === result.seat);
     expect(rows[0]).toMatchObject({
@@ -171,7 +227,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
       meta: { response: "Answer: cooperate", usage: { prompt_tokens: 7, completion_tokens: 3 } },
     });
     expect(rows[1]).toMatchObject({
-      defaulted: "withdrawn",
+      action: null,
       error: { code: "withdrawn", message: "the model endpoint went away" },
     });
   });
@@ -199,5 +255,71 @@ describe.skipIf(!hasWebsockets)(suite, () => {
     const run = await kuhnBot("--url", "http://127.0.0.1/bot", "--token", "t");
     expect(run.code).toBe(2);
     expect(run.err).toContain("--url must be a ws:// or wss:// URL");
+  });
+});
+
+describe.skipIf(!hasWebsockets)(`${suite}: several seats of its own`, () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer(); // no fill: queued tickets can only meet each other
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('plays every seat of a match with a "self" opponent, and queued tickets that meet each other', async () => {
+    const run = await runPython("-c", SELF_SCRIPT, server.wsUrl, server.token("py-self"));
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(run.out);
+    expect(report.seats).toEqual([0, 1]);
+    for (const results of [report.own, report.queued]) {
+      expect(results.map((r: { seat: number }) => r.seat).sort()).toEqual([0, 1]);
+      expect(results[0].match).toBe(results[1].match);
+      expect(results[0].returns).toEqual(results[1].returns);
+      expect(results[0].reason).toBe("completed");
+      // Each decision was asked of the seat that held it.
+      for (const row of await server.server.store.steps(results[0].match)) {
+        expect(report.asked[results[0].match][row.seq], `decision ${row.seq}`).toBe(row.seat);
+        expect(row.defaulted).toBeNull();
+      }
+    }
+  });
+});
+
+describe.skipIf(!hasWebsockets)(`${suite}: through a server restart`, () => {
+  it("reconnects after 1012 while the server is down, resumes both seats, and finishes the match", async () => {
+    const table = await startRestartableServer();
+    const child = spawn(python, ["-c", RESTART_SCRIPT, table.wsUrl, table.token("py-restart")], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    const exited = once(child, "exit");
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (d) => {
+          out += d;
+          if (out.includes("waiting\n")) resolve();
+        });
+        void exited.then(() => reject(new Error(`the script ended before its first decision: ${err}`)));
+      });
+      const match = table.server.matches.all()[0].id;
+      expect((await table.stop()).kept).toBe(1);
+      await table.start();
+      child.stdin.end("go\n");
+      const [code] = await exited;
+      expect(code, err).toBe(0);
+      expect(err).toMatch(/connection to \S+ lost \(received 1012 \(service restart\) server restarting/);
+      const results = JSON.parse(out.slice(out.indexOf("\n") + 1));
+      expect(results.map((r: { match: string; seat: number; reason: string }) => [r.match, r.seat, r.reason]))
+        .toEqual([[match, 0, "completed"], [match, 1, "completed"]]);
+      const steps = await table.server.store.steps(match);
+      expect(steps.every((row) => row.defaulted === null)).toBe(true);
+    } finally {
+      child.kill();
+      await table.close();
+    }
   });
 });
