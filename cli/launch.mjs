@@ -72,10 +72,24 @@ if (task === "ludus" && args[0] === "serve") ensureWebApp(deno);
 const command = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")).tasks?.[task];
 const direct = typeof command === "string" && /^deno [^&|;<>$`'"]+$/.test(command);
 const argv = direct ? [...command.split(/\s+/).slice(1), ...args] : ["task", "--quiet", task, ...args];
-const child = spawn(deno, argv, { cwd: root, stdio: "inherit" });
+// The child knows this process as its supervisor: should it die without passing a signal on, the
+// server stops by itself (cli/commands/serve.ts) rather than run on orphaned.
+const child = spawn(deno, argv, {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, LUDUS_SUPERVISOR_PID: String(process.pid) },
+});
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => child.kill(signal));
 }
+// And should whoever started this process (npm) go away without a word, pass on a SIGTERM.
+const parent = process.ppid;
+const orphaned = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(orphaned);
+  child.kill("SIGTERM");
+}, 500);
+orphaned.unref();
 child.on("exit", (code, signal) => {
   if (!signal) process.exit(code ?? 1);
   // Die of the same signal, so callers see how the task ended.

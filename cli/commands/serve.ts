@@ -15,9 +15,11 @@ interface ServeFlags {
   dataDir: string;
   databaseUrl?: string;
   commitWindow: number;
+  maxUnwritten: number;
   fillAfter: number;
   fillStrategy: string;
   hold: number;
+  drain: number;
 }
 
 function postgresUrl(value: string): string {
@@ -61,6 +63,12 @@ export function registerServe(program: Command, io: Io): void {
       DEFAULT_GROUP_COMMIT.windowMs,
     )
     .option(
+      "--max-unwritten <records>",
+      "records that may wait while the replay store is unreachable before new matches are refused",
+      integerIn(10, 10_000_000),
+      DEFAULT_GROUP_COMMIT.maxBuffer,
+    )
+    .option(
       "--fill-after <ms>",
       "a player alone in the queue gets built-in opponents after this wait (0 = never)",
       integerIn(0, 86_400_000),
@@ -78,13 +86,21 @@ export function registerServe(program: Command, io: Io): void {
       integerIn(1, 3600),
       DEFAULT_CONDUCT.holdMs / 1000,
     )
+    .option(
+      "--drain <s>",
+      "on SIGTERM or SIGINT, let live matches finish for up to this many seconds (new ones are refused) before " +
+        "keeping the rest in the store for the next start",
+      integerIn(0, 86_400),
+      0,
+    )
     .action(async (flags: ServeFlags) => {
+      keepRunningThroughFaults();
       const server = await startServer({
         port: flags.port,
         host: flags.host,
         dataDir: flags.dataDir,
         databaseUrl: flags.databaseUrl,
-        groupCommit: { windowMs: flags.commitWindow },
+        groupCommit: { windowMs: flags.commitWindow, maxBuffer: flags.maxUnwritten },
         fillAfterMs: flags.fillAfter === 0 ? null : flags.fillAfter,
         fillStrategy: flags.fillStrategy,
         conduct: { holdMs: flags.hold * 1000 },
@@ -106,17 +122,72 @@ export function registerServe(program: Command, io: Io): void {
         ].join(""),
       );
       await new Promise<void>((resolve) => {
-        // The listeners stay until exit: a second signal during shutdown must not kill the process before
-        // the replay store has written what it holds.
+        // A first signal stops cleanly: matches stay in the store for the next start. A second one during a
+        // stop that waits on an unreachable store exits at once (only unacknowledged records are left out).
         let stopping = false;
-        const stop = () => {
-          if (stopping) return;
+        const stop = (why: string) => {
+          if (stopping) {
+            io.err(`ludus: ${why} again: exiting now; what the store had not written was never acknowledged\n`);
+            Deno.exit(1);
+          }
           stopping = true;
-          io.err("ludus: shutting down\n");
-          server.close().then(resolve);
+          io.err(
+            `ludus: ${why}: stopping${
+              flags.drain ? ` (letting live matches finish for up to ${flags.drain} s)` : ""
+            }\n`,
+          );
+          server.close({ drainMs: flags.drain * 1000, flushTimeoutMs: STOP_FLUSH_MS }).then(({ kept, unwritten }) => {
+            io.err(
+              `ludus: stopped; ${kept} live match${
+                kept === 1 ? " is" : "es are"
+              } kept in the store and resume on the next start` +
+                (unwritten
+                  ? `; ${unwritten} records could not be written in ${
+                    STOP_FLUSH_MS / 1000
+                  } s (none had been acknowledged)`
+                  : "") +
+                "\n",
+            );
+            resolve();
+          });
         };
-        Deno.addSignalListener("SIGINT", stop);
-        Deno.addSignalListener("SIGTERM", stop);
+        Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+        Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+        watchSupervisor(() => stop("the launching process is gone"));
       });
     });
+}
+
+/** How long a stop waits for the replay store to write what it holds. */
+const STOP_FLUSH_MS = 15_000;
+
+/**
+ * The last line of defence: a failure nothing caught is logged and the server keeps running (each match
+ * is its own fault boundary; this only catches what lies outside them).
+ */
+function keepRunningThroughFaults(): void {
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    console.error("ludus: a failure nothing handled (the server keeps running):", event.reason);
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    console.error("ludus: a failure nothing caught (the server keeps running):", event.error);
+  });
+}
+
+/**
+ * `npm start` runs the server under cli/launch.mjs, which names itself in LUDUS_SUPERVISOR_PID. Should that
+ * process die (killed outright, so it could not pass a signal on), the server stops as on SIGTERM instead
+ * of running on orphaned, holding the port and the store.
+ */
+function watchSupervisor(stop: () => void): void {
+  const supervisor = Number(Deno.env.get("LUDUS_SUPERVISOR_PID"));
+  if (!Number.isInteger(supervisor) || supervisor <= 0 || Deno.ppid !== supervisor) return;
+  const timer = setInterval(() => {
+    if (Deno.ppid === supervisor) return;
+    clearInterval(timer);
+    stop();
+  }, 500);
+  Deno.unrefTimer(timer);
 }

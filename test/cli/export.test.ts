@@ -1,5 +1,5 @@
 import * as arrow from "apache-arrow";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as parquet from "parquet-wasm";
@@ -8,6 +8,7 @@ import { ludus } from "../support/cli.ts";
 import { playRecorded, type Recorded, writeRecorded } from "../support/recorded-matches.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
+import { ReplayStore } from "../../db/store.ts";
 
 const createdAt = (i: number) => new Date(Date.parse("2026-05-01T00:00:00Z") + i * 1000);
 const RECORDED: Recorded[] = [
@@ -140,13 +141,13 @@ describe.each(BACKENDS)("ludus export (%s)", (backend) => {
     }
     if (backend === "pglite") {
       // A running server holds the embedded store: the message points to --server.
-      writeFileSync(join(t.dataDir, "replay.lock"), "1");
+      const holder = await ReplayStore.open({ dataDir: t.dataDir });
       try {
         const { code, err } = await ludus("export", "--format", "turns.jsonl", ...out, ...store);
-        expect(err).toMatch(/is in use by process 1; .*ludus export --server/);
+        expect(err).toMatch(new RegExp(`is in use by process ${Deno.pid}; .*ludus export --server`));
         expect(code).toBe(1);
       } finally {
-        rmSync(join(t.dataDir, "replay.lock"));
+        await holder.close();
       }
     }
   });

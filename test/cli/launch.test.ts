@@ -4,35 +4,74 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import process from "node:process";
+import { ReplayStore } from "../../db/store.ts";
 import { games as registry } from "../../games/registry.ts";
 
 /** The README's entry points, as a person runs them: through Node, the launcher and a Deno task. */
 
 const root = new URL("../..", import.meta.url).pathname;
+/** The embedded store, as on a fresh machine: CI's DATABASE_URL would point every server here at one shared database. */
+const env = { ...process.env, DATABASE_URL: "" };
 
 function launch(...args: string[]) {
-  const child = spawn("node", ["cli/launch.mjs", ...args], {
+  return started(spawn("node", ["cli/launch.mjs", ...args], {
     cwd: root,
+    env,
     stdio: ["ignore", "pipe", "pipe"],
-  });
+  }));
+}
+
+function started(child: ReturnType<typeof spawn>) {
   let out = "";
   let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (err += d));
   const exited = once(child, "exit").then(([code, signal]) => ({ code, signal, out, err }));
   return { child, exited, stderr: () => err };
+}
+
+/** Resolves with the server's URL once it says it serves. */
+async function serving(stderr: () => string): Promise<string> {
+  for (let i = 0; i < 1200; i++) {
+    const url = /serving on (http:\/\/\S+)/.exec(stderr())?.[1];
+    if (url && stderr().includes("replay store:")) return url;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the server did not start:\n${stderr()}`);
+}
+
+/** Resolves once nothing answers at `url` any more (bounded). */
+async function gone(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (!(await fetch(`${url}/health`).then((r) => r.body?.cancel(), () => "gone"))) {
+      await new Promise((r) => setTimeout(r, 50));
+    } else return;
+  }
+  throw new Error(`${url} still answers`);
+}
+
+/**
+ * Resolves once the embedded store in `dataDir` opens again: the server closes its port first and the
+ * store last, so a closed port alone does not mean the process has let go of the store (bounded).
+ */
+async function released(dataDir: string): Promise<void> {
+  for (let i = 0;; i++) {
+    try {
+      await (await ReplayStore.open({ dataDir })).close();
+      return;
+    } catch (error) {
+      if (i >= 600 || !/is in use by/.test(String(error))) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 describe("the launcher", () => {
   it("serves /health and /games through `ludus serve`, and stops cleanly on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ludus-launch-"));
     const run = launch("ludus", "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir);
-    let url: string | undefined;
-    for (let i = 0; i < 300 && !url; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      url = /serving on (http:\/\/\S+)/.exec(run.stderr())?.[1];
-    }
-    expect(url, run.stderr()).toBeDefined();
+    const url = await serving(run.stderr);
     const health = await (await fetch(`${url}/health`)).json();
     expect(health.status).toBe("ok");
     const games = await (await fetch(`${url}/games`)).json();
@@ -42,8 +81,42 @@ describe("the launcher", () => {
     // Deno's child_process reports the signal it sent even when the child exits 0, so the proof of
     // a clean stop is the server's own word and a closed port.
     expect(code ?? 0).toBe(0);
-    expect(err).toMatch(/shutting down/);
+    expect(err).toMatch(/SIGTERM: stopping/);
+    expect(err).toMatch(/ludus: stopped; 0 live matches are kept/);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  // What a service manager or container runtime does to `npm start`: a signal to npm itself. It used to exit
+  // npm and leave the server running orphaned, holding the port and the store.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`stops the server when npm start gets ${signal}`, async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "ludus-npm-"));
+      const npm = started(
+        spawn("npm", ["start", "--", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], {
+          cwd: root,
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
+      );
+      const url = await serving(npm.stderr);
+      process.kill(npm.child.pid!, signal);
+      await npm.exited;
+      await gone(url);
+      await released(dataDir);
+      expect(npm.stderr()).toMatch(new RegExp(`${signal}: stopping`));
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+  }
+
+  it("stops the server when its launcher is killed outright", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ludus-orphan-"));
+    const run = launch("ludus", "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir);
+    const url = await serving(run.stderr);
+    run.child.kill("SIGKILL");
+    await run.exited;
+    await gone(url);
+    await released(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -70,7 +70,7 @@ describe("ludus simulate", () => {
       "1",
     );
     expect(many.code).toBe(0);
-    expect(many.out).toMatch(/donor-game v1 \(standard\), 1 match\(es\), seed 1/);
+    expect(many.out).toMatch(/donor-game v2 \(standard\), 1 match\(es\), seed 1/);
   });
 
   it("prints a readable table without --json", async () => {
