@@ -43,6 +43,12 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * How long any wait on a page may take (a locator's `waitFor`, a click): generous, so that the suite
+ * passes on a machine several times slower than a laptop, under load.
+ */
+export const PAGE_WAIT_MS = 60_000;
+
 /** A page that records what it fetched and any script error, for the "nothing from elsewhere" and "no crash" checks. */
 export interface WatchedPage {
   readonly page: Page;
@@ -53,14 +59,8 @@ export interface WatchedPage {
   readonly frames: string[];
 }
 
-export async function openPage(
-  browser: Browser,
-  options: { width?: number; height?: number } = {},
-): Promise<WatchedPage> {
-  const context = await browser.newContext({
-    viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
-  });
-  const page = await context.newPage();
+/** Records what `page` fetched, said, and received; also for the other tabs a test opens in its context. */
+export function watch(page: Page, context: BrowserContext): WatchedPage {
   const watched: WatchedPage = { page, context, requests: [], errors: [], frames: [] };
   page.on("request", (r) => watched.requests.push(r.url()));
   page.on("pageerror", (e) => watched.errors.push(String(e)));
@@ -72,6 +72,17 @@ export async function openPage(
     });
   });
   return watched;
+}
+
+export async function openPage(
+  browser: Browser,
+  options: { width?: number; height?: number } = {},
+): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
+  });
+  context.setDefaultTimeout(PAGE_WAIT_MS);
+  return watch(await context.newPage(), context);
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

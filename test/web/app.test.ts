@@ -1,35 +1,88 @@
+import { matchMaker } from "@colyseus/core";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Bot } from "../../clients/sdk/index.ts";
+import type { MatchRecord } from "../../db/records.ts";
 import { games } from "../../games/registry.ts";
-import { buildWebApp, launchBrowser, openPage, screenshot, type WatchedPage } from "../support/browser.ts";
+import type { ParticipantView } from "../../protocol/frames.ts";
+import type { ServerOptions } from "../../server/app.ts";
+import {
+  buildWebApp,
+  launchBrowser,
+  openPage,
+  PAGE_WAIT_MS,
+  screenshot,
+  watch,
+  type WatchedPage,
+} from "../support/browser.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
 /**
  * The web app in a real browser (Debian chromium via playwright-core) against a real server: people play
- * by clicking, reload mid-match, spectate, and step through replays. Screenshots go to artifacts/web/.
+ * by clicking, reload mid-match, close tabs and go offline at the wrong moment, spectate, and step through
+ * replays. Screenshots go to artifacts/web/. Every wait is bounded generously (PAGE_WAIT_MS, TEST_MS) and
+ * waits for an event, never for a fixed time: the suite must pass on a machine several times slower than
+ * a laptop, under load.
  */
+
+/** What one test may take: a match or two played by clicking, on a slow machine. */
+const TEST_MS = 240_000;
+const PHONE = { width: 390, height: 844 };
 
 let server: TestServer;
 let browser: Browser;
+/** Every browser context a test opened, closed after it. */
 const opened: WatchedPage[] = [];
 
 beforeAll(async () => {
   buildWebApp();
-  server = await startTestServer({ fillAfterMs: 1000, fillStrategy: "random" });
   browser = await launchBrowser();
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
 });
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
+});
+
+/** A server for the tests of one `describe`: the browser rooms are process-wide, so one at a time. */
+function serve(options: Partial<ServerOptions> = {}): void {
+  beforeAll(async () => {
+    server = await startTestServer(options);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+  }, 120_000);
+}
 
 async function open(path: string, size?: { width: number; height: number }): Promise<WatchedPage> {
   const watched = await openPage(browser, size);
   opened.push(watched);
   await watched.page.goto(`${server.url}${path}`);
   return watched;
+}
+
+/** Another tab of the same browser (its localStorage included), opened on `path`. */
+async function openTab(of: WatchedPage, path: string): Promise<WatchedPage> {
+  const tab = watch(await of.context.newPage(), of.context);
+  await tab.page.goto(`${server.url}${path}`);
+  return tab;
+}
+
+/** Polls the server side until `probe` answers (anything but undefined, null or false), for at most PAGE_WAIT_MS. */
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+) {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() - started > PAGE_WAIT_MS) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** The match id of the table a page shows. */
@@ -41,10 +94,10 @@ async function matchIdOf(page: Page): Promise<string> {
 
 /** Waits until it is the page's turn (returns its seq) or the match is over (null). */
 async function nextTurn(page: Page, after = ""): Promise<string | null> {
-  const turn = page.locator(`.board-area[data-turn-seq]:not([data-turn-seq=""]):not([data-turn-seq="${after}"])`);
-  const result = page.locator("[data-result]");
-  await Promise.race([turn.waitFor({ timeout: 30_000 }), result.waitFor({ timeout: 30_000 })]);
-  if (await result.count()) return null;
+  const turn = `.board-area[data-turn-seq]:not([data-turn-seq=""]):not([data-turn-seq="${after}"])`;
+  // One selector for both, so that no wait is left running once the other has come.
+  await page.locator(`${turn}, [data-result]`).first().waitFor();
+  if (await page.locator("[data-result]").count()) return null;
   return await page.locator(".board-area").getAttribute("data-turn-seq");
 }
 
@@ -81,13 +134,16 @@ async function playToEnd(page: Page, maxMoves = 400): Promise<number> {
   return moves;
 }
 
-async function storedReturns(id: string): Promise<readonly number[] | null> {
-  for (let i = 0; i < 50; i++) {
+/** The match's record, once the store has it as ended. */
+function storedEnd(id: string): Promise<MatchRecord> {
+  return until(`match ${id} to be stored as ended`, async () => {
     const record = await server.server.store.match(id);
-    if (record?.endedAt) return record.returns;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return null;
+    return record?.endedAt ? record : null;
+  });
+}
+
+async function storedReturns(id: string): Promise<readonly number[] | null> {
+  return (await storedEnd(id)).returns;
 }
 
 async function shownReturns(page: Page): Promise<number[]> {
@@ -95,7 +151,81 @@ async function shownReturns(page: Page): Promise<number[]> {
   return (await spans.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-return")))));
 }
 
+/** Waits until the live match shows `seat` as `what` says (`test` of its participant view). */
+function seatIs(id: string, seat: number, what: string, test: (p: ParticipantView) => boolean): Promise<true> {
+  return until(`seat ${seat} of ${id} to be ${what}`, () => {
+    const participant = server.server.matches.get(id)?.participants()[seat];
+    return participant !== undefined && test(participant);
+  });
+}
+
+const released = (p: ParticipantView) => p.status === "DISCONNECTED";
+
+/** The reasons of the decisions the server played for `seat` (none when the person made every move). */
+async function defaultedFor(id: string, seat: number): Promise<(string | null)[]> {
+  const steps = await server.server.store.steps(id);
+  return steps.filter((s) => s.seat === seat && s.defaulted !== null).map((s) => s.defaulted);
+}
+
+/** Cuts a match room's websockets at the server, as a failing network does: the browser sees 1006. */
+function cutConnections(id: string): void {
+  for (const client of matchMaker.getLocalRoomById(id).clients) {
+    (client.ref as unknown as { terminate(): void }).terminate();
+  }
+}
+
+/** Records every value the table's `data-connection` takes from now on, for `connectionWentThrough`. */
+async function watchConnection(page: Page): Promise<void> {
+  await page.locator(".table-page").evaluate((table) => {
+    const seen = [table.getAttribute("data-connection")];
+    (globalThis as unknown as { ludusSeen: unknown }).ludusSeen = seen;
+    new MutationObserver(() => seen.push(table.getAttribute("data-connection"))).observe(table, {
+      attributeFilter: ["data-connection"],
+    });
+  });
+}
+
+/** Waits until the table's connection has been through `states` in this order, and is in the last of them. */
+async function connectionWentThrough(page: Page, states: readonly string[]): Promise<void> {
+  await page.waitForFunction((states) => {
+    const seen = (globalThis as unknown as { ludusSeen: string[] }).ludusSeen;
+    let at = 0;
+    for (const state of seen) if (state === states[at]) at++;
+    return at === states.length && seen.at(-1) === states.at(-1);
+  }, states);
+}
+
+async function noSidewaysScroll(page: Page, what: string): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  expect(overflow, `${what} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
+}
+
+/** Opens a private match of `game` from the lobby with the other seat left open; returns the host and the invite. */
+async function privateMatch(game: string, name?: string): Promise<{ host: WatchedPage; id: string; invite: string }> {
+  const host = await open("/");
+  if (name) {
+    await host.page.locator("#display-name").fill(name);
+    await host.page.locator("#display-name").press("Enter");
+  }
+  await host.page.locator(`article[data-game="${game}"] a[data-action=private]`).click();
+  const link = host.page.locator("input[aria-label='Invite link']");
+  await link.waitFor();
+  return { host, id: await matchIdOf(host.page), invite: new URL(await link.inputValue()).pathname };
+}
+
+/** A second person takes the open seat through the invite. */
+async function takeInvite(invite: string, size?: { width: number; height: number }): Promise<WatchedPage> {
+  const guest = await open(invite, size);
+  await guest.page.getByRole("button", { name: /Take a seat/ }).click();
+  await guest.page.locator(".table-page[data-phase=playing]").waitFor();
+  return guest;
+}
+
 describe("web app", () => {
+  // Nobody is filled in from the queue: the gateway bot and the person queueing for Trust-and-Split
+  // meet each other however slowly the page loads.
+  serve();
+
   it("serves the lobby with every registered game, and fetches nothing from elsewhere", async () => {
     const { page, requests, errors } = await open("/");
     await page.locator("article.game-card").first().waitFor();
@@ -111,42 +241,53 @@ describe("web app", () => {
       .toEqual([]);
     const csp = (await fetch(`${server.url}/`)).headers.get("content-security-policy");
     expect(csp).toContain("default-src 'self'");
-  });
+  }, TEST_MS);
 
-  it("a person plays a whole Kuhn poker match against a built-in bot by clicking; the result is the stored one", async () => {
-    const { page, errors } = await open("/");
-    const card = page.locator('article[data-game="kuhn-poker"]');
-    await card.locator("select[id$=-vs]").selectOption("always-call");
-    await card.locator("a[data-action=vs-builtin]").click();
-    const id = await matchIdOf(page);
-    expect(page.url()).toBe(`${server.url}/play/${id}`);
-    await nextTurn(page);
-    await screenshot(page, "kuhn-table");
-    const moves = await playToEnd(page);
-    expect(moves).toBeGreaterThan(0);
-    await screenshot(page, "kuhn-result");
-    const stored = await storedReturns(id);
-    expect(stored).not.toBeNull();
-    expect(await shownReturns(page)).toEqual(stored);
-    expect(errors).toEqual([]);
-  });
+  it(
+    "a person plays a whole Kuhn poker match against a built-in bot by clicking; the result is the stored one",
+    async () => {
+      const { page, errors } = await open("/");
+      const card = page.locator('article[data-game="kuhn-poker"]');
+      await card.locator("select[id$=-vs]").selectOption("always-call");
+      await card.locator("a[data-action=vs-builtin]").click();
+      const id = await matchIdOf(page);
+      expect(page.url()).toBe(`${server.url}/play/${id}`);
+      await nextTurn(page);
+      await screenshot(page, "kuhn-table");
+      const moves = await playToEnd(page);
+      expect(moves).toBeGreaterThan(0);
+      await screenshot(page, "kuhn-result");
+      const stored = await storedReturns(id);
+      expect(stored).not.toBeNull();
+      expect(await shownReturns(page)).toEqual(stored);
+      expect(errors).toEqual([]);
+    },
+    TEST_MS,
+  );
 
-  it("refuses an action from a tampered page with the server's message, and the match goes on", async () => {
-    const { page } = await open("/play/new/kuhn-poker?vs=always-call");
-    const id = await matchIdOf(page);
-    await nextTurn(page);
-    const button = page.locator(".fixed-actions button.action").first();
-    await button.evaluate((b) => (b as HTMLButtonElement).value = JSON.stringify({ type: "raise", amount: 99 }));
-    await button.click();
-    const notice = page.locator("[data-notice]");
-    await notice.waitFor();
-    expect(await notice.textContent()).toMatch(/not a legal action/);
-    await screenshot(page, "tampered-action");
-    const stepsBefore = (await server.server.store.steps(id)).length;
-    await playToEnd(page);
-    expect((await server.server.store.steps(id)).length).toBeGreaterThan(stepsBefore);
-    expect(await shownReturns(page)).toEqual(await storedReturns(id));
-  });
+  it(
+    "shows retries only once an action was refused; a tampered action gets the server's message and the match goes on",
+    async () => {
+      const { page } = await open("/play/new/kuhn-poker?vs=always-call");
+      const id = await matchIdOf(page);
+      await nextTurn(page);
+      const banner = page.locator(".turn-banner");
+      expect(await banner.textContent()).toBe("Your turn");
+      const button = page.locator(".fixed-actions button.action").first();
+      await button.evaluate((b) => (b as HTMLButtonElement).value = JSON.stringify({ type: "raise", amount: 99 }));
+      await button.click();
+      const notice = page.locator("[data-notice]");
+      await notice.waitFor();
+      expect(await notice.textContent()).toMatch(/not a legal action/);
+      expect(await banner.textContent()).toBe("Your turn · 1 retry left");
+      await screenshot(page, "tampered-action");
+      const stepsBefore = (await server.server.store.steps(id)).length;
+      await playToEnd(page);
+      expect((await server.server.store.steps(id)).length).toBeGreaterThan(stepsBefore);
+      expect(await shownReturns(page)).toEqual(await storedReturns(id));
+    },
+    TEST_MS,
+  );
 
   it("a reload mid-match takes the seat back and the match finishes", async () => {
     const { page } = await open("/play/new/ipd?vs=tit-for-tat");
@@ -160,13 +301,133 @@ describe("web app", () => {
     expect(seq).not.toBeNull();
     await screenshot(page, "ipd-after-reload");
     await playToEnd(page);
-    const record = await server.server.store.match(id);
-    expect(record?.statuses).toEqual(["DONE", "DONE"]);
+    expect((await storedEnd(id)).statuses).toEqual(["DONE", "DONE"]);
     expect(await shownReturns(page)).toEqual(await storedReturns(id));
     // Nobody's moves were played for them: every human decision is the person's own.
-    const steps = await server.server.store.steps(id);
-    expect(steps.filter((s) => s.seat === 0 && s.defaulted !== null)).toEqual([]);
-  });
+    expect(await defaultedFor(id, 0)).toEqual([]);
+  }, TEST_MS);
+
+  it(
+    "a closed tab reopened within the hold takes the seat back; a second tab takes it over from the first",
+    async () => {
+      const first = await open("/play/new/ipd?vs=tit-for-tat");
+      const id = await matchIdOf(first.page);
+      const seq = await nextTurn(first.page);
+      await playAMove(first.page, 0);
+      await nextTurn(first.page, seq!);
+
+      // The same match in a second tab: the newest tab plays, the first says where its seat went.
+      const second = await openTab(first, `/play/${id}`);
+      expect(await nextTurn(second.page)).not.toBeNull();
+      await first.page.locator('[data-seat-lost="elsewhere"]').waitFor();
+      expect(await first.page.locator(".fixed-actions button.action").count()).toBe(0);
+      await screenshot(first.page, "seat-taken-by-another-tab");
+
+      // Both tabs closed at once, the match reopened from the browser's history: the seat comes back.
+      await first.page.close();
+      await second.page.close();
+      await seatIs(id, 0, "away", (p) => !p.connected);
+      const third = await openTab(first, `/play/${id}`);
+      expect(await nextTurn(third.page)).not.toBeNull();
+      await playToEnd(third.page);
+      expect((await storedEnd(id)).statuses).toEqual(["DONE", "DONE"]);
+      expect(await defaultedFor(id, 0)).toEqual([]);
+      // The token went with the match: nothing is left to reopen.
+      expect(await third.page.evaluate((key) => localStorage.getItem(key), `ludus.seat.${id}`)).toBeNull();
+      expect(third.errors).toEqual([]);
+    },
+    TEST_MS,
+  );
+
+  it("a connection dropped in its first seconds reconnects by itself and the match goes on", async () => {
+    const { page } = await open("/play/new/ipd?vs=tit-for-tat");
+    const id = await matchIdOf(page);
+    await nextTurn(page);
+    await watchConnection(page);
+    cutConnections(id);
+    await connectionWentThrough(page, ["reconnecting", "connected"]);
+    expect(await page.locator("[data-notice]").count()).toBe(0);
+    expect(await nextTurn(page)).not.toBeNull();
+    await playToEnd(page);
+    expect((await storedEnd(id)).statuses).toEqual(["DONE", "DONE"]);
+    expect(await defaultedFor(id, 0)).toEqual([]);
+  }, TEST_MS);
+
+  it("offline, the table says so, stops the clocks and takes no action; back online it plays on", async () => {
+    const { page, context } = await open("/play/new/ipd?vs=tit-for-tat", PHONE);
+    const id = await matchIdOf(page);
+    await nextTurn(page);
+    await context.setOffline(true);
+    const banner = page.locator("[data-reconnecting]");
+    await banner.waitFor();
+    expect(await banner.textContent()).toMatch(/offline/);
+    expect(await page.locator(".turn-banner").count()).toBe(1); // no "Your turn" beside it
+    expect(await page.locator(".clock.running").count()).toBe(0);
+    const cooperate = page.locator(".fixed-actions button.action").first();
+    expect(await cooperate.isDisabled()).toBe(true);
+    await page.keyboard.press("1");
+    // The seat's clocks stand still while the hold counts down (the banner says how long the seat is held).
+    const clocks = await page.locator(".seat-card .clock").allTextContents();
+    const held = async () => Number(/for (\d+) s more/.exec((await banner.textContent()) ?? "")?.[1]);
+    const heldAtFirst = await held();
+    await until("the seat's hold to count down two seconds", async () => (await held()) <= heldAtFirst - 2);
+    expect(await page.locator(".seat-card .clock").allTextContents()).toEqual(clocks);
+    await screenshot(page, "offline-phone");
+    await noSidewaysScroll(page, "the offline table");
+    expect((await server.server.store.steps(id)).filter((s) => s.seat === 0)).toEqual([]);
+
+    await context.setOffline(false);
+    expect(await nextTurn(page)).not.toBeNull();
+    expect(await cooperate.isDisabled()).toBe(false);
+    await playToEnd(page);
+    expect((await storedEnd(id)).statuses).toEqual(["DONE", "DONE"]);
+    expect(await defaultedFor(id, 0)).toEqual([]);
+  }, TEST_MS);
+
+  it("two people in a simultaneous game: a player who moved waits, and each sees when the other is away", async () => {
+    const { host, id, invite } = await privateMatch("ipd");
+    const guest = await takeInvite(invite);
+    const hostName = await host.page.locator("#display-name").inputValue();
+    const guestName = await guest.page.locator("#display-name").inputValue();
+    const hostSeq = await nextTurn(host.page);
+    await nextTurn(guest.page);
+
+    await host.page.locator(".fixed-actions button.action").first().click();
+    const waiting = host.page.locator(".turn-banner[data-moved=true]");
+    await waiting.waitFor();
+    expect(await waiting.textContent()).toBe(`Your move is in. Waiting for ${guestName}…`);
+    const mine = host.page.locator(".seat-card.mine");
+    await host.page.locator(".seat-card.mine:not(.to-act)").waitFor();
+    expect(await mine.locator(".clock.running").count()).toBe(0);
+    expect(await host.page.locator(".seat-card.to-act").getAttribute("data-seat")).toBe("1");
+    expect(await host.page.locator(".seat-card.to-act .clock.running").count()).toBe(1);
+    // The other player sees it too: the seat that moved is no longer to act, its clock stopped.
+    await guest.page.locator('.seat-card[data-seat="0"]:not(.to-act)').waitFor();
+    expect(await guest.page.locator('.seat-card[data-seat="0"] .clock.running').count()).toBe(0);
+    await screenshot(host.page, "ipd-moved-waiting");
+
+    // The guest closes the tab: the host sees them away while the server holds the seat.
+    await guest.page.close();
+    const guestCard = host.page.locator('.seat-card[data-seat="1"]');
+    await host.page.locator('.seat-card[data-seat="1"][data-connected=false]').waitFor();
+    expect(await guestCard.locator(".presence").textContent()).toBe(" · away · seat held");
+    await screenshot(host.page, "ipd-partner-away");
+    const back = await openTab(guest, `/play/${id}`);
+    await host.page.locator('.seat-card[data-seat="1"][data-connected=true]').waitFor();
+    expect(await guestCard.locator(".presence").count()).toBe(0);
+    expect(await host.page.locator(".seat-card.mine .name").textContent()).toBe(hostName);
+
+    await Promise.all([
+      playToEnd(back.page),
+      (async () => {
+        await nextTurn(host.page, hostSeq!);
+        await playToEnd(host.page);
+      })(),
+    ]);
+    expect((await storedEnd(id)).statuses).toEqual(["DONE", "DONE"]);
+    expect(await defaultedFor(id, 0)).toEqual([]);
+    expect(await defaultedFor(id, 1)).toEqual([]);
+  }, TEST_MS);
 
   it("a Trust-and-Split round with a chat message and a claim against a remote gateway bot", async () => {
     const heard: string[] = [];
@@ -206,12 +467,12 @@ describe("web app", () => {
     await botMatch;
     await bot.close();
     expect(heard).toContain("Shall we split the coins evenly?");
-    const person = (await server.server.store.match(id))!.seats.findIndex((seat) => seat?.kind === "human");
+    const person = (await storedEnd(id)).seats.findIndex((seat) => seat?.kind === "human");
     const mine = (await server.server.store.steps(id)).filter((step) => step.seat === person);
     expect(mine.some((s) => JSON.stringify(s.action).includes("Shall we split the coins evenly?"))).toBe(true);
     expect(mine.some((s) => (s.action as { take?: number[] } | null)?.take?.[0] === 7)).toBe(true);
     expect(await shownReturns(page)).toEqual(await storedReturns(id));
-  });
+  }, TEST_MS);
 
   it("a spectator sees the public view and never a private card before the showdown", async () => {
     const player = await open("/play/new/kuhn-poker?vs=always-call");
@@ -233,19 +494,13 @@ describe("web app", () => {
     await spectator.page.locator(".table-page[data-phase=ended]").waitFor();
     await screenshot(spectator.page, "spectator-end");
     expect(spectator.frames.some((f) => privateCard.test(f))).toBe(false);
-  });
+  }, TEST_MS);
 
-  it("two people play tic-tac-toe through an invite link", async () => {
-    const host = await open("/");
-    const card = host.page.locator('article[data-game="tic-tac-toe"]');
-    await card.locator("a[data-action=private]").click();
-    const link = host.page.locator("input[aria-label='Invite link']");
-    await link.waitFor();
+  it("two people play tic-tac-toe through an invite link; the moves read as a list", async () => {
+    const { host, id, invite } = await privateMatch("tic-tac-toe");
     await screenshot(host.page, "invite-waiting");
-    const guest = await open(new URL(await link.inputValue()).pathname);
-    await guest.page.getByRole("button", { name: /Take a seat/ }).click();
-    const id = await matchIdOf(guest.page);
-    expect(await matchIdOf(host.page)).toBe(id);
+    const guest = await takeInvite(invite);
+    expect(await matchIdOf(guest.page)).toBe(id);
     let hostSeq: string | null = "";
     let guestSeq: string | null = "";
     for (let turn = 0; turn < 9; turn++) {
@@ -259,7 +514,21 @@ describe("web app", () => {
     await host.page.locator("[data-result]").waitFor();
     await screenshot(host.page, "tic-tac-toe-result");
     expect(await shownReturns(host.page)).toEqual(await storedReturns(id));
-  });
+    // One entry per move, each its own line: number, mark, place and cell, in the order played.
+    const moves = (await server.server.store.steps(id)).map((s) => (s.action as { cell: number }).cell);
+    const items = await host.page.locator(".move-list li").allInnerTexts();
+    expect(items).toHaveLength(moves.length);
+    items.forEach((item, i) =>
+      expect(item.replace(/\s+/g, " ")).toMatch(new RegExp(`^${i + 1}\\. [OX] .+ \\(${moves[i]}\\)$`))
+    );
+    const tops = await host.page.locator(".move-list li").evaluateAll((lis) =>
+      lis.map((li) => li.getBoundingClientRect())
+    );
+    for (let i = 1; i < tops.length; i++) {
+      const [a, b] = [tops[i - 1], tops[i]];
+      expect(b.top >= a.bottom || b.left >= a.right, `move ${i + 1} runs into move ${i}`).toBe(true);
+    }
+  }, TEST_MS);
 
   it("the replay viewer steps through a stored match from a seat's view and the full view", async () => {
     const player = await open("/play/new/leduc-poker?vs=always-call");
@@ -278,7 +547,7 @@ describe("web app", () => {
     expect(await counter.getAttribute("data-turn")).toBe("2");
     await page.locator(".replay-controls select").selectOption("0");
     // The full view's two boards stay until seat 0's view has loaded; then one board shows.
-    await expect.poll(() => page.locator(".seat-view").count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.locator(".seat-view").count(), { timeout: PAGE_WAIT_MS }).toBe(0);
     await page.locator(".replay-viewer .leduc").waitFor();
     expect(page.url()).toContain("seat=0");
     await page.keyboard.press("End");
@@ -288,27 +557,178 @@ describe("web app", () => {
     const finals = await page.locator(".replay-viewer .result [data-seat]").allTextContents();
     expect(finals.map((t) => Number(t.split(": ").at(-1)))).toEqual(stored);
     expect(errors).toEqual([]);
-  });
+  }, TEST_MS);
+
+  it(
+    "the replays say why a match cannot be shown: still being played, unknown, refused, or the server unreachable",
+    async () => {
+      const player = await open("/play/new/kuhn-poker?vs=always-call");
+      const id = await matchIdOf(player.page);
+      await nextTurn(player.page);
+
+      const { page, context } = await open("/replays?game=kuhn-poker", PHONE);
+      const row = page.locator(`.replay-list tr[data-match="${id}"]`);
+      await row.getByText("in play").waitFor();
+      await row.locator("a").click();
+      const refused = page.locator('.replay-refused[data-refused="match_live"]');
+      await refused.waitFor();
+      expect(await refused.locator("[role=alert]").textContent()).toMatch(/still being played/);
+      await screenshot(page, "replay-live-refused-phone");
+      await noSidewaysScroll(page, "a live match's replay");
+      await refused.getByRole("link", { name: "Open the public view" }).click();
+      await page.locator(`.replay-viewer[data-match="${id}"]`).waitFor();
+      expect(await page.locator("[data-summary]").textContent()).toMatch(/still being played/);
+      await screenshot(page, "replay-live-public-phone");
+      await noSidewaysScroll(page, "a live match's public replay");
+
+      await page.goto(`${server.url}/replays/no-such-match`);
+      expect(await page.locator('.replay-refused[data-refused="unknown_match"] [role=alert]').textContent())
+        .toMatch(/no match `no-such-match`/);
+      await page.goto(`${server.url}/replays?game=no-such-game`);
+      expect(await page.locator(".replays [role=alert]").textContent()).toMatch(/no game `no-such-game`/);
+
+      // Offline, the list says the server cannot be reached instead of loading for ever.
+      await context.setOffline(true);
+      await page.getByRole("link", { name: "Replays" }).click();
+      expect(await page.locator(".replays [role=alert]").textContent()).toMatch(/could not be reached/);
+      await context.setOffline(false);
+    },
+    TEST_MS,
+  );
 
   it("every registered game has a table a person can play to the end, at laptop and phone width", async () => {
     for (const game of games) {
       const phone = game.id === "holdem" || game.id === "trust-and-split";
-      const size = phone ? { width: 390, height: 844 } : undefined;
-      const { page, errors } = await open(`/play/new/${game.id}?vs=random`, size);
+      const { page, errors } = await open(`/play/new/${game.id}?vs=random`, phone ? PHONE : undefined);
       const id = await matchIdOf(page);
       await nextTurn(page);
       await screenshot(page, `table-${game.id}${phone ? "-phone" : ""}`);
       const board = await page.locator(".board-area").innerText();
       expect(board, `${game.id}'s table shows raw JSON`).not.toMatch(/[{[]"\w+":/);
-      if (phone) {
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
-        expect(overflow, `${game.id} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
-      }
+      if (phone) await noSidewaysScroll(page, game.id);
       await playToEnd(page, 2000);
       await screenshot(page, `table-${game.id}-end${phone ? "-phone" : ""}`);
       expect(await shownReturns(page)).toEqual(await storedReturns(id));
       expect(errors, game.id).toEqual([]);
       await page.context().close();
     }
-  }, 600_000);
+  }, 900_000);
+});
+
+describe("web app, when the server's hold on a seat runs out", () => {
+  const HOLD_MS = 1500;
+  serve({ conduct: { holdMs: HOLD_MS } });
+
+  it(
+    "a private match whose creator left before anyone came shows in the replays: list, pages, filter, viewer",
+    async () => {
+      const creator = "Ada Abandons";
+      const { host, id } = await privateMatch("tic-tac-toe", creator);
+      await host.page.close();
+      const record = await storedEnd(id);
+      expect(record).toMatchObject({ endReason: "aborted", steps: 0, returns: [0, 0] });
+      expect(record.seats[1]).toBeNull();
+      // Enough newer matches that it is on the second page of the list (newest first, 50 a page).
+      let last = "";
+      for (let i = 0; i < 55; i++) {
+        last = server.server.matches.create({
+          game: "tic-tac-toe",
+          seats: [{ strategy: "random" }, { strategy: "random" }],
+        }).id;
+      }
+      await storedEnd(last);
+
+      const { page, errors } = await open("/replays");
+      await page.locator(".filters select").selectOption("tic-tac-toe");
+      await page.waitForURL(/game=tic-tac-toe/);
+      const rows = page.locator(".replay-list tbody tr");
+      await expect.poll(() => rows.count(), { timeout: PAGE_WAIT_MS }).toBe(50);
+      const row = page.locator(`.replay-list tr[data-match="${id}"]`);
+      expect(await row.count()).toBe(0);
+      await page.getByRole("button", { name: "More matches" }).click();
+      await row.waitFor();
+      expect(await rows.count()).toBeGreaterThan(55);
+      expect(await row.innerText()).toContain(`${creator} · (open seat)`);
+      expect(await row.locator(".tag.ending").textContent()).toBe(`aborted before any move: ${creator} left`);
+      await screenshot(page, "replays-aborted-second-page");
+
+      await page.locator(".filters input").fill(creator);
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL(/participant=/);
+      await expect.poll(() => rows.count(), { timeout: PAGE_WAIT_MS }).toBe(1);
+      expect(await rows.first().getAttribute("data-match")).toBe(id);
+
+      await row.getByRole("link").click();
+      const viewer = page.locator(`.replay-viewer[data-match="${id}"]`);
+      await viewer.waitFor();
+      expect(await viewer.locator("[data-summary]").textContent()).toMatch(
+        new RegExp(`^${creator} · \\(open seat\\) — final 0 : 0 — aborted before any move: ${creator} left$`),
+      );
+      expect(await viewer.locator(".turn-counter").textContent()).toBe("No turn was played");
+      await screenshot(page, "replay-aborted");
+      // Nobody sat in seat 1, yet its view of the unplayed board can be shown.
+      await viewer.locator(".replay-controls select").selectOption("1");
+      await expect.poll(() => viewer.locator(".seat-view").count(), { timeout: PAGE_WAIT_MS }).toBe(0);
+      expect(await viewer.locator(".tic-tac-toe .status-line").textContent()).toBe(`${creator}'s move (O).`);
+      expect(page.url()).toContain("seat=1");
+      expect(errors).toEqual([]);
+
+      const phone = await open(`/replays/${id}`, PHONE);
+      await phone.page.locator(".replay-viewer").waitFor();
+      await screenshot(phone.page, "replay-aborted-phone");
+      await noSidewaysScroll(phone.page, "an aborted match's replay");
+      await phone.page.goto(`${server.url}/replays?participant=${encodeURIComponent(creator)}`);
+      await phone.page.locator(`.replay-list tr[data-match="${id}"]`).waitFor();
+      await screenshot(phone.page, "replays-phone");
+      await noSidewaysScroll(phone.page, "the replays list");
+    },
+    TEST_MS,
+  );
+
+  it("a tab reopened after the hold, or a page back online after it, says what became of its seat", async () => {
+    const { host, id, invite } = await privateMatch("ipd");
+    const guest = await takeInvite(invite, PHONE);
+    await nextTurn(host.page);
+
+    // The guest's tab closes; the host plays on, so the server plays the guest's seat by its default moves.
+    await guest.page.close();
+    await seatIs(id, 1, "released", released);
+    const reopened = await openTab(guest, `/play/${id}`);
+    const gone = reopened.page.locator('[data-seat-lost="released"]');
+    await gone.waitFor();
+    expect(await gone.textContent()).toMatch(/Your seat was released/);
+    await expect.poll(() => gone.textContent(), { timeout: PAGE_WAIT_MS })
+      .toMatch(/The match goes on: the server plays your seat with its default moves/);
+    await reopened.page.getByRole("link", { name: "Watch the match" }).waitFor();
+    await screenshot(reopened.page, "seat-released-reopened-phone");
+    await noSidewaysScroll(reopened.page, "a released seat's page");
+
+    // The host goes offline past the hold too: with nobody left to play, the server aborts the match.
+    await host.context.setOffline(true);
+    await seatIs(id, 0, "released", released);
+    await host.context.setOffline(false);
+    const lost = host.page.locator('[data-seat-lost="released"]');
+    await lost.waitFor();
+    await expect.poll(() => lost.textContent(), { timeout: PAGE_WAIT_MS }).toMatch(/The match was aborted/);
+    expect(await host.page.locator(".fixed-actions button.action").count()).toBe(0);
+    await screenshot(host.page, "seat-released");
+    const record = await storedEnd(id);
+    expect(record).toMatchObject({ endReason: "aborted", statuses: ["DISCONNECTED", "DISCONNECTED"] });
+    const guestDefaults = await defaultedFor(id, 1);
+    expect(guestDefaults.length).toBeGreaterThan(0);
+    expect(guestDefaults.every((why) => why === "released")).toBe(true);
+  }, TEST_MS);
+
+  it("a partner who left shows as left while their seat plays on", async () => {
+    const { host, id, invite } = await privateMatch("ipd");
+    const guest = await takeInvite(invite);
+    await nextTurn(host.page);
+    await guest.page.close();
+    const left = host.page.locator('.seat-card[data-seat="1"][data-status="DISCONNECTED"]');
+    await left.waitFor();
+    expect(await left.locator(".presence").textContent()).toBe(" · left · plays default moves");
+    await screenshot(host.page, "ipd-partner-left");
+    await playToEnd(host.page);
+    expect((await storedEnd(id)).statuses).toEqual(["DONE", "DISCONNECTED"]);
+  }, TEST_MS);
 });

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { ParticipantView, SeatStatus } from "../../protocol/frames.ts";
+import type { EndReason, ParticipantView, SeatStatus } from "../../protocol/frames.ts";
 
 /** The server's HTTP API as the page uses it: the game catalog, live matches, invites and the replay store. */
 
@@ -36,10 +36,12 @@ export interface StoredMatch {
   readonly id: string;
   readonly game: string;
   readonly variant: string;
-  readonly seats: readonly StoredSeat[];
+  /** null for a seat nobody took (a private match aborted before its invite was used). */
+  readonly seats: readonly (StoredSeat | null)[];
   readonly statuses: readonly SeatStatus[];
+  /** null while the match is being played. */
   readonly returns: readonly number[] | null;
-  readonly endReason: string | null;
+  readonly endReason: EndReason | null;
   readonly culprit: number | null;
   readonly steps: number;
   readonly createdAt: string;
@@ -82,10 +84,26 @@ export class ApiError extends Error {
   }
 }
 
+/** Long enough for a long match's re-simulation on a busy server; a page never waits on a request for ever. */
+const TIMEOUT_MS = 60_000;
+
 async function get<T>(path: string): Promise<T> {
-  const res = await fetch(path, { headers: { accept: "application/json" } });
-  const body = await res.json().catch(() => null);
-  if (!res.ok) {
+  let body: { error?: { code?: string; message?: string } } | null;
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    body = await res.json().catch(() => null);
+  } catch (e) {
+    const timedOut = (e as Error).name === "TimeoutError";
+    throw new ApiError(
+      0,
+      timedOut ? "timeout" : "unreachable",
+      timedOut
+        ? `the server did not answer within ${TIMEOUT_MS / 1000} s`
+        : `the server could not be reached (${(e as Error).message})`,
+    );
+  }
+  if (!res.ok || body === null) {
     const e = body?.error ?? {};
     throw new ApiError(res.status, e.code ?? "http_error", e.message ?? `${path} answered ${res.status}`);
   }
@@ -107,4 +125,11 @@ export const api = {
   },
   view: (id: string, seat: string) =>
     get<ReplayView>(`/matches/${encodeURIComponent(id)}/view?seat=${encodeURIComponent(seat)}`),
+  /** What became of `seat` of match `id`: its status now, and how the match ended once it has. */
+  fate: async (id: string, seat: number): Promise<{ status: SeatStatus; ended: StoredMatch | null }> => {
+    const live = (await api.live()).find((m) => m.id === id);
+    if (live) return { status: live.participants[seat].status, ended: null };
+    const { match } = await get<{ match: StoredMatch }>(`/matches/${encodeURIComponent(id)}`);
+    return { status: match.statuses[seat], ended: match };
+  },
 };

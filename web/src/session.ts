@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { Client, type Room } from "@colyseus/sdk";
+import { Client, CloseCode, MatchMakeError, type Room } from "@colyseus/sdk";
 import type {
   ErrorFrame,
   MatchEndFrame,
@@ -12,15 +12,19 @@ import type { Action } from "./tables/types.ts";
 
 /**
  * A page's place in one live match, over `@colyseus/sdk`: a seat (created, queued for, invited to, or
- * taken back after a reload) or a spectator's chair. It folds the room's synchronised public state and its
- * seat's frames (`match_start`, `turn`, `view`, `ack`, `error`, `match_end`) into one snapshot the table
- * page draws. Rooms outlive page navigation (a created match moves to its own URL) in `sessions`.
+ * taken back after a reload or a reopened tab) or a spectator's chair. It folds the room's synchronised
+ * public state and its seat's frames (`match_start`, `turn`, `view`, `ack`, `error`, `match_end`) into one
+ * snapshot the table page draws, with the state of the connection: a dropped seat reconnects by itself
+ * while the server holds it. Rooms outlive page navigation (a created match moves to its own URL) in
+ * `sessions`.
  */
 
 export interface SeatSnapshot {
   readonly seat: number;
   readonly name: string;
   readonly kind: SeatKind;
+  /** Nobody has taken the seat yet. */
+  readonly open?: boolean;
   readonly status: SeatStatus;
   readonly connected: boolean;
   /** Time left on the seat's clock at `receivedAt` (page clock), counting down while `running`. */
@@ -34,12 +38,22 @@ export interface Notice {
   readonly text: string;
 }
 
+/**
+ * The room connection: open; dropped and being re-established (within the seat's hold); or over: the
+ * seat was released (the page was away past its hold), another tab or window took the seat over, or the
+ * connection closed for another reason (`notice` says which).
+ */
+export type Connection = "connected" | "reconnecting" | "released" | "elsewhere" | "closed";
+
 export interface Snapshot {
   readonly matchId: string;
   readonly game: string;
   readonly variant: string;
-  /** waiting | playing | ended, from the server; "lost" once the room connection is gone for good. */
+  /** waiting | playing | ended, from the server. */
   readonly phase: string;
+  readonly connection: Connection;
+  /** When the connection dropped (page clock), while it is being re-established. */
+  readonly droppedAt?: number;
   readonly seat: number | null;
   readonly seats: readonly SeatSnapshot[];
   readonly toAct: readonly number[];
@@ -47,17 +61,58 @@ export interface Snapshot {
   /** The seat's own view (null for spectators). */
   readonly view: unknown;
   readonly start?: MatchStartFrame;
+  /** The open decision; its `retriesLeft` counts down with each refused action. */
   readonly turn?: TurnFrame;
+  /** The seat's move in the step being played was acknowledged: it waits for the others. */
+  readonly moved: boolean;
   readonly end?: MatchEndFrame;
   readonly publicReturns: readonly number[];
   readonly reason: string;
   readonly invite?: string;
   readonly notice?: Notice;
+  /** The seat's hold, known from `created` before the match starts. */
+  readonly holdMs?: number;
 }
 
 type Listener = (snapshot: Snapshot) => void;
 
-const SEAT_KEY = (matchId: string) => `ludus.seat.${matchId}`;
+/**
+ * Reconnection tokens live in localStorage, one per match, so that a reload and a tab closed and opened
+ * again both find the seat; they go when the match ends or the seat is gone. A token left behind (the tab
+ * never reopened) is of no use after its hold, so old ones are swept when the app loads.
+ */
+const SEAT_KEY = "ludus.seat.";
+const FORGET_AFTER_MS = 24 * 3600_000;
+
+interface SavedSeat {
+  readonly token: string;
+  readonly seat: number | null;
+  readonly savedAt: number;
+}
+
+function savedSeat(matchId: string): SavedSeat | null {
+  try {
+    return JSON.parse(localStorage.getItem(SEAT_KEY + matchId) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+function forgetSeat(matchId: string): void {
+  localStorage.removeItem(SEAT_KEY + matchId);
+}
+
+for (const key of Object.keys(localStorage)) {
+  const saved = key.startsWith(SEAT_KEY) ? savedSeat(key.slice(SEAT_KEY.length)) : undefined;
+  if (saved === null || (saved && Date.now() - saved.savedAt > FORGET_AFTER_MS)) localStorage.removeItem(key);
+}
+
+/** The saved seat was refused: its hold is over (or the match with it), so the server played on without it. */
+export class SeatGone extends Error {
+  constructor(readonly seat: number | null, message: string) {
+    super(message);
+  }
+}
 
 let client: Client | undefined;
 function colyseus(): Client {
@@ -79,47 +134,59 @@ interface PublicState {
 export class MatchSession {
   private snapshot: Snapshot;
   private readonly listeners = new Set<Listener>();
+  private holdTimer?: ReturnType<typeof setTimeout>;
 
-  private constructor(private readonly room: Room, seat: number | null) {
+  private constructor(private readonly room: Room, seat: number | null, private readonly seated: boolean) {
     this.snapshot = {
       matchId: room.roomId,
       game: room.name,
       variant: "",
       phase: "waiting",
+      connection: "connected",
       seat,
       seats: [],
       toAct: [],
       publicObservation: null,
       view: null,
+      moved: false,
       publicReturns: [],
       reason: "",
     };
+    // The SDK retries a drop only after 5 s of uptime and for about a minute; a seat retries any drop,
+    // quickly, for as long as the server holds it (see `dropped`). A spectator's chair is not held.
+    Object.assign(room.reconnection, { minUptime: 0, maxRetries: Infinity, delay: 125, maxDelay: 2000 });
+    room.reconnection.enabled = seated;
     room.onStateChange((state: { toJSON(): PublicState }) => this.fold(state.toJSON()));
     room.onMessage(
       "match_start",
-      (f: MatchStartFrame) => this.update({ start: f, seat: f.seat, view: f.observation, turn: undefined }),
+      (f: MatchStartFrame) =>
+        this.update({ start: f, seat: f.seat, view: f.observation, turn: undefined, moved: false }),
     );
-    room.onMessage("turn", (f: TurnFrame) => this.update({ turn: f, view: f.observation }));
+    room.onMessage("turn", (f: TurnFrame) => this.update({ turn: f, view: f.observation, moved: false }));
     room.onMessage("view", (f: { observation: unknown }) => this.update({ view: f.observation }));
-    room.onMessage("ack", (f: { seq: number }) => {
-      if (this.snapshot.turn?.seq === f.seq) this.update({ turn: undefined, notice: undefined });
-    });
+    room.onMessage("ack", (f: { seq: number }) => this.acked(f.seq));
     room.onMessage("error", (f: ErrorFrame) => {
+      const turn = this.snapshot.turn;
+      const refused = turn && f.seq === turn.seq && f.retriesLeft !== undefined;
       const retries = f.retriesLeft === undefined ? "" : ` (${f.retriesLeft} more forgiven this turn)`;
-      this.update({ notice: { kind: "error", text: `${f.message}${retries}` } });
+      this.update({
+        ...(refused ? { turn: { ...turn, retriesLeft: f.retriesLeft! } } : {}),
+        notice: { kind: "error", text: `${f.message}${retries}` },
+      });
     });
-    room.onMessage("match_end", (f: MatchEndFrame) => this.update({ end: f, turn: undefined }));
-    room.onMessage("created", (f: { invite: string; seat: number }) => this.update({ invite: f.invite, seat: f.seat }));
-    room.onLeave((code: number) => {
-      sessions.delete(this.snapshot.matchId);
-      if (this.snapshot.phase !== "ended") {
-        this.update({
-          phase: "lost",
-          notice: { kind: "error", text: `The connection to the match closed (${code}).` },
-        });
-      }
+    room.onMessage("match_end", (f: MatchEndFrame) => {
+      forgetSeat(this.snapshot.matchId);
+      this.update({ end: f, turn: undefined, moved: false });
     });
-    if (seat !== null) this.remember();
+    room.onMessage(
+      "created",
+      (f: { invite: string; seat: number; conduct?: { holdMs: number } }) =>
+        this.update({ invite: f.invite, seat: f.seat, holdMs: f.conduct?.holdMs }),
+    );
+    room.onDrop(() => this.dropped());
+    room.onReconnect(() => this.reconnected());
+    room.onLeave((code: number) => this.closed(code));
+    if (seated) this.remember();
   }
 
   get current(): Snapshot {
@@ -132,10 +199,10 @@ export class MatchSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Answers the open turn; the server judges it and acks or says why not. */
+  /** Answers the open turn; the server judges it and acks or says why not. Nothing is sent while disconnected. */
   act(action: Action): void {
     const turn = this.snapshot.turn;
-    if (!turn) return;
+    if (!turn || this.snapshot.connection !== "connected") return;
     this.update({ notice: undefined });
     this.room.send("act", { seq: turn.seq, action });
   }
@@ -144,15 +211,73 @@ export class MatchSession {
     this.update({ notice: undefined });
   }
 
-  async leave(): Promise<void> {
-    sessionStorage.removeItem(SEAT_KEY(this.snapshot.matchId));
-    sessions.delete(this.snapshot.matchId);
-    await this.room.leave(true).catch(() => {});
+  /** Keeps the seat's reconnection token, so a reload or a reopened tab takes the seat back. */
+  private remember(): void {
+    const saved: SavedSeat = { token: this.room.reconnectionToken, seat: this.snapshot.seat, savedAt: Date.now() };
+    localStorage.setItem(SEAT_KEY + this.room.roomId, JSON.stringify(saved));
   }
 
-  /** Keeps the seat's reconnection token for this tab, so a reload takes the seat back. */
-  private remember(): void {
-    sessionStorage.setItem(SEAT_KEY(this.room.roomId), this.room.reconnectionToken);
+  /**
+   * The server took the seat's move: its decision is closed, so the seat is no longer to act and its clock
+   * stops, as the room's next state says too; in a simultaneous step it waits for the others.
+   */
+  private acked(seq: number): void {
+    const { turn, seat } = this.snapshot;
+    if (turn?.seq !== seq) return;
+    const now = performance.now();
+    this.update({
+      turn: undefined,
+      moved: true,
+      notice: undefined,
+      toAct: this.snapshot.toAct.filter((s) => s !== seat),
+      seats: this.snapshot.seats.map((s) =>
+        s.seat === seat && s.running
+          ? { ...s, running: false, remainingMs: s.remainingMs - (now - s.receivedAt), receivedAt: now }
+          : s
+      ),
+    });
+  }
+
+  /** The connection dropped (the network went, the server restarted the socket): the SDK is reconnecting. */
+  private dropped(): void {
+    if (this.snapshot.connection === "reconnecting") return; // every failed attempt reports a drop again
+    const hold = this.snapshot.start?.conduct.holdMs ?? this.snapshot.holdMs;
+    // Past the hold the server has released the seat: the attempt in flight is the last.
+    if (hold !== undefined) this.holdTimer = setTimeout(() => (this.room.reconnection.enabled = false), hold);
+    this.update({ connection: "reconnecting", droppedAt: performance.now() });
+  }
+
+  /** Back in the room: the server sends the match again (`match_start`, resumed) and the open turn. */
+  private reconnected(): void {
+    clearTimeout(this.holdTimer);
+    this.room.reconnection.enabled = true;
+    // The SDK takes the new connection's token just after this callback.
+    queueMicrotask(() => this.remember());
+    this.update({ connection: "connected", droppedAt: undefined });
+  }
+
+  private closed(code: number): void {
+    clearTimeout(this.holdTimer);
+    sessions.delete(this.snapshot.matchId);
+    if (this.snapshot.phase === "ended" || code === CloseCode.CONSENTED) return;
+    if (!this.seated) {
+      return this.update({
+        connection: "closed",
+        notice: {
+          kind: "error",
+          text: `The connection to the match closed (${code}): reload the page to watch again.`,
+        },
+      });
+    }
+    if (code === CloseCode.WITH_ERROR) return this.update({ connection: "elsewhere" });
+    if (code === CloseCode.FAILED_TO_RECONNECT || !this.room.reconnection.enabled) {
+      forgetSeat(this.snapshot.matchId);
+      return this.update({ connection: "released" });
+    }
+    this.update({
+      connection: "closed",
+      notice: { kind: "error", text: `The connection to the match closed (${code}).` },
+    });
   }
 
   private fold(state: PublicState): void {
@@ -166,7 +291,7 @@ export class MatchSession {
     this.update({
       game: state.game || this.snapshot.game,
       variant: state.variant,
-      phase: this.snapshot.phase === "lost" ? "lost" : state.phase,
+      phase: state.phase,
       seats: state.seats.map((s) => ({ ...s, receivedAt: now })),
       toAct: state.toAct,
       publicObservation,
@@ -177,7 +302,7 @@ export class MatchSession {
 
   private update(change: Partial<Snapshot>): void {
     this.snapshot = { ...this.snapshot, ...change };
-    if (change.seat !== undefined && change.seat !== null) this.remember();
+    if (this.seated && change.seat !== undefined && change.seat !== null) this.remember();
     for (const listener of this.listeners) listener(this.snapshot);
   }
 
@@ -189,36 +314,41 @@ export class MatchSession {
     options: { variant?: string; name: string; opponents: Record<string, string> },
   ): Promise<MatchSession> {
     const room = await colyseus().create(game, { ...options, seat: 0 });
-    return track(new MatchSession(room, 0));
+    return track(new MatchSession(room, 0, true));
   }
 
   /** Takes the seat the queue reserved. */
   static async seat(game: string, matchId: string, ticket: string, seat: number, name: string): Promise<MatchSession> {
     const room = await colyseus().joinOrCreate(game, { matchId, ticket, name });
-    return track(new MatchSession(room, seat));
+    return track(new MatchSession(room, seat, true));
   }
 
   /** Takes the first open seat of a private match by its invite. */
   static async invited(game: string, matchId: string, invite: string, name: string): Promise<MatchSession> {
     const room = await colyseus().joinOrCreate(game, { matchId, invite, name });
-    return track(new MatchSession(room, null));
+    return track(new MatchSession(room, null, true));
   }
 
   static async spectate(game: string, matchId: string): Promise<MatchSession> {
     const room = await colyseus().joinOrCreate(game, { matchId, spectate: true });
-    return track(new MatchSession(room, null));
+    return track(new MatchSession(room, null, false));
   }
 
-  /** This tab's seat in `matchId` again (after a reload), if the server still holds it. */
+  /**
+   * This browser's seat in `matchId` again (a reload, a reopened tab), if the server still holds it; null
+   * when it has no seat there; SeatGone when the server no longer holds the seat it had.
+   */
   static async resume(matchId: string): Promise<MatchSession | null> {
-    const token = sessionStorage.getItem(SEAT_KEY(matchId));
-    if (!token) return null;
+    const saved = savedSeat(matchId);
+    if (!saved) return null;
     try {
-      const room = await colyseus().reconnect(token);
-      return track(new MatchSession(room, null));
-    } catch {
-      sessionStorage.removeItem(SEAT_KEY(matchId));
-      return null;
+      const room = await colyseus().reconnect(saved.token);
+      return track(new MatchSession(room, saved.seat, true));
+    } catch (e) {
+      // Only the server's refusal (it has a code) says the seat is gone; an unreachable server says nothing yet.
+      if (!(e instanceof MatchMakeError) || typeof e.code !== "number") throw e;
+      forgetSeat(matchId);
+      throw new SeatGone(saved.seat, e.message);
     }
   }
 }

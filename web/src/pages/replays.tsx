@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
-import { useEffect, useState } from "preact/hooks";
-import { api, type Decision, type GameInfo, type ReplayView, type StoredMatch } from "../api.ts";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError, type Decision, type GameInfo, type ReplayView, type StoredMatch } from "../api.ts";
 import { navigate } from "../router.ts";
 import { fmt } from "../table/action-bar.tsx";
 import { Guard } from "../table/guard.tsx";
 import { TABLES } from "../tables/index.ts";
+import { DID, ENDED } from "../words.ts";
 
 /** Finished and running matches from the replay store (`/replays`), and one match step by step (`/replays/<id>`). */
 
@@ -14,13 +15,21 @@ export function ReplayList(props: { query: URLSearchParams }) {
   const [games, setGames] = useState<readonly GameInfo[]>([]);
   const [pages, setPages] = useState<{ matches: StoredMatch[]; next: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
   const [name, setName] = useState(participant);
+  // Answers for filters the page has since left are dropped: the list shows only the filters in the URL.
+  const filters = useRef("");
 
-  useEffect(() => void api.games().then(setGames), []);
+  useEffect(() => void api.games().then(setGames, (e: Error) => setError(e.message)), []);
   useEffect(() => {
+    const key = filters.current = `${game}\n${participant}`;
     setPages(null);
     setError(null);
-    api.matches({ game, participant }).then(setPages, (e: Error) => setError(e.message));
+    setLoadingMore(false);
+    api.matches({ game, participant }).then(
+      (page) => filters.current === key && setPages(page),
+      (e: Error) => filters.current === key && setError(e.message),
+    );
   }, [game, participant]);
 
   const filter = (change: Record<string, string>) => {
@@ -28,11 +37,24 @@ export function ReplayList(props: { query: URLSearchParams }) {
     for (const [k, v] of [...next]) if (!v) next.delete(k);
     navigate(`/replays${next.size ? `?${next}` : ""}`);
   };
-  const more = () =>
-    pages?.next && api.matches({ game, participant }, pages.next).then(
-      (page) => setPages({ matches: [...pages.matches, ...page.matches], next: page.next }),
-      (e: Error) => setError(e.message),
+  const more = () => {
+    if (!pages?.next || loadingMore) return;
+    const key = filters.current;
+    setLoadingMore(true);
+    setError(null);
+    api.matches({ game, participant }, pages.next).then(
+      (page) => {
+        if (filters.current !== key) return;
+        setPages({ matches: [...pages.matches, ...page.matches], next: page.next });
+        setLoadingMore(false);
+      },
+      (e: Error) => {
+        if (filters.current !== key) return;
+        setError(e.message);
+        setLoadingMore(false);
+      },
     );
+  };
   const title = (id: string) => games.find((g) => g.id === id)?.title ?? id;
 
   return (
@@ -63,7 +85,7 @@ export function ReplayList(props: { query: URLSearchParams }) {
         </label>
         <button type="submit">Filter</button>
       </form>
-      {error && <div class="notice error" role="alert">{error}</div>}
+      {error && <div class="notice error" role="alert">Could not load the matches: {error}</div>}
       {!pages && !error && <p class="muted">Loading…</p>}
       {pages && pages.matches.length === 0 && <p class="muted">No match matches these filters.</p>}
       {pages && pages.matches.length > 0 && (
@@ -84,7 +106,7 @@ export function ReplayList(props: { query: URLSearchParams }) {
                   {title(m.game)} <span class="tag">{m.variant}</span>
                 </td>
                 <td>{players(m)}</td>
-                <td>{m.returns ? m.returns.map(fmt).join(" : ") : <span class="tag">in play</span>}</td>
+                <td>{m.endedAt ? <Outcome match={m} /> : <span class="tag">in play</span>}</td>
                 <td>{when(m.endedAt ?? m.createdAt)}</td>
                 <td>
                   <a href={`/replays/${m.id}`}>{m.endedAt ? "Replay" : "Open"}</a>
@@ -94,14 +116,42 @@ export function ReplayList(props: { query: URLSearchParams }) {
           </tbody>
         </table>
       )}
-      {pages?.next && <button type="button" onClick={more}>More matches</button>}
+      {pages?.next && (
+        <button type="button" onClick={more} disabled={loadingMore}>{loadingMore ? "Loading…" : "More matches"}</button>
+      )}
     </div>
   );
 }
 
+/** Seat names; a seat nobody took (a private match aborted before its invite was used) is an open seat. */
+function seatNames(m: StoredMatch): string[] {
+  return m.seats.map((s) => s?.name ?? "(open seat)");
+}
+
 function players(m: StoredMatch): string {
-  const names = m.seats.map((s) => s.name);
+  const names = seatNames(m);
   return names.length > 4 ? `${names.slice(0, 3).join(" · ")} and ${names.length - 3} more` : names.join(" · ");
+}
+
+/** How a finished match ended: its returns and, when it did not end normally, why. */
+function Outcome(props: { match: StoredMatch }) {
+  const { match } = props;
+  const why = ending(match);
+  return (
+    <>
+      {match.returns?.map(fmt).join(" : ")}
+      {why && <span class="tag ending" data-end-reason={match.endReason}>{why}</span>}
+    </>
+  );
+}
+
+/** Why a match ended early, in words (null for one played to the end): the reason, whose conduct, what was never played. */
+function ending(m: StoredMatch): string | null {
+  if (m.endReason === null || m.endReason === "completed") return null;
+  const names = seatNames(m);
+  const culprit = m.culprit === null ? "" : `: ${names[m.culprit]} ${DID[m.statuses[m.culprit]] ?? "ended it"}`;
+  const unplayed = m.steps === 0 ? " before any move" : "";
+  return `${ENDED[m.endReason]}${unplayed}${culprit}`;
 }
 
 function when(iso: string): string {
@@ -112,17 +162,20 @@ function when(iso: string): string {
 export function ReplayViewer(props: { id: string; query: URLSearchParams }) {
   const seat = props.query.get("seat") ?? "all";
   const [view, setView] = useState<ReplayView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Error | null>(null);
   const [index, setIndex] = useState(0);
   const [title, setTitle] = useState<string | undefined>();
 
   useEffect(() => {
+    let current = true;
     setError(null);
     api.view(props.id, seat).then((v) => {
+      if (!current) return;
       setView(v);
       setIndex((i) => Math.min(i, v.turns.length));
-      api.games().then((games) => setTitle(games.find((g) => g.id === v.match.game)?.title));
-    }, (e: Error) => setError(e.message));
+      api.games().then((games) => current && setTitle(games.find((g) => g.id === v.match.game)?.title), () => {});
+    }, (e: Error) => current && setError(e));
+    return () => void (current = false);
   }, [props.id, seat]);
 
   const last = view ? view.turns.length : 0;
@@ -146,22 +199,15 @@ export function ReplayViewer(props: { id: string; query: URLSearchParams }) {
     return () => removeEventListener("keydown", onKey);
   }, [index, last]);
 
-  if (error) {
-    return (
-      <div class="panel">
-        <h1>Replay {props.id}</h1>
-        <div class="notice error" role="alert">{error}</div>
-        {seat !== "public" && <a href={`/replays/${props.id}?seat=public`}>Open the public view</a>}
-      </div>
-    );
-  }
+  if (error) return <ReplayRefused id={props.id} seat={seat} error={error} />;
   if (!view) return <p class="muted">Re-simulating the match…</p>;
 
   const { match } = view;
   // Drawn from the view as fetched: while another seat's view loads, the URL already names that seat.
   const shown = String(view.viewer);
   const table = TABLES[match.game];
-  const names = match.seats.map((s) => s.name);
+  const names = seatNames(match);
+  const why = ending(match);
   const atEnd = index >= last;
   const turn = atEnd ? undefined : view.turns[index];
   const observation = atEnd ? view.final.observation : turn!.observation;
@@ -173,10 +219,11 @@ export function ReplayViewer(props: { id: string; query: URLSearchParams }) {
         <h1>
           {title ?? match.game} <span class="tag">{match.variant}</span> <span class="tag">replay</span>
         </h1>
-        <p class="muted">
+        <p class="muted" data-summary>
           {names.join(" · ")}
           {match.returns && ` — final ${match.returns.map(fmt).join(" : ")}`}
-          {match.endReason && ` (${match.endReason})`}
+          {!match.endedAt && " — still being played"}
+          {why && ` — ${why}`}
         </p>
         <div class="replay-controls">
           <label>
@@ -202,7 +249,7 @@ export function ReplayViewer(props: { id: string; query: URLSearchParams }) {
           <button type="button" aria-label="Next turn" onClick={() => setIndex(index + 1)} disabled={atEnd}>▶</button>
           <button type="button" aria-label="Last turn" onClick={() => setIndex(last)} disabled={atEnd}>»</button>
           <span class="turn-counter" data-turn={index}>
-            {atEnd ? `End (${last} turns)` : `Turn ${index + 1} of ${last}`}
+            {last === 0 ? "No turn was played" : atEnd ? `End (${last} turns)` : `Turn ${index + 1} of ${last}`}
           </span>
         </div>
         <p class="muted">Keys: ← → step, Home/End jump.</p>
@@ -231,6 +278,34 @@ export function ReplayViewer(props: { id: string; query: URLSearchParams }) {
         </summary>
         <p class="rules-text">{view.rules}</p>
       </details>
+    </div>
+  );
+}
+
+/** Why a replay cannot be shown, as the server said; a live match offers what spectators see instead. */
+function ReplayRefused(props: { id: string; seat: string; error: Error }) {
+  const { id, seat, error } = props;
+  const code = error instanceof ApiError ? error.code : "";
+  const live = code === "match_live";
+  return (
+    <div class="panel replay-refused" data-refused={code}>
+      <h1>Replay {id}</h1>
+      {live
+        ? (
+          <div class="notice info" role="alert">
+            This match is still being played: until it ends, only what its spectators see can be shown.
+          </div>
+        )
+        : <div class="notice error" role="alert">{error.message}</div>}
+      <p>
+        {live && <a href={`/watch/${id}`}>Watch it live</a>}
+        {live && " · "}
+        {seat !== "public" && code !== "unknown_match" && (
+          <a href={`/replays/${id}?seat=public`}>Open the public view</a>
+        )}
+        {seat !== "public" && code !== "unknown_match" && " · "}
+        <a href="/replays">All replays</a>
+      </p>
     </div>
   );
 }
@@ -270,7 +345,9 @@ function TurnLog(props: { turn: ReplayView["turns"][number]; names: readonly str
           {decisions.map((d) => (
             <li key={d.seq}>
               {d.seat !== undefined ? `${names[d.seat]}: ` : "You: "}
-              <code>{describe(d.action)}</code>
+              {d.action === null
+                ? <em>no move{d.error ? ` (${d.error.message})` : ""}</em>
+                : <code>{describe(d.action)}</code>}
               {d.defaulted && <span class="tag">played for them ({d.defaulted})</span>}
               {d.attempts.length > 0 && <span class="tag">{d.attempts.length} refused attempts</span>}
               <span class="muted">in {(d.latencyMs / 1000).toFixed(1)} s</span>

@@ -2,22 +2,24 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type GameInfo } from "../api.ts";
 import { navigate } from "../router.ts";
-import { MatchSession, sessions, type Snapshot } from "../session.ts";
+import { MatchSession, SeatGone, sessions, type Snapshot } from "../session.ts";
 import { ActionBar, fmt } from "../table/action-bar.tsx";
+import { Reconnecting, SeatLost } from "../table/connection.tsx";
 import { SeatBar } from "../table/seat-bar.tsx";
 import { Guard } from "../table/guard.tsx";
 import { TABLES } from "../tables/index.ts";
 import type { TurnBinding } from "../tables/types.ts";
+import { ENDED } from "../words.ts";
 
 /**
  * A live match: a person's seat (`/play/<id>`) or a spectator's chair (`/watch/<id>`). A seat comes from
- * this page's session (created, queued, invited) or, after a reload, from the reconnection token this tab
- * kept; a spectator joins the match's room and sees only its public state.
+ * this page's session (created, queued, invited) or, after a reload or in a reopened tab, from the
+ * reconnection token this browser kept; a spectator joins the match's room and sees only its public state.
  */
 export function TablePage(props: { matchId: string; watch: boolean }) {
   const { matchId, watch } = props;
   const [session, setSession] = useState<MatchSession | null>(() => sessions.get(matchId) ?? null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | SeatGone | null>(null);
   const [snapshot, setSnapshot] = useState<Snapshot | null>(null);
   const [info, setInfo] = useState<GameInfo | undefined>();
 
@@ -31,7 +33,7 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
         if (s) setSession(s);
         else setProblem(watch ? "gone" : "no-seat");
       },
-      (e: Error) => !cancelled && setProblem(e.message),
+      (e: Error) => !cancelled && setProblem(e instanceof SeatGone ? e : e.message),
     );
     return () => void (cancelled = true);
   }, [matchId, watch]);
@@ -42,6 +44,9 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
     api.games().then((games) => setInfo(games.find((g) => g.id === snapshot.game)));
   }, [snapshot?.game]);
 
+  if (problem instanceof SeatGone) {
+    return <SeatLost matchId={matchId} seat={problem.seat} why="refused" />;
+  }
   if (problem === "no-seat" || problem === "gone") {
     return (
       <div class="panel">
@@ -49,7 +54,7 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
         <p class="muted">
           {problem === "gone"
             ? "It has ended or never existed. Finished matches are in the replays."
-            : "This tab holds no seat in this match (the seat is kept per tab, and only while the server holds it)."}
+            : "This browser holds no seat in this match (a seat is kept only while the server holds it for you)."}
         </p>
         <p>
           {problem === "no-seat" && <a href={`/watch/${matchId}`}>Watch it</a>}
@@ -62,17 +67,18 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
   if (problem) return <div class="notice error" role="alert">Could not open the match: {problem}</div>;
   if (!snapshot) return <p class="muted">Connecting to the match…</p>;
 
-  const table = TABLES[snapshot.game];
   const seated = snapshot.seat !== null && !watch;
-  const obs = seated ? snapshot.view : snapshot.publicObservation;
-  const names = snapshot.seats.map((s) => s.name);
-  const turn: TurnBinding | undefined = seated && snapshot.turn && snapshot.phase === "playing"
-    ? { legal: snapshot.turn.legal, submit: (action) => session!.act(action) }
-    : undefined;
-  const waitingFor = snapshot.toAct.filter((s) => s !== snapshot.seat).map((s) => names[s]);
+  const released = seated &&
+    (snapshot.connection === "released" || snapshot.seats[snapshot.seat!]?.status === "DISCONNECTED");
+  const lost = released || snapshot.connection === "elsewhere";
 
   return (
-    <div class="table-page" data-match={snapshot.matchId} data-phase={snapshot.phase}>
+    <div
+      class="table-page"
+      data-match={snapshot.matchId}
+      data-phase={snapshot.phase}
+      data-connection={snapshot.connection}
+    >
       <section>
         <header class="table-header">
           <h1>
@@ -81,40 +87,17 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
             {watch && <span class="tag">spectating</span>}
           </h1>
         </header>
-        <SeatBar seats={snapshot.seats} toAct={snapshot.toAct} mine={seated ? snapshot.seat : null} />
-        {snapshot.phase === "waiting" && <Waiting snapshot={snapshot} />}
-        {snapshot.phase === "playing" && (
-          turn
-            ? (
-              <div class="turn-banner" role="status">
-                Your turn{snapshot.turn!.retriesLeft < 3 ? ` · ${snapshot.turn!.retriesLeft} retries left` : ""}
-              </div>
-            )
-            : (
-              <div class="turn-banner waiting-for" role="status">
-                {waitingFor.length ? `Waiting for ${waitingFor.join(", ")}…` : "…"}
-              </div>
-            )
-        )}
-        {snapshot.notice && (
-          <div class={`notice ${snapshot.notice.kind}`} role="alert" data-notice>
-            {snapshot.notice.text}
-            <button type="button" class="dismiss" aria-label="Dismiss" onClick={() => session!.dismissNotice()}>
-              ×
-            </button>
-          </div>
-        )}
-        <div class="board-area panel" data-turn-seq={turn ? snapshot.turn!.seq : ""}>
-          {obs !== null && obs !== undefined && table
-            ? (
-              <Guard>
-                <table.Board obs={obs as never} seat={seated ? snapshot.seat : null} names={names} turn={turn} />
-              </Guard>
-            )
-            : <p class="muted">The table is set once every seat is taken.</p>}
-          {turn && table && <ActionBar turn={turn} table={table} obs={obs} />}
-        </div>
-        {snapshot.phase === "ended" && <Result snapshot={snapshot} seated={seated} />}
+        {lost
+          // What the page last saw of the table is stale once the seat is gone: only where it went is shown.
+          ? (
+            <SeatLost
+              matchId={snapshot.matchId}
+              seat={snapshot.seat}
+              why={released ? "released" : "elsewhere"}
+              holdMs={snapshot.start?.conduct.holdMs}
+            />
+          )
+          : <Table snapshot={snapshot} session={session!} seated={seated} />}
       </section>
       <aside class="side">
         <div class="panel match-info">
@@ -122,7 +105,7 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
           <p class="muted">
             <code>{snapshot.matchId}</code>
           </p>
-          {!watch && snapshot.phase !== "ended" && (
+          {!watch && !lost && snapshot.phase !== "ended" && (
             <p>
               <a href={`/watch/${snapshot.matchId}`} target="_blank">Spectator link</a>
             </p>
@@ -148,6 +131,59 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
         )}
       </aside>
     </div>
+  );
+}
+
+/** The seats, whose turn it is, the board with its controls, and the result: the table while the seat is the page's. */
+function Table(props: { snapshot: Snapshot; session: MatchSession; seated: boolean }) {
+  const { snapshot, session, seated } = props;
+  const table = TABLES[snapshot.game];
+  const obs = seated ? snapshot.view : snapshot.publicObservation;
+  const names = snapshot.seats.map((s) => s.name);
+  const connected = snapshot.connection === "connected";
+  // A turn stays on the table while the connection is re-established (its controls disabled).
+  const open = connected || snapshot.connection === "reconnecting";
+  const turn: TurnBinding | undefined = seated && open && snapshot.turn && snapshot.phase === "playing"
+    ? { legal: snapshot.turn.legal, submit: (action) => session.act(action) }
+    : undefined;
+  return (
+    <>
+      <SeatBar
+        seats={snapshot.seats}
+        toAct={snapshot.toAct}
+        mine={seated ? snapshot.seat : null}
+        phase={snapshot.phase}
+        frozenAt={connected ? undefined : snapshot.droppedAt ?? performance.now()}
+      />
+      {snapshot.connection === "reconnecting" && snapshot.phase !== "ended"
+        ? <Reconnecting droppedAt={snapshot.droppedAt!} holdMs={snapshot.start?.conduct.holdMs} />
+        : snapshot.phase === "playing" && <TurnBanner snapshot={snapshot} seated={seated} />}
+      {snapshot.phase === "waiting" && <Waiting snapshot={snapshot} />}
+      {snapshot.notice && (
+        <div class={`notice ${snapshot.notice.kind}`} role="alert" data-notice>
+          {snapshot.notice.text}
+          <button type="button" class="dismiss" aria-label="Dismiss" onClick={() => session.dismissNotice()}>
+            ×
+          </button>
+        </div>
+      )}
+      {/* While the connection is down every control of the table is disabled, the board's own included. */}
+      <fieldset
+        class="board-area panel"
+        disabled={seated && !connected}
+        data-turn-seq={turn && connected ? snapshot.turn!.seq : ""}
+      >
+        {obs !== null && obs !== undefined && table
+          ? (
+            <Guard>
+              <table.Board obs={obs as never} seat={seated ? snapshot.seat : null} names={names} turn={turn} />
+            </Guard>
+          )
+          : <p class="muted">The table is set once every seat is taken.</p>}
+        {turn && table && <ActionBar turn={turn} table={table} obs={obs} />}
+      </fieldset>
+      {snapshot.phase === "ended" && <Result snapshot={snapshot} seated={seated} />}
+    </>
   );
 }
 
@@ -181,12 +217,24 @@ function Waiting(props: { snapshot: Snapshot }) {
   );
 }
 
-const REASONS: Readonly<Record<string, string>> = {
-  completed: "played to the end",
-  forfeit: "ended by a forfeit",
-  aborted: "aborted",
-  error: "stopped by a server error",
-};
+/** Whose move it is: the page's own (with the retries left once an action was refused) or whom it waits for. */
+function TurnBanner(props: { snapshot: Snapshot; seated: boolean }) {
+  const { snapshot, seated } = props;
+  const turn = seated ? snapshot.turn : undefined;
+  if (turn) {
+    const retries = turn.retriesLeft < (snapshot.start?.conduct.retries ?? turn.retriesLeft)
+      ? ` · ${turn.retriesLeft} ${turn.retriesLeft === 1 ? "retry" : "retries"} left`
+      : "";
+    return <div class="turn-banner" role="status">Your turn{retries}</div>;
+  }
+  const waitingFor = snapshot.toAct.filter((s) => !seated || s !== snapshot.seat).map((s) => snapshot.seats[s]?.name);
+  const waiting = waitingFor.length ? `Waiting for ${waitingFor.join(", ")}…` : "…";
+  return (
+    <div class="turn-banner waiting-for" role="status" data-moved={String(seated && snapshot.moved)}>
+      {seated && snapshot.moved ? `Your move is in. ${waiting}` : waiting}
+    </div>
+  );
+}
 
 function Result(props: { snapshot: Snapshot; seated: boolean }) {
   const { snapshot, seated } = props;
@@ -205,7 +253,7 @@ function Result(props: { snapshot: Snapshot; seated: boolean }) {
           ? "A tie"
           : "Match over"}
       </h2>
-      <p class="muted">The match was {REASONS[reason] ?? reason}.</p>
+      <p class="muted">The match was {ENDED[reason as keyof typeof ENDED] ?? reason}.</p>
       <div class="returns">
         {returns.map((r, seat) => (
           <span class={r === best ? "winner" : ""} data-seat={seat} data-return={r}>

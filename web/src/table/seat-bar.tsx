@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 import { useEffect, useState } from "preact/hooks";
 import type { SeatSnapshot } from "../session.ts";
+import { DID } from "../words.ts";
 
-/** The seats: who sits where, who is connected, whose turn it is, and each clock counting down. */
+/** The seats: who sits where, who is here, whose turn it is, and each clock counting down. */
 
 function clockText(ms: number): string {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -11,9 +12,26 @@ function clockText(ms: number): string {
 
 const KIND: Readonly<Record<string, string>> = { human: "person", bot: "bot", llm: "LLM", builtin: "built-in" };
 
-export function SeatBar(props: { seats: readonly SeatSnapshot[]; toAct: readonly number[]; mine: number | null }) {
+/** Whether a seat's player is here, from the public state: away (the server holds the seat), or gone and why. */
+function presence(s: SeatSnapshot, phase: string): string | null {
+  if (s.open) return "open seat · waiting for the invite to be used";
+  const did = DID[s.status];
+  if (did) return s.status === "DISCONNECTED" && phase === "playing" ? `${did} · plays default moves` : did;
+  if (s.connected || phase === "ended") return null;
+  return phase === "waiting" ? "not here yet" : "away · seat held";
+}
+
+export function SeatBar(props: {
+  seats: readonly SeatSnapshot[];
+  toAct: readonly number[];
+  mine: number | null;
+  phase: string;
+  /** While this page's connection is down (page clock): the clocks show the time they had then and stop. */
+  frozenAt?: number;
+}) {
+  const { frozenAt } = props;
   const [now, setNow] = useState(performance.now());
-  const running = props.seats.some((s) => s.running);
+  const running = frozenAt === undefined && props.seats.some((s) => s.running);
   useEffect(() => {
     if (!running) return;
     const timer = setInterval(() => setNow(performance.now()), 250);
@@ -24,25 +42,32 @@ export function SeatBar(props: { seats: readonly SeatSnapshot[]; toAct: readonly
   return (
     <div class="seats" aria-label="Players">
       {shown.map((s) => {
-        const left = s.running ? s.remainingMs - (now - s.receivedAt) : s.remainingMs;
+        const ticking = s.running && frozenAt === undefined;
+        // A state received since the last tick is not yet older than `now`: it never counts up.
+        const left = s.running ? s.remainingMs - Math.max(0, (frozenAt ?? now) - s.receivedAt) : s.remainingMs;
         const toAct = props.toAct.includes(s.seat);
+        const away = presence(s, props.phase);
         return (
           <div
             key={s.seat}
-            class={`seat-card seat-${s.seat}${toAct ? " to-act" : ""}${s.seat === props.mine ? " mine" : ""}`}
+            class={`seat-card seat-${s.seat}${toAct ? " to-act" : ""}${s.seat === props.mine ? " mine" : ""}${
+              away ? " away" : ""
+            }`}
             data-seat={s.seat}
+            data-status={s.status}
+            data-connected={String(s.connected)}
           >
             <span class="name" title={s.name}>{s.name}</span>
             <span
-              class={`clock${s.running ? " running" : ""}${s.running && left < 10_000 ? " low" : ""}`}
+              class={`clock${ticking ? " running" : ""}${ticking && left < 10_000 ? " low" : ""}`}
               aria-label={`${s.name}'s clock`}
             >
-              {s.kind === "builtin" ? "" : clockText(left)}
+              {s.kind === "builtin" || s.open ? "" : clockText(left)}
             </span>
             <span class="meta">
               <span class={`dot${s.connected ? " on" : ""}`} />
-              {KIND[s.kind] ?? s.kind}
-              {s.status !== "ACTIVE" && s.status !== "DONE" ? ` · ${s.status.toLowerCase()}` : ""}
+              {s.open ? "" : KIND[s.kind] ?? s.kind}
+              {away && <span class="presence">{s.open ? away : ` · ${away}`}</span>}
               {toAct ? " · to act" : ""}
             </span>
           </div>

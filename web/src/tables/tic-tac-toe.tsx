@@ -2,6 +2,19 @@
 import type { TttObservation } from "../../../games/tic-tac-toe/game.ts";
 import type { GameTable, TableProps } from "./types.ts";
 
+/** Where each cell is, for the move list (the numbers are the rules' and the board's hints). */
+const PLACES = [
+  "top left",
+  "top middle",
+  "top right",
+  "middle left",
+  "centre",
+  "middle right",
+  "bottom left",
+  "bottom middle",
+  "bottom right",
+];
+
 /** Tic-tac-toe: the board is the control; a legal cell is a button while it is the viewer's move. */
 function Board({ obs, seat, names, turn }: TableProps<TttObservation>) {
   const legal = new Map<number, unknown>();
@@ -42,9 +55,20 @@ function Board({ obs, seat, names, turn }: TableProps<TttObservation>) {
             );
         })}
       </div>
-      <ol class="move-list" aria-label="Moves">
-        {obs.moves.map((cell, i) => <li key={i}>{obs.marks[i % 2]} → {cell}</li>)}
-      </ol>
+      {obs.moves.length > 0 && (
+        <ol class="move-list" aria-label="Moves">
+          {obs.moves.map((cell, i) => (
+            // Player 0 moves first, so the players alternate from there.
+            <li key={i}>
+              <span class="move-no">{i + 1}.</span>
+              <span class={`mark mark-${obs.marks[i % 2]}`}>{obs.marks[i % 2]}</span>
+              <span>
+                {PLACES[cell]} <span class="muted">({cell})</span>
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
     </div>
   );
 }
