@@ -18,7 +18,10 @@
  *   percentile of differences).
  * And server RSS per idle authenticated connection (a fresh server, `--idle` sockets).
  *
- *   deno task bench:selfplay [--seconds 5] [--warmup 1] [--bots 64] [--idle 2000]
+ * The server records into the embedded store in a temporary directory, or into `--database-url` (never
+ * $DATABASE_URL: a bench must not leave its matches in a database someone else uses).
+ *
+ *   deno task bench:selfplay [--seconds 5] [--warmup 1] [--bots 64] [--idle 2000] [--database-url URL]
  * Prints one JSON object on stdout; progress goes to stderr.
  */
 import { parseArgs } from "node:util";
@@ -34,8 +37,10 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "1" },
     bots: { type: "string", default: "64" },
     idle: { type: "string", default: "2000" },
+    "database-url": { type: "string" },
   },
 });
+const DATABASE_URL = values["database-url"];
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const BOTS = Number(values.bots);
@@ -65,12 +70,14 @@ function spawnDeno(script: string, args: readonly (string | number)[], captureSt
   return processes.spawn(DENO, ["run", "--quiet", "--allow-all", script, ...args.map(String)], {
     cwd: ROOT,
     captureStdout,
+    env: { DATABASE_URL: "" },
   });
 }
 
 async function startLudus(): Promise<Server> {
   const port = freePort();
   const serve = ["serve", "--host", "127.0.0.1", "--port", port, "--data-dir", dataDir, "--fill-after", 0];
+  if (DATABASE_URL) serve.push("--database-url", DATABASE_URL);
   const child = spawnDeno("cli/main.ts", serve);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`, child);
@@ -189,6 +196,7 @@ async function selfplay() {
     seconds: SECONDS,
     warmupSeconds: WARMUP,
     bots: BOTS,
+    store: DATABASE_URL ? "postgres" : "pglite",
     deno: Deno.version.deno,
     cores: navigator.hardwareConcurrency,
     clockTicksPerSecond: CLOCK_TICKS,

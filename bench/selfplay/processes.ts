@@ -8,15 +8,16 @@ const RAISE_FILE_LIMIT = 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$@"';
 export class Processes {
   private readonly running = new Set<Deno.ChildProcess>();
 
-  /** Starts `command args` (in `cwd`); stdout is piped when `captureStdout`, stderr goes to ours. */
+  /** Starts `command args` (in `cwd`, with `env` over ours); stdout is piped when `captureStdout`, stderr goes to ours. */
   spawn(
     command: string,
     args: readonly string[],
-    options: { cwd: string; captureStdout?: boolean },
+    options: { cwd: string; captureStdout?: boolean; env?: Record<string, string> },
   ): Deno.ChildProcess {
     const child = new Deno.Command("sh", {
       args: ["-c", RAISE_FILE_LIMIT, "sh", command, ...args],
       cwd: options.cwd,
+      env: options.env,
       stdin: "null",
       stdout: options.captureStdout ? "piped" : "null",
       stderr: "inherit",
