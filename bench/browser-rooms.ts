@@ -92,7 +92,7 @@ async function startServer(script: string, args: readonly (string | number)[]): 
   const child = processes.spawn(
     Deno.execPath(),
     ["run", "--quiet", "--allow-all", script, ...args.map(String), "--port", String(port)],
-    { cwd: ROOT },
+    { cwd: ROOT, env: { DATABASE_URL: "" } },
   );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(script === "cli/main.ts" ? `${url}/health` : url, child);
@@ -245,7 +245,16 @@ async function rooms(server: Server, game: string, clients: number) {
 }
 
 async function bench() {
-  const ludus = await startServer("cli/main.ts", ["serve", "--host", "127.0.0.1", "--data-dir", dataDir]);
+  // Every simulated person opens matches from this one address, as fast as they end.
+  const ludus = await startServer("cli/main.ts", [
+    "serve",
+    "--host",
+    "127.0.0.1",
+    "--data-dir",
+    dataDir,
+    "--room-creates",
+    100_000,
+  ]);
   const echoServer = await startServer("bench/selfplay/echo-server.ts", []);
   const echoes = [];
   const results = GAMES.map((game) => ({ game, runs: [] as unknown[] }));

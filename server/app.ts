@@ -40,6 +40,8 @@ export interface ServerOptions {
   readonly limits?: Partial<GatewayLimits>;
   /** How long a private match may wait for its open seats before it is aborted. */
   readonly waitingTtlMs?: number;
+  /** Private matches one address may open in the browser rooms a second. */
+  readonly roomCreatesPerSecond?: number;
 }
 
 /** How a server stops. */
@@ -98,7 +100,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
   });
   const gateway = new Gateway(tokens, matches, matchmaker, { ...DEFAULT_LIMITS, ...options.limits });
-  const rooms = await BrowserRooms.start({ matches, matchmaker });
+  const rooms = await BrowserRooms.start({ matches, matchmaker, createsPerSecond: options.roomCreatesPerSecond });
   const http = await startHttpServer(options, {
     before: (req, res) => rooms.handleRequest(req, res),
     health: () => ({

@@ -4,6 +4,7 @@ import { strategiesFor } from "../../policies/baselines/index.ts";
 import { GATEWAY_PATH } from "../../protocol/frames.ts";
 import { DEFAULT_FILL_AFTER_MS, DEFAULT_FILL_STRATEGY, startServer } from "../../server/app.ts";
 import { DEFAULT_CONDUCT } from "../../server/match/conduct.ts";
+import { DEFAULT_ROOM_CREATES_PER_SECOND } from "../../server/rooms/browser-rooms.ts";
 import process from "node:process";
 import { DEFAULT_GROUP_COMMIT } from "../../db/group-commit.ts";
 import type { Io } from "../io.ts";
@@ -20,6 +21,7 @@ interface ServeFlags {
   fillStrategy: string;
   hold: number;
   drain: number;
+  roomCreates: number;
 }
 
 function postgresUrl(value: string): string {
@@ -87,6 +89,13 @@ export function registerServe(program: Command, io: Io): void {
       DEFAULT_CONDUCT.holdMs / 1000,
     )
     .option(
+      "--room-creates <n>",
+      "private matches one address may open from browsers a second, in bursts of ten times that and at most eight " +
+        "times that waiting for players (raise it where many people share an address, as behind a proxy)",
+      integerIn(1, 100_000),
+      DEFAULT_ROOM_CREATES_PER_SECOND,
+    )
+    .option(
       "--drain <s>",
       "on SIGTERM or SIGINT, let live matches finish for up to this many seconds (new ones are refused) before " +
         "keeping the rest in the store for the next start",
@@ -104,6 +113,7 @@ export function registerServe(program: Command, io: Io): void {
         fillAfterMs: flags.fillAfter === 0 ? null : flags.fillAfter,
         fillStrategy: flags.fillStrategy,
         conduct: { holdMs: flags.hold * 1000 },
+        roomCreatesPerSecond: flags.roomCreates,
       });
       const ws = server.url.replace(/^http/, "ws");
       io.err(

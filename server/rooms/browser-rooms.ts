@@ -13,7 +13,7 @@ import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 import { RateLimit } from "../rate-limit.ts";
 import { MatchRoom, ROOM_OPTIONS } from "./match-room.ts";
 import { QueueRoom } from "./queue-room.ts";
-import { MAX_WAITING_PER_ADDRESS, RoomContext } from "./room-context.ts";
+import { RoomContext } from "./room-context.ts";
 
 /** The room type where people wait for a game. */
 export const QUEUE_ROOM = "queue";
@@ -28,9 +28,11 @@ const MAX_BODY = 64 * 1024;
 /** The matchmaking methods of @colyseus/sdk's client. */
 const METHODS = new Set(["create", "joinOrCreate", "join", "joinById", "reconnect"]);
 const GAME_ROOMS = new Set(games.map((g) => g.id));
-/** Anonymous private matches per address: a rate, and at most MAX_WAITING_PER_ADDRESS waiting at once. */
-const CREATES_PER_SECOND = 1;
-const CREATE_BURST = 10;
+/**
+ * Anonymous private matches one address may open a second, by default: in bursts of ten times that, and
+ * at most eight times that waiting for players at once.
+ */
+export const DEFAULT_ROOM_CREATES_PER_SECOND = 1;
 
 /** A refusal of a matchmaking request: its HTTP status, the protocol's code and a sentence. */
 class Refusal extends Error {
@@ -78,9 +80,15 @@ export class BrowserRooms {
   /** Rooms being created for a match id, so two requests for one match make one room. */
   private readonly opening = new Map<string, Promise<unknown>>();
 
-  private constructor(private readonly transport: WebSocketTransport, private readonly context: RoomContext) {}
+  private constructor(
+    private readonly transport: WebSocketTransport,
+    private readonly context: RoomContext,
+    private readonly createsPerSecond: number,
+  ) {}
 
-  static async start(options: { matches: LiveMatches; matchmaker: Matchmaker }): Promise<BrowserRooms> {
+  static async start(
+    options: { matches: LiveMatches; matchmaker: Matchmaker; createsPerSecond?: number },
+  ): Promise<BrowserRooms> {
     if (running) throw new Error("browser rooms are already running in this process");
     running = true;
     setLogger(quietLogger());
@@ -90,7 +98,7 @@ export class BrowserRooms {
     for (const game of games) matchMaker.defineRoomType(game.id, MatchRoom, { context });
     matchMaker.defineRoomType(QUEUE_ROOM, QueueRoom, { context });
     await matchMaker.accept();
-    return new BrowserRooms(transport, context);
+    return new BrowserRooms(transport, context, options.createsPerSecond ?? DEFAULT_ROOM_CREATES_PER_SECOND);
   }
 
   /** Takes the websocket upgrades of `http`, except those on `skipPath` (the bot gateway's). */
@@ -201,20 +209,21 @@ export class BrowserRooms {
     let limit = this.creates.get(address);
     if (!limit) {
       if (this.creates.size > 10_000) this.creates.clear(); // a bound on the bookkeeping itself
-      this.creates.set(address, limit = new RateLimit(CREATES_PER_SECOND, CREATE_BURST));
+      this.creates.set(address, limit = new RateLimit(this.createsPerSecond, 10 * this.createsPerSecond));
     }
     if (!limit.take()) {
       throw new Refusal(
         429,
         "rate_limited",
-        `at most ${CREATES_PER_SECOND} new private match a second from one address`,
+        `at most ${this.createsPerSecond} new private matches a second from one address (\`ludus serve --room-creates\`)`,
       );
     }
-    if (this.context.waitingFrom(address) >= MAX_WAITING_PER_ADDRESS) {
+    const maxWaiting = 8 * this.createsPerSecond;
+    if (this.context.waitingFrom(address) >= maxWaiting) {
       throw new Refusal(
         429,
         "too_many_matches",
-        `${MAX_WAITING_PER_ADDRESS} private matches from this address already wait for players; start or close some first`,
+        `${maxWaiting} private matches from this address already wait for players; start or close some first`,
       );
     }
     const creatorKey = randomBytes(18).toString("base64url");

@@ -3,9 +3,6 @@ import type { LiveMatches } from "../match/live-matches.ts";
 import type { Match } from "../match/match.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 
-/** Private matches one address may have waiting for players at once (anonymous creation is bounded). */
-export const MAX_WAITING_PER_ADDRESS = 8;
-
 /**
  * What every browser room shares: the live matches, the queue, the seat tickets handed to browsers, and
  * the private matches each address has waiting for players.

@@ -125,6 +125,10 @@ describe("ludus simulate", () => {
       [["serve", "--fill-strategy", "tit-for-tat"], /fills seats of every game; strategies every game has: random/],
       [["serve", "--hold", "0"], /option '--hold <s>' argument '0' is invalid. expected a whole number in \[1, 3600\]/],
       [["serve", "--fill-after", "-5"], /option '--fill-after <ms>' argument '-5' is invalid/],
+      [
+        ["serve", "--room-creates", "0"],
+        /option '--room-creates <n>' argument '0' is invalid. expected a whole number in \[1, 100000\]/,
+      ],
       [["simulat"], /unknown command 'simulat'\n\(Did you mean simulate\?\)/],
     ];
     for (const [argv, message] of cases) {

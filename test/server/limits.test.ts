@@ -27,6 +27,14 @@ function rawSocket(url: string): Promise<WebSocket> {
   });
 }
 
+/** What a browser's `client.create` asks first: a private Kuhn match with an open seat for a friend. */
+const createPrivate = (url: string) =>
+  fetch(`${url}/matchmake/create/kuhn-poker`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ opponents: { "1": "open" } }),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
 describe("limits a stranger meets", () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -203,18 +211,26 @@ describe("limits a stranger meets", () => {
   });
 
   it("limits anonymous private matches per address: a rate, and a bound on those waiting for players", async () => {
-    const create = () =>
-      fetch(`${server.url}/matchmake/create/kuhn-poker`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ opponents: { "1": "open" } }),
-      }).then(async (r) => ({ status: r.status, body: await r.json() }));
     const answers = [];
-    for (let i = 0; i < 12; i++) answers.push(await create());
+    for (let i = 0; i < 12; i++) answers.push(await createPrivate(server.url));
     const refused = answers.filter((a) => a.status === 429);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused[0].body.code).toMatch(/too_many_matches|rate_limited/);
     expect(answers.filter((a) => a.status === 200).length).toBeLessThanOrEqual(8);
+  });
+});
+
+// Its own server: the browser rooms are one per process, so this one starts after the stranger's has closed.
+describe("limits an operator sets", () => {
+  it("raises private matches per address where many people share one (`--room-creates`)", async () => {
+    const shared = await startTestServer({ roomCreatesPerSecond: 5 });
+    try {
+      const answers = [];
+      for (let i = 0; i < 12; i++) answers.push(await createPrivate(shared.url));
+      expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+    } finally {
+      await shared.close();
+    }
   });
 });
 
