@@ -158,10 +158,13 @@ export function describeSpace(space: ActionSpace): string {
  */
 export function boundText(n: number, side: "min" | "max"): string {
   if (Number.isInteger(n)) return String(n);
-  let k = Math.round(n * 1e6);
-  // n · 10⁶ is itself rounded, so the printed value is compared with the bound, not assumed inside.
-  while (side === "max" ? k / 1e6 > n : k / 1e6 < n) k += side === "max" ? -1 : 1;
-  return String(k / 1e6);
+  const inward = side === "max" ? Math.floor : Math.ceil;
+  // Past 2^53 / 10⁶ a sixth decimal cannot be counted in whole millionths: whole numbers then.
+  if (Math.abs(n) >= 2 ** 53 / 1e6) return String(inward(n));
+  const k = inward(n * 1e6);
+  // n · 10⁶ is itself rounded: when the printed value lands just outside the bound, one millionth inward.
+  const outside = side === "max" ? k / 1e6 > n : k / 1e6 < n;
+  return String(outside ? (k + (side === "max" ? -1 : 1)) / 1e6 : k / 1e6);
 }
 
 function rangeText(form: AmountForm): string {

@@ -150,6 +150,8 @@ describe("amounts written as text", () => {
     { kind: "amount", type: "donate", min, max, integer: false },
   ];
   const awkward = [22.8756419, 22.87564, 1.005, 0.29, 0.1 + 0.2, 1 / 3, 2 / 3, 1e-7, 123456.7890125, 9.9999996];
+  // Resources a large endowment reaches, past whole millionths in a double (rounding inward used to loop for ever).
+  awkward.push(1.5e10 + 0.3, 2 ** 53 / 1e6 + 0.5, 4.2e12 + 0.7, 8e9 + 0.1234567);
   const rng = new Rng("awkward");
   for (let i = 0; i < 200; i++) awkward.push(rng.uniform(0, 10 ** rng.int(7)));
 
