@@ -224,7 +224,6 @@ export class Match {
   private readonly decided = new Map<number, { seat: number; action: Action; input: unknown }>();
   private readonly moves: (Action | undefined)[];
   private readonly meta: (Record<string, unknown> | undefined)[];
-  private readonly inputs: unknown[];
   private readonly defaulted: number[] = [];
   private nextSeq = 1;
   private steps = 0;
@@ -271,7 +270,6 @@ export class Match {
     this.seats = options.participants.map(() => ({ status: "ACTIVE", released: false, joined: false }));
     this.moves = new Array(count).fill(undefined);
     this.meta = new Array(count).fill(undefined);
-    this.inputs = new Array(count).fill(undefined);
     this.gameRng = new Rng(this.seed, GAME_STREAM);
     this.strategyRng = new Rng(this.seed, STRATEGY_STREAM);
     options.participants.forEach((p, seat) => p && this.seatParticipant(seat, p));
@@ -549,7 +547,6 @@ export class Match {
         return this.misconduct(decision, "INVALID", this.conduct.onIllegal);
       }
       this.meta[seat] = meta;
-      this.inputs[seat] = input;
       this.resolve(decision, parsed, link, null, input);
     });
   }
@@ -763,8 +760,7 @@ export class Match {
     this.moves[seat] = action;
     this.decided.set(seq, { seat, action, input });
     if (byPolicy) this.defaulted.push(seat);
-    this.writeStep(decision, action, byPolicy, latencyMs);
-    this.inputs[seat] = undefined;
+    this.writeStep(decision, action, byPolicy, latencyMs, { input });
     if (link) this.send(link, { type: "ack", match: this.id, seq, action, duplicate: false });
     if (this.pending.size > 0) this.emit({ kind: "moved", seat });
     this.advance();
@@ -800,7 +796,7 @@ export class Match {
       this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, reason);
       return;
     }
-    this.writeStep(decision, null, null, performance.now() - decision.startedAt, status === "TIMEOUT");
+    this.writeStep(decision, null, null, performance.now() - decision.startedAt, { timedOut: status === "TIMEOUT" });
     clearTimeout(decision.timer);
     this.pending.delete(seat);
     this.seats[seat].status = status;
@@ -1051,11 +1047,10 @@ export class Match {
     action: Action | null,
     defaulted: DefaultedReason | null,
     latencyMs: number,
-    timedOut = false,
+    { timedOut = false, input = null }: { timedOut?: boolean; input?: unknown } = {},
   ): void {
     if (!this.journal || this.log || this.journalBroken) return;
     const last = decision.attempts.at(-1);
-    const input = this.inputs[decision.seat];
     const row: StepRecordRow = {
       matchId: this.id,
       seq: decision.seq,
@@ -1064,7 +1059,7 @@ export class Match {
       observation: this.observationOf(decision),
       action,
       // The input as sent, when it is not already the canonical action (text, another key order).
-      input: input === undefined || defaulted !== null || isDeepStrictEqual(input, action) ? null : input,
+      input: input === null || defaulted !== null || isDeepStrictEqual(input, action) ? null : input,
       legal: defaulted === null && action !== null,
       error: timedOut || defaulted === "timeout"
         ? { code: "timeout", message: "the seat's clock ran out" }
