@@ -1,7 +1,7 @@
 import { setImmediate } from "node:timers";
 import type { MatchRecord, StepRecordRow } from "./records.ts";
 import type { Sql } from "./sql.ts";
-import { yieldToEventLoop } from "./sql.ts";
+import { StoreDownError, yieldToEventLoop } from "./sql.ts";
 
 export interface GroupCommitOptions {
   /**
@@ -69,7 +69,8 @@ const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0
 /**
  * One statement writes a whole batch: match rows upserted, step rows appended. A single statement is
  * atomic without BEGIN/COMMIT round trips, and both backends parse the JSON parameters the same way.
- * Steps already present are skipped (a retry after a lost reply); the count tells if any were.
+ * Steps already present are skipped (a retry after a lost reply); the count tells if any were. A match
+ * closed in error stays closed: a row of it queued before the failure may commit after `closeInError`.
  */
 const WRITE_BATCH = `
 WITH m AS (
@@ -78,6 +79,7 @@ WITH m AS (
   ON CONFLICT (id) DO UPDATE SET seats = EXCLUDED.seats, statuses = EXCLUDED.statuses,
     returns = EXCLUDED.returns, end_reason = EXCLUDED.end_reason, culprit = EXCLUDED.culprit,
     steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, error = EXCLUDED.error
+    WHERE matches.end_reason IS DISTINCT FROM 'error'
   RETURNING 1
 ), s AS (
   INSERT INTO steps (${names(STEP_COLUMNS)})
@@ -133,13 +135,15 @@ function stepRow(s: StepRecordRow, writer: string): Record<string, unknown> {
 
 /** Connection failures worth retrying; anything else is the batch's own fault. */
 function transient(error: unknown): boolean {
+  if (error instanceof StoreDownError) return true;
   const code = String((error as { code?: unknown })?.code ?? "");
   return /^(08|57P0[123]|53)/.test(code) ||
     /^(CONNECTION_|CONNECT_TIMEOUT|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN)/.test(code) ||
     /connection|terminat|closed/i.test(String((error as Error)?.message));
 }
 
-/** How often a store that fails or does not answer is reported while it stays so. */
+/** How often a store that fails or does not answer is reported while it stays so, and how long a batch may go
+ * unanswered before that counts as not answering. */
 const REPORT_EVERY_MS = 10_000;
 
 /** One batch per match it holds, in the batch's order: a record one match cannot write fails only that match. */
@@ -333,7 +337,6 @@ export class GroupCommit {
     for (const done of settle) done();
     if (error !== undefined && !this.closed) {
       this.failing = (error as Error).message ?? String(error);
-      this.troubleSince ??= performance.now();
       this.report();
       this.retryMs = Math.min(this.options.retryMaxMs, Math.max(this.options.retryMinMs, this.retryMs * 2));
       this.retryTimer = setTimeout(() => {
