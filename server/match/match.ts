@@ -17,6 +17,7 @@ import type {
   TurnFrame,
 } from "../../protocol/frames.ts";
 import type { AttemptRecord, DefaultedReason, MatchRecord, SeatRecord, StepRecordRow } from "../../db/records.ts";
+import { storableText } from "../../db/storable.ts";
 import { type ClockSpec, DEFAULT_CLOCKS, SeatClock } from "./clock.ts";
 import { DEFAULT_CONDUCT } from "./conduct.ts";
 
@@ -188,9 +189,7 @@ export const MAX_DECISIONS = 20_000;
 
 /** A fault's message, fit for the record: one line, bounded, nothing the store would refuse. */
 function faultText(error: unknown): string {
-  const text = String((error as Error)?.message ?? error).split("\n")[0];
-  // deno-lint-ignore no-control-regex
-  return text.replace(/\u0000|[\uD800-\uDFFF]/g, "\uFFFD").slice(0, 500);
+  return storableText(String((error as Error)?.message ?? error).split("\n")[0].slice(0, 500));
 }
 
 /**
