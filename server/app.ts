@@ -141,7 +141,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       }
       const kept = live().length;
       matches.suspendAll();
-      gateway.close(true);
+      gateway.close();
       await rooms.close();
       await http.close();
       const unwritten = await store.close(stop.flushTimeoutMs);

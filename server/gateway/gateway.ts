@@ -93,15 +93,14 @@ export class Gateway {
   private stopped = false;
 
   /**
-   * Closes every connection: with 1012 (service restart) when the matches are kept for the next start, so
-   * bots reconnect and resume; with 1001 otherwise.
+   * Closes every connection with 1012 (service restart): a stop keeps the matches for the next start, so
+   * bots reconnect and resume.
    */
-  close(restart = true): void {
+  close(): void {
     this.stopped = true;
-    const [code, reason] = restart
-      ? [CLOSE.restart, "server restarting: reconnect and resume your matches"]
-      : [CLOSE.shutdown, "server shutting down"];
-    for (const session of [...this.sessions]) session.close(code, reason);
+    for (const session of [...this.sessions]) {
+      session.close(CLOSE.restart, "server restarting: reconnect and resume your matches");
+    }
     this.wss.close();
   }
 }
