@@ -1,7 +1,4 @@
 import type { WebSocket } from "ws";
-import { ConfigError } from "../../games/core/config.ts";
-import { UnknownGameError } from "../../games/registry.ts";
-import { StrategyError } from "../../policies/strategy.ts";
 import type {
   ActFrame,
   ClientFrame,
@@ -14,7 +11,7 @@ import type {
 } from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
 import type { TokenRecord } from "../auth/tokens.ts";
-import { MatchRequestError, StoreUnavailableError } from "../match/live-matches.ts";
+import { MatchRequestError, requestRefusal } from "../match/live-matches.ts";
 import type { Match, Participant, SeatLink } from "../match/match.ts";
 import { VERSION } from "../version.ts";
 import { decode, encode, type Format, FrameError } from "./client-frames.ts";
@@ -27,7 +24,6 @@ export const CLOSE = {
   authTimeout: 4002,
   rateLimited: 1008,
   tooLarge: 1009,
-  shutdown: 1001,
   restart: 1012,
 } as const;
 
@@ -114,12 +110,12 @@ export class BotSession {
 
   /** Turns the known failures of a request into its error frame; anything else is a bug, logged. */
   private reportFailure(error: unknown, frame: ClientFrame): void {
-    const match = "match" in frame ? { match: frame.match } : {};
-    if (error instanceof MatchRequestError) return this.error(error.code, error.message, match);
-    if (error instanceof StoreUnavailableError) return this.error(error.code, error.message);
-    if (error instanceof UnknownGameError) return this.error("unknown_game", error.message);
-    if (error instanceof ConfigError) return this.error("bad_config", error.message);
-    if (error instanceof StrategyError) return this.error("bad_strategy", error.message);
+    const refusal = requestRefusal(error);
+    if (refusal) {
+      // A refusal about one match names it (`not_seated` on a resume, say); a store refusal is about none.
+      const match = error instanceof MatchRequestError && "match" in frame ? { match: frame.match } : {};
+      return this.error(refusal.code, refusal.message, match);
+    }
     console.error("ludus: gateway frame failed:", error);
     this.error("internal_error", `the server failed to handle this \`${frame.type}\` frame; the connection stays open`);
   }

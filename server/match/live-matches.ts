@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { configure } from "../../games/core/config.ts";
-import { getGame } from "../../games/registry.ts";
+import { ConfigError, configure } from "../../games/core/config.ts";
+import { getGame, UnknownGameError } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
-import type { ConductPolicy, CreateFrame, SeatKind } from "../../protocol/frames.ts";
+import { StrategyError } from "../../policies/strategy.ts";
+import type { ConductPolicy, CreateFrame, ErrorCode, SeatKind } from "../../protocol/frames.ts";
 import type { ClockSpec } from "./clock.ts";
 import type { MatchRecord } from "../../db/records.ts";
 import type { ReplayStore } from "../../db/store.ts";
@@ -25,6 +26,19 @@ export class StoreUnavailableError extends Error {
     super(message);
     this.name = "StoreUnavailableError";
   }
+}
+
+/**
+ * The protocol's code and message for an expected refusal of a match request (a bad game, config or
+ * strategy, a seat that cannot be had, a store that cannot take the match); undefined for anything else,
+ * which is a bug. One table for the gateway and the browser rooms.
+ */
+export function requestRefusal(error: unknown): { code: ErrorCode; message: string } | undefined {
+  if (error instanceof MatchRequestError || error instanceof StoreUnavailableError) return error;
+  if (error instanceof UnknownGameError) return { code: "unknown_game", message: error.message };
+  if (error instanceof ConfigError) return { code: "bad_config", message: error.message };
+  if (error instanceof StrategyError) return { code: "bad_strategy", message: error.message };
+  return undefined;
 }
 
 /** A private match as a `create` frame (or a browser's room options) asks for it. */

@@ -3,11 +3,9 @@ import { createAuthContext, matchMaker } from "@colyseus/core";
 import { setLogger } from "@colyseus/core/Logger";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { ConfigError } from "../../games/core/config.ts";
-import { games, UnknownGameError } from "../../games/registry.ts";
+import { games } from "../../games/registry.ts";
 import { unstorable } from "../../db/storable.ts";
-import { StrategyError } from "../../policies/strategy.ts";
-import { MatchRequestError, StoreUnavailableError } from "../match/live-matches.ts";
+import { requestRefusal } from "../match/live-matches.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 import { RateLimit } from "../rate-limit.ts";
@@ -194,12 +192,8 @@ export class BrowserRooms {
       return await this.createPrivate(room, clean, address, auth);
     } catch (error) {
       if (error instanceof Refusal) throw error;
-      if (error instanceof MatchRequestError || error instanceof StoreUnavailableError) {
-        throw new Refusal(400, error.code, error.message);
-      }
-      if (error instanceof UnknownGameError) throw new Refusal(400, "unknown_game", error.message);
-      if (error instanceof ConfigError) throw new Refusal(400, "bad_config", error.message);
-      if (error instanceof StrategyError) throw new Refusal(400, "bad_strategy", error.message);
+      const refusal = requestRefusal(error);
+      if (refusal) throw new Refusal(400, refusal.code, refusal.message);
       throw error;
     }
   }
