@@ -72,10 +72,7 @@ export function error(
   send(res, status, { error: { code, message } }, headers);
 }
 
-/**
- * A path segment as text, or undefined after answering 400: `%ff` is not valid percent-encoding (it
- * used to escape as a 500).
- */
+/** A path segment as text, or undefined after answering 400 (`%ff` is not valid percent-encoding). */
 export function pathSegment(res: ServerResponse, raw: string): string | undefined {
   try {
     return decodeURIComponent(raw);

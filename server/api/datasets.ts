@@ -10,7 +10,7 @@ import {
 } from "../../db/export/index.ts";
 import { parseFilter, QueryError } from "../../db/query.ts";
 import type { ReplayStore } from "../../db/store.ts";
-import { type ApiRoute, error, send } from "../http.ts";
+import { type ApiRoute, error, pathSegment, send } from "../http.ts";
 
 /**
  * Dataset exports over HTTP (docs/datasets.md): GET /datasets lists the formats, GET /datasets/<format>
@@ -114,11 +114,13 @@ export function datasetRoutes(store: ReplayStore): ApiRoute {
         send(res, 200, listing());
         return true;
       }
+      const name = pathSegment(res, found[1]);
+      if (name === undefined) return true;
       let format: ExportFormat;
       try {
-        format = exportFormat(decodeURIComponent(found[1]));
+        format = exportFormat(name);
       } catch (cause) {
-        if (!(cause instanceof QueryError || cause instanceof URIError)) throw cause;
+        if (!(cause instanceof QueryError)) throw cause;
         error(res, 404, "unknown_format", `no dataset format \`${found[1]}\`; formats: ${FORMATS.join(", ")}`);
         return true;
       }

@@ -4,7 +4,7 @@ import { checkParams, decodeCursor, encodeCursor, parseFilter, positionOf, Query
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { replayableGame, ReplayError, replayMatch } from "../../db/replay.ts";
 import type { MatchOrder, ReplayStore } from "../../db/store.ts";
-import { type ApiRoute, error, send } from "../http.ts";
+import { type ApiRoute, error, pathSegment, send } from "../http.ts";
 
 /**
  * The replay store over HTTP: a filtered, paginated list of matches, a match's full record, and one
@@ -168,12 +168,8 @@ export function matchRoutes(store: ReplayStore): ApiRoute {
       const [, rawId, view] = found;
       respond(res, async () => {
         if (rawId === undefined) return await listMatches(store, url);
-        let id: string;
-        try {
-          id = decodeURIComponent(rawId);
-        } catch {
-          throw new QueryError(`the match id in ${path} is not valid percent-encoding`);
-        }
+        const id = pathSegment(res, rawId);
+        if (id === undefined) return;
         checkParams(url.searchParams, view ? ["seat"] : []);
         const match = await store.match(id);
         if (!match) return error(res, 404, "unknown_match", `no match \`${id}\` in the replay store`);
