@@ -5,14 +5,13 @@ import type {
   CreateFrame,
   ErrorCode,
   ErrorFrame,
-  MatchEndFrame,
   ServerFrame,
   WithdrawFrame,
 } from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
 import type { TokenRecord } from "../auth/tokens.ts";
 import { MatchRequestError, requestRefusal } from "../match/live-matches.ts";
-import type { Match, Participant, SeatLink } from "../match/match.ts";
+import { type Match, matchEndFrame, type Participant, type SeatLink } from "../match/match.ts";
 import { VERSION } from "../version.ts";
 import { decode, encode, type Format, FrameError } from "./client-frames.ts";
 import type { Gateway } from "./gateway.ts";
@@ -112,9 +111,12 @@ export class BotSession {
   private reportFailure(error: unknown, frame: ClientFrame): void {
     const refusal = requestRefusal(error);
     if (refusal) {
-      // A refusal about one match names it (`not_seated` on a resume, say); a store refusal is about none.
-      const match = error instanceof MatchRequestError && "match" in frame ? { match: frame.match } : {};
-      return this.error(refusal.code, refusal.message, match);
+      // A refusal about one match names it (`not_seated` on a resume, say), and an act's its `seq`; a
+      // store refusal is about none.
+      const about = error instanceof MatchRequestError && "match" in frame
+        ? { match: frame.match, ...(frame.type === "act" ? { seq: frame.seq } : {}) }
+        : {};
+      return this.error(refusal.code, refusal.message, about);
     }
     console.error("ludus: gateway frame failed:", error);
     this.error("internal_error", `the server failed to handle this \`${frame.type}\` frame; the connection stays open`);
@@ -277,20 +279,16 @@ export class BotSession {
       throw new MatchRequestError("unknown_match", `no live match or invite \`${matchId}\``);
     }
     if (seats.length === 0) throw new MatchRequestError("not_seated", `this token has no seat in match ${matchId}`);
-    for (const seat of seats) {
-      const end: MatchEndFrame = {
-        type: "match_end",
-        match: record.id,
-        seat,
-        returns: record.returns ?? record.seats.map(() => 0),
-        statuses: record.statuses,
-        reason: record.endReason ?? "error",
-        culprit: record.culprit,
-        seed: record.seed,
-        steps: record.steps,
-      };
-      this.send(end);
-    }
+    const end = {
+      match: record.id,
+      returns: record.returns ?? record.seats.map(() => 0),
+      statuses: record.statuses,
+      reason: record.endReason ?? "error",
+      culprit: record.culprit,
+      seed: record.seed,
+      steps: record.steps,
+    };
+    for (const seat of seats) this.send(matchEndFrame(end, seat));
   }
 
   /** Attaches this connection to `seats` of `match` (a first join, a resume, or several seats of a self-play). */
@@ -316,11 +314,13 @@ export class BotSession {
   }
 
   /** The seat of this connection an `act` or `withdraw` is for: the one that holds decision `seq`, or the given one. */
-  private seatFor(frame: { match: string; seq?: number; seat?: number }, what: string): [Match, number, SeatLink] {
+  private seatFor(
+    frame: { type: "act" | "withdraw"; match: string; seq?: number; seat?: number },
+  ): [Match, number, SeatLink] {
     const seated = this.seated.get(frame.match);
     if (!seated) {
       const { match } = this.gateway.matches.find(frame.match); // unknown_match when there is no such match
-      if (what === "withdraw" && match.ended) {
+      if (frame.type === "withdraw" && match.ended) {
         throw new MatchRequestError("match_over", `match ${match.id} is over: there is nothing to withdraw from`);
       }
       throw new MatchRequestError(
@@ -351,21 +351,12 @@ export class BotSession {
   }
 
   private act(frame: ActFrame): void {
-    let target: [Match, number, SeatLink];
-    try {
-      target = this.seatFor(frame, "act");
-    } catch (error) {
-      if (error instanceof MatchRequestError) {
-        return this.error(error.code, error.message, { match: frame.match, seq: frame.seq });
-      }
-      throw error;
-    }
-    const [match, seat, link] = target;
+    const [match, seat, link] = this.seatFor(frame);
     match.act(seat, frame.seq, frame.action, frame.meta, link);
   }
 
   private withdraw(frame: WithdrawFrame): void {
-    const [match, seat, link] = this.seatFor(frame, "withdraw");
+    const [match, seat, link] = this.seatFor(frame);
     match.withdraw(seat, frame.reason, link);
   }
 

@@ -187,6 +187,12 @@ const STEPS_PER_TURN_OF_THE_LOOP = 64;
  */
 export const MAX_DECISIONS = 20_000;
 
+/** A seat's `match_end`, from a live match's result or a stored record alike. */
+export function matchEndFrame(end: Omit<MatchEndFrame, "type" | "seat">, seat: number): MatchEndFrame {
+  const { match, returns, statuses, reason, culprit, seed, steps } = end;
+  return { type: "match_end", match, seat, returns, statuses, reason, culprit, seed, steps };
+}
+
 /** A fault's message, fit for the record: one line, bounded, nothing the store would refuse. */
 function faultText(error: unknown): string {
   return storableText(String((error as Error)?.message ?? error).split("\n")[0].slice(0, 500));
@@ -590,15 +596,20 @@ export class Match {
   suspend(): void {
     if (this.phase === "ended" || this.phase === "suspended") return;
     this.phase = "suspended";
+    this.stopTimers();
+    for (const slot of this.seats) slot.link = undefined;
+    this.spectators.clear();
+  }
+
+  /** Stops every clock, hold, expiry and continuation: nothing of this match runs by itself any more. */
+  private stopTimers(): void {
     for (const decision of this.pending.values()) clearTimeout(decision.timer);
     for (const slot of this.seats) {
       clearTimeout(slot.hold);
       slot.hold = undefined;
-      slot.link = undefined;
     }
     clearTimeout(this.expiry);
     clearTimeout(this.continuation);
-    this.spectators.clear();
   }
 
   private nowFor(seat: number): string {
@@ -839,15 +850,9 @@ export class Match {
 
   private finish(reason: EndReason, culprit: number | null): void {
     this.phase = "ended";
-    for (const d of this.pending.values()) clearTimeout(d.timer);
+    this.stopTimers();
     this.pending.clear();
-    clearTimeout(this.expiry);
-    clearTimeout(this.continuation);
-    for (const slot of this.seats) {
-      if (slot.hold) clearTimeout(slot.hold);
-      slot.hold = undefined;
-      if (slot.status === "ACTIVE") slot.status = "DONE";
-    }
+    for (const slot of this.seats) if (slot.status === "ACTIVE") slot.status = "DONE";
     let returns = this.seats.map(() => 0);
     try {
       if (this.state !== undefined) returns = [...this.game.returns(this.state)];
@@ -888,18 +893,7 @@ export class Match {
   }
 
   private endFrame(seat: number): MatchEndFrame {
-    const r = this.result!;
-    return {
-      type: "match_end",
-      match: this.id,
-      seat,
-      returns: r.returns,
-      statuses: r.statuses,
-      reason: r.reason,
-      culprit: r.culprit,
-      seed: this.seed,
-      steps: r.steps,
-    };
+    return matchEndFrame({ match: this.id, seed: this.seed, ...this.result! }, seat);
   }
 
   private sendStart(seat: number, resumed: boolean): void {
