@@ -176,24 +176,25 @@ const PROBE_WAIT_MS = 2_000;
  */
 function keepAccepting(server: Server, host: string, port: number): ReturnType<typeof setInterval> {
   const self = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  // Any connection accepted while the probe waits proves the listener alive (the probe's own among them).
-  let accepted = 0;
-  server.on("connection", () => accepted++);
   let probing = false;
   let failures = 0;
   const probe = () =>
     new Promise<boolean | undefined>((answer) => {
-      const before = accepted;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let done = false;
       const finish = (result: boolean | undefined) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
-        clearInterval(poll);
+        server.off("connection", accepted);
         socket.destroy();
         answer(result);
       };
-      const poll = setInterval(() => accepted > before && finish(true), 20);
+      // Any connection accepted while the probe waits proves the listener alive (the probe's own among them).
+      const accepted = () => finish(true);
+      server.once("connection", accepted);
       const socket: Socket = connect(port, self);
-      socket.once("connect", () => (timer = setTimeout(() => finish(accepted > before), PROBE_WAIT_MS)));
+      socket.once("connect", () => done || (timer = setTimeout(() => finish(false), PROBE_WAIT_MS)));
       socket.once("error", () => finish(undefined)); // our own side could not connect: no verdict
     });
   const timer = setInterval(async () => {
