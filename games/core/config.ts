@@ -7,16 +7,29 @@ import { grouped } from "./text.ts";
  * observation holds the talk so far, so a match's stored observations grow with its length times its
  * talk; this bound, with each game's caps on its length, keeps them to about twenty megabytes.
  */
-export const MAX_MATCH_TEXT = 60_000;
+const MAX_MATCH_TEXT = 60_000;
 
 /** The most messages one player sends in a match of rounds that open with talk (the IPD, Trust-and-Split). */
-export const MAX_MESSAGES = 100;
+const MAX_MESSAGES = 100;
+
+/**
+ * How a game's talk is bounded: `rounds` that open with `messages` from each of two players (the IPD,
+ * Trust-and-Split), or `turns` of which each carries at most one message (the negotiations).
+ */
+export type TalkShape = "rounds" | "turns";
+
+/** The bound on a match's text, as its config documents it and its check reports it. */
+const TALK_PRODUCT: Readonly<Record<TalkShape, string>> = {
+  rounds: "2 × rounds × messages × messageChars",
+  turns: "maxTurns × messageChars",
+};
 
 /**
  * The `messageChars` key: the longest `what` (a message), at most 10,000 characters, with the match's
- * bound on all its text stated as `product` ≤ MAX_MATCH_TEXT (the game's check enforces it).
+ * bound on all its text stated (`checkTalk` enforces it).
  */
-export function messageCharsKey(defaultChars: number, product: string, what = "message") {
+export function messageCharsKey(defaultChars: number, shape: TalkShape, what = "message") {
+  const product = TALK_PRODUCT[shape];
   return z.int().min(1).max(10_000).default(defaultChars).describe(
     `longest ${what}, in characters, at most 10,000; a match's texts hold at most ${grouped(MAX_MATCH_TEXT)} ` +
       `characters in all (${product} ≤ ${grouped(MAX_MATCH_TEXT)})`,
@@ -31,40 +44,34 @@ export function messagesKey(defaultMessages: number, what: string) {
   );
 }
 
-/**
- * What is wrong with the talk of a match of `rounds` rounds in which each of two players sends
- * `messages` messages of at most `messageChars` characters before every move (nothing when it fits).
- */
-export function talkProblems(
-  rounds: number,
-  messages: number,
-  messageChars: number,
-): { readonly path: "messages" | "messageChars"; readonly message: string }[] {
-  const problems: { path: "messages" | "messageChars"; message: string }[] = [];
-  if (rounds * messages > MAX_MESSAGES) {
-    problems.push({
-      path: "messages",
-      message: `a player would send rounds × messages = ${grouped(rounds * messages)} messages in a match; at ` +
-        `most ${MAX_MESSAGES} are allowed (fewer rounds or messages)`,
-    });
-  }
-  const text = textProblem(2 * rounds * messages, messageChars, "2 × rounds × messages × messageChars");
-  if (text) {
-    problems.push({ path: "messageChars", message: `${text} (a lower messageChars, or fewer rounds or messages)` });
-  }
-  return problems;
-}
+type TalkConfig =
+  | { readonly rounds: number; readonly messages: number; readonly messageChars: number }
+  | { readonly maxTurns: number; readonly messageChars: number };
 
-/**
- * Why a match of at most `count` messages of at most `messageChars` characters could carry too much
- * text (undefined when it cannot), the product written as `product`.
- */
-export function textProblem(count: number, messageChars: number, product: string): string | undefined {
+/** A config's check of its talk against the bounds above: an issue for each key that must come down. */
+export function checkTalk(ctx: z.core.ParsePayload<TalkConfig>): void {
+  const config = ctx.value;
+  const { messageChars } = config;
+  const issue = (path: "messages" | "messageChars", message: string) =>
+    ctx.issues.push({ code: "custom", input: config[path as keyof TalkConfig], path: [path], message });
+  const [shape, count, fewer] = "rounds" in config
+    ? ["rounds", 2 * config.rounds * config.messages, " (a lower messageChars, or fewer rounds or messages)"] as const
+    : ["turns", config.maxTurns, ""] as const;
+  if ("rounds" in config && config.rounds * config.messages > MAX_MESSAGES) {
+    issue(
+      "messages",
+      `a player would send rounds × messages = ${grouped(config.rounds * config.messages)} messages in a match; ` +
+        `at most ${MAX_MESSAGES} are allowed (fewer rounds or messages)`,
+    );
+  }
   const text = count * messageChars;
-  return text > MAX_MATCH_TEXT
-    ? `a match's messages could hold ${product} = ${grouped(text)} characters; at most ${grouped(MAX_MATCH_TEXT)} ` +
-      "are allowed"
-    : undefined;
+  if (text > MAX_MATCH_TEXT) {
+    issue(
+      "messageChars",
+      `a match's messages could hold ${TALK_PRODUCT[shape]} = ${grouped(text)} characters; at most ` +
+        `${grouped(MAX_MATCH_TEXT)} are allowed${fewer}`,
+    );
+  }
 }
 
 /** A config or variant that a game refuses, with every problem found. */

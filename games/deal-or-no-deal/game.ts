@@ -11,7 +11,7 @@ import {
   type SplitForm,
   type TextForm,
 } from "../core/action.ts";
-import { messageCharsKey, textProblem } from "../core/config.ts";
+import { checkTalk, messageCharsKey } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import { allInstances, type Counts, type Instance, instanceProblem, ITEMS, TOTAL_VALUE, worthOf } from "./instances.ts";
 import { seatName } from "../core/text.ts";
@@ -50,16 +50,15 @@ export const dondConfig = z.strictObject({
   discount: z.number().gt(0).max(1).default(1).describe(
     "alternating-offers only: a deal's payoffs are multiplied by this for every offer or agreement after the second",
   ),
-  messageChars: messageCharsKey(500, "maxTurns × messageChars"),
+  messageChars: messageCharsKey(500, "turns"),
   instance: instanceSchema.nullable().default(null).describe(
     "a fixed pool and values obeying the constraints, e.g. {pool: [1,2,3], values: [[8,1,0],[4,0,2]]}; " +
       "null draws one uniformly from the 5,793 valid instances",
   ),
 }).check((ctx) => {
-  const { instance, protocol, discount, maxTurns, messageChars } = ctx.value;
   // A turn has at most one message, in either protocol.
-  const text = textProblem(maxTurns, messageChars, "maxTurns × messageChars");
-  if (text) ctx.issues.push({ code: "custom", input: messageChars, path: ["messageChars"], message: text });
+  checkTalk(ctx);
+  const { instance, protocol, discount } = ctx.value;
   const problem = instance === null ? undefined : instanceProblem(instance as Instance);
   if (problem !== undefined) ctx.issues.push({ code: "custom", input: instance, path: ["instance"], message: problem });
   if (protocol === "dialogue" && discount !== 1) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type ActionError, type ActionSpace, parseInput } from "../core/action.ts";
-import { messageCharsKey, messagesKey, talkProblems } from "../core/config.ts";
+import { checkTalk, messageCharsKey, messagesKey } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 
 /** The iterated prisoner's dilemma: two seats choose at once, every round, for a fixed number of rounds. */
@@ -20,12 +20,9 @@ export const ipdConfig = z.strictObject({
     .describe("per-round payoffs; a dilemma needs T > R > P > S"),
   rounds: z.int().min(1).max(MAX_ROUNDS).default(10).describe(`rounds per match, at most ${MAX_ROUNDS}`),
   messages: messagesKey(0, "messages each player sends before every move (player 0 first, then alternating)"),
-  messageChars: messageCharsKey(500, "2 × rounds × messages × messageChars"),
+  messageChars: messageCharsKey(500, "rounds"),
 }).check((ctx) => {
-  const { rounds, messages, messageChars } = ctx.value;
-  for (const { path, message } of talkProblems(rounds, messages, messageChars)) {
-    ctx.issues.push({ code: "custom", input: ctx.value[path], path: [path], message });
-  }
+  checkTalk(ctx);
   const { reward: R, sucker: S, temptation: T, punishment: P } = ctx.value.payoffs;
   if (!(T > R && R > P && P > S)) {
     ctx.issues.push({

@@ -8,7 +8,7 @@ import {
   type TextForm,
   typeName,
 } from "../core/action.ts";
-import { messageCharsKey, textProblem } from "../core/config.ts";
+import { checkTalk, messageCharsKey } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import { seatName } from "../core/text.ts";
 
@@ -34,16 +34,12 @@ const MAX_TURNS = 200;
 export const snConfig = z.strictObject({
   maxTurns: z.int().min(1).max(MAX_TURNS).default(10)
     .describe(`actions in the whole game, both players' together (player 0 acts first), at most ${MAX_TURNS}`),
-  messageChars: messageCharsKey(1000, "maxTurns × messageChars", "text in one action"),
+  messageChars: messageCharsKey(1000, "turns", "text in one action"),
   inventory: z.tuple([holdings, holdings]).default([[10, 10], [10, 10]])
     .describe("each player's starting Wood and Gold, player 0 first (public)"),
   values: z.tuple([worths, worths]).default([[5, 15], [15, 5]])
     .describe("each player's value per unit of Wood and of Gold, player 0 first (each player sees only its own)"),
-}).check((ctx) => {
-  const { maxTurns, messageChars } = ctx.value;
-  const text = textProblem(maxTurns, messageChars, "maxTurns × messageChars");
-  if (text) ctx.issues.push({ code: "custom", input: messageChars, path: ["messageChars"], message: text });
-});
+}).check(checkTalk);
 export type SnConfig = z.infer<typeof snConfig>;
 
 /** Quantities by resource name, only those above zero. */

@@ -7,7 +7,7 @@ import {
   type SplitForm,
   type TextForm,
 } from "../core/action.ts";
-import { messageCharsKey, messagesKey, talkProblems } from "../core/config.ts";
+import { checkTalk, messageCharsKey, messagesKey } from "../core/config.ts";
 import type { Game, Viewer } from "../core/game.ts";
 import type { Rng } from "../core/rng.ts";
 import { seatName } from "../core/text.ts";
@@ -34,7 +34,7 @@ export const tasConfig = z.strictObject({
     .describe("the item types split every round (lowercase plural nouns), 1 to 10 of them"),
   quantity: z.int().min(1).max(1000).default(10).describe("units of each item to split every round, at most 1000"),
   messages: messagesKey(1, "messages each seat sends per round before the claims, taking turns (0: no chat)"),
-  messageChars: messageCharsKey(500, "2 × rounds × messages × messageChars"),
+  messageChars: messageCharsKey(500, "rounds"),
   valuation: z.enum(VALUATIONS).default("rps").describe(
     "how per-unit values are drawn: `rps` (private rock-paper-scissors hands, the winning hand values " +
       "every unit at `high`, the other at `low`), `rps-alternating` (as rps in round 1, then the winning " +
@@ -44,10 +44,8 @@ export const tasConfig = z.strictObject({
   high: z.number().default(10).describe("the high per-unit value (the winning hand's)"),
   low: z.number().min(0).default(1).describe("the low per-unit value (the losing hand's)"),
 }).check((ctx) => {
-  const { high, low, items, rounds, messages, messageChars } = ctx.value;
-  for (const { path, message } of talkProblems(rounds, messages, messageChars)) {
-    ctx.issues.push({ code: "custom", input: ctx.value[path], path: [path], message });
-  }
+  checkTalk(ctx);
+  const { high, low, items } = ctx.value;
   if (!(high > low)) {
     ctx.issues.push({
       code: "custom",
