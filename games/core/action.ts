@@ -517,15 +517,15 @@ function clip(text: string): string {
 
 /**
  * The whole input path: a JSON object, a JSON text, or text. Text is tried against the game's own
- * aliases first, then the generic `type args` form, and only then against the game's free-text
- * `fallback` (a talk phase's reading of any text as the message), so that `message hello` is the
- * message "hello", as the generic form reads it, wherever `message` is legal.
+ * aliases first, then the generic `type args` form, and only then, with `freeText` where the space has a
+ * text form (a talk phase), read whole as that form's text, so that `message hello` is the message
+ * "hello", as the generic form reads it, and any other text is the message as written.
  */
 export function parseInput<A extends Action>(
   space: ActionSpace<A>,
   input: unknown,
   aliases?: (text: string) => A | ActionError | undefined,
-  fallback?: (text: string) => A,
+  freeText = false,
 ): A | ActionError {
   if (typeof input !== "string") return parseJsonAction(space, input);
   const trimmed = input.trim();
@@ -535,5 +535,6 @@ export function parseInput<A extends Action>(
   if (aliased !== undefined) return aliased instanceof ActionError ? aliased : parseJsonAction(space, aliased);
   const generic = readGeneric(space, trimmed);
   if (generic !== undefined) return generic;
-  return fallback ? parseJsonAction(space, fallback(input)) : cannotRead(space, trimmed);
+  const talk = freeText ? space.find((form) => form.kind === "text") : undefined;
+  return talk ? parseJsonAction(space, { type: talk.type, text: input }) : cannotRead(space, trimmed);
 }

@@ -269,11 +269,6 @@ function messageAlias(text: string): DondAction | undefined {
   return m ? { type: "message", text: m[1].trim() } : undefined;
 }
 
-/** Where a message may be sent, any other text is the message, unless written in the generic form. */
-function wholeMessage(text: string): DondAction {
-  return { type: "message", text };
-}
-
 /** Why `agree` is not legal now, when that is because there is no offer to agree to. */
 function noOfferYet(state: DondState, space: ActionSpace<DondAction>): ActionError | undefined {
   if (dialogue(state) || state.phase !== NEGOTIATE || space.includes(AGREE_FORM)) return undefined;
@@ -595,8 +590,8 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
       }
       return parseJsonAction(space, json);
     }
-    const talking = space.some((form) => form.kind === "text");
-    return parseInput(space, input, (text) => textAlias(state, space, text), talking ? wholeMessage : undefined);
+    // Where a message may be sent, any other text is the message, unless written in the generic form.
+    return parseInput(space, input, (text) => textAlias(state, space, text), true);
   },
 
   clone(state) {

@@ -266,9 +266,7 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
     const space = ipd.legal(state, seat);
     const inMessagePhase = space.length > 0 && space[0].kind === "text";
     // In the talk any text is the message, unless it is written in the generic form (`message hello`).
-    return inMessagePhase
-      ? parseInput(space, input, undefined, (text) => ({ type: "message", text }))
-      : parseInput(space, input, moveAlias);
+    return parseInput(space, input, inMessagePhase ? undefined : moveAlias, true);
   },
 
   clone(state) {

@@ -313,11 +313,6 @@ function messageAlias(text: string): TasAction | undefined {
   return m ? { type: "message", text: (m[1] ?? m[2]).trim() } : undefined;
 }
 
-/** In the message phase any other text is the message, unless written in the generic form (`message hello`). */
-function wholeMessage(text: string): TasAction {
-  return { type: "message", text };
-}
-
 /**
  * `<<proposal_start>> 7 <<proposal_end>>`, `<coins_to_self> 7 </coins_to_self>`,
  * `Proposal: 3 hats, 10 books, 0 balls`, or a bare `7` / `3 hats, 7 books`; other text falls
@@ -577,7 +572,7 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
     const space = trustAndSplit.legal(state, seat);
     const messaging = space.length > 0 && space[0].kind === "text";
     return messaging
-      ? parseInput(space, input, messageAlias, wholeMessage)
+      ? parseInput(space, input, messageAlias, true) // any other text is the message, unless in the generic form
       : parseInput(space, input, (text) => splitAlias(space, text));
   },
 
