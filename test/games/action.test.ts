@@ -212,20 +212,21 @@ describe("amounts written as text", () => {
 describe("the generic form and a talk phase's free text", () => {
   const talk: ActionSpace = [{ kind: "text", type: "message", maxLength: 20 }];
   const whole = (text: string) => ({ type: "message", text });
+  const freeText = true;
 
   it("read `message hello` as the message hello, and other text as itself", () => {
-    expect(parseInput(talk, "message hello", undefined, whole)).toEqual(whole("hello"));
-    expect(parseInput(talk, "  Message: hi there", undefined, whole)).toEqual(whole("hi there"));
-    expect(parseInput(talk, "MESSAGE", undefined, whole)).toEqual(whole(""));
-    expect(parseInput(talk, "messages are cheap", undefined, whole)).toEqual(whole("messages are cheap"));
-    expect(parseInput(talk, "hello", undefined, whole)).toEqual(whole("hello"));
-    expect(error(parseInput(talk, "message " + "x".repeat(21), undefined, whole)).message).toMatch(/21 characters/);
+    expect(parseInput(talk, "message hello", undefined, freeText)).toEqual(whole("hello"));
+    expect(parseInput(talk, "  Message: hi there", undefined, freeText)).toEqual(whole("hi there"));
+    expect(parseInput(talk, "MESSAGE", undefined, freeText)).toEqual(whole(""));
+    expect(parseInput(talk, "messages are cheap", undefined, freeText)).toEqual(whole("messages are cheap"));
+    expect(parseInput(talk, "hello", undefined, freeText)).toEqual(whole("hello"));
+    expect(error(parseInput(talk, "message " + "x".repeat(21), undefined, freeText)).message).toMatch(/21 characters/);
   });
 
   it("still try a game's aliases first", () => {
     const tokens = (text: string) => (text.startsWith("<m>") ? whole(text.slice(3)) : undefined);
-    expect(parseInput(talk, "<m>message hi", tokens, whole)).toEqual(whole("message hi"));
-    expect(parseInput(talk, "message hi", tokens, whole)).toEqual(whole("hi"));
+    expect(parseInput(talk, "<m>message hi", tokens, freeText)).toEqual(whole("message hi"));
+    expect(parseInput(talk, "message hi", tokens, freeText)).toEqual(whole("hi"));
   });
 });
 
