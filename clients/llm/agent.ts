@@ -113,7 +113,6 @@ export class LlmAgent {
     fallbacks: 0,
     withdrawals: 0,
   };
-  #failure?: ChatError;
   /** Strategies written (the Donor Game's strategy step), in the order written. */
   readonly strategies: StrategyRecord[] = [];
 
@@ -125,7 +124,7 @@ export class LlmAgent {
 
   /** The endpoint failure that made the agent give up, if one did. */
   get failure(): ChatError | undefined {
-    return this.#failure;
+    return this.#failed.signal.aborted ? this.#failed.signal.reason : undefined;
   }
 
   /** Aborts once the agent is stopped or its endpoint has failed for good: start no more matches. */
@@ -154,10 +153,6 @@ export class LlmAgent {
     this.#stop.abort(new Error(reason));
   }
 
-  get stopped(): boolean {
-    return this.#stop.signal.aborted;
-  }
-
   #strategyOn(game: string): boolean {
     const option = this.#options.strategy;
     return option !== false && (option?.enabled ?? game === "donor-game");
@@ -170,7 +165,7 @@ export class LlmAgent {
         `turn for seat ${turn.seat} of match ${turn.match} before its match_start: attach the agent first`,
       );
     }
-    if (this.#failure) return this.#withdraw(this.#failure.message);
+    if (this.failure) return this.#withdraw(this.failure.message);
     if (this.#stop.signal.aborted) return this.#withdraw(stopReason(this.#stop.signal));
     const game = context.start.game;
     const view: TurnView = {
@@ -251,8 +246,7 @@ export class LlmAgent {
 
   /** An endpoint failure no retry mends: the seat is withdrawn and the agent stops asking. */
   #giveUp(error: ChatError, context: SeatContext, seq: number): Withdrawal {
-    this.#failure ??= error;
-    this.#failed.abort(error);
+    this.#failed.abort(error); // a second failure leaves the first as the reason
     this.#options.log?.(
       `${where(context.start.match, context.start.seat, seq)}: withdrawing the seat: ${error.message}`,
     );

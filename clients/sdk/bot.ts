@@ -9,7 +9,7 @@ import type {
 } from "../../protocol/frames.ts";
 import type { ActionForm } from "../../protocol/action-forms.ts";
 import { gameTable, type Table } from "./catalog.ts";
-import { Connection, type ConnectOptions } from "./connection.ts";
+import { Connection, type ConnectOptions, losesSeats } from "./connection.ts";
 import { LudusError } from "./errors.ts";
 
 /** A policy's answer with free fields the replay keeps beside it (`act.meta`: an LLM's prompt, response, usage). */
@@ -514,9 +514,7 @@ export class Bot {
     if (frame.match === undefined) return;
     const seats = [...this.#seats.values()].filter((seat) => seat.match === frame.match);
     if (frame.seq === undefined) {
-      // A resume refused (`not_seated`: the hold expired; `unknown_match`: it ended too long ago), or the seats
-      // taken over by another connection: they are gone.
-      if (frame.code !== "not_seated" && frame.code !== "unknown_match") return;
+      if (!losesSeats(frame)) return;
       for (const seat of seats) {
         this.#seats.delete(seatKey(seat.match, seat.seat));
         seat.end.reject(LudusError.fromFrame(frame));

@@ -1,4 +1,11 @@
-import type { ClientFrame, ErrorCode, PongFrame, ServerFrame, WelcomeFrame } from "../../protocol/frames.ts";
+import type {
+  ClientFrame,
+  ErrorCode,
+  ErrorFrame,
+  PongFrame,
+  ServerFrame,
+  WelcomeFrame,
+} from "../../protocol/frames.ts";
 import { decodeFrame, encodeFrame, type FrameFormat, type MsgpackCodec } from "./codec.ts";
 import { LudusError } from "./errors.ts";
 import { Emitter } from "./events.ts";
@@ -82,6 +89,15 @@ const CLOSED = 3;
  * seat's full state and pending turn, or, for a match that ended meanwhile (even before a restart), each
  * seat's `match_end`; a refused resume is an error frame naming the match.
  */
+/**
+ * Whether `frame` ends this connection's seats in its match: a resume refused (`not_seated`: the hold
+ * expired; `unknown_match`: it ended too long ago), or the seats taken over by another connection.
+ */
+export function losesSeats(frame: ServerFrame): frame is ErrorFrame & { match: string } {
+  return frame.type === "error" && frame.seq === undefined && frame.match !== undefined &&
+    (frame.code === "not_seated" || frame.code === "unknown_match");
+}
+
 export class Connection {
   readonly url: string;
   readonly format: FrameFormat;
@@ -90,8 +106,8 @@ export class Connection {
   readonly #WebSocket: WebSocketClass;
   readonly #events = new Emitter<ConnectionEvents>();
   readonly #requests: PendingRequest[] = [];
-  /** The seats this connection holds, by match: each match is resumed after a drop. */
-  readonly #playing = new Map<string, Set<number>>();
+  /** The matches this connection holds seats in: each is resumed after a drop. */
+  readonly #playing = new Set<string>();
   #socket!: WebSocket;
   #welcome!: WelcomeFrame;
   #state: "open" | "reconnecting" | "closed" = "open";
@@ -303,22 +319,11 @@ export class Connection {
     if (index >= 0) this.#requests.splice(index, 1)[0].resolve(frame);
   }
 
-  /** Keeps the seats held by match up to date, for the resumes after a drop. */
+  /** Keeps the matches held up to date, for the resumes after a drop. */
   #track(frame: Exclude<ServerFrame, WelcomeFrame>): void {
-    const hold = (match: string, seats: readonly number[]) => {
-      const held = this.#playing.get(match) ?? new Set<number>();
-      for (const seat of seats) held.add(seat);
-      this.#playing.set(match, held);
-    };
-    if (frame.type === "created") hold(frame.match, frame.seats);
-    else if (frame.type === "match_start") hold(frame.match, [frame.seat]);
-    // Every seat of a match ends at once; a refused resume or a seat taken over by another connection ends
-    // this connection's part in the match.
-    else if (
-      frame.type === "match_end" ||
-      (frame.type === "error" && frame.seq === undefined && frame.match !== undefined &&
-        (frame.code === "not_seated" || frame.code === "unknown_match"))
-    ) this.#playing.delete(frame.match!);
+    if (frame.type === "created" || frame.type === "match_start") this.#playing.add(frame.match);
+    // Every seat of a match ends at once.
+    else if (frame.type === "match_end" || losesSeats(frame)) this.#playing.delete(frame.match);
   }
 
   #dropped(socket: WebSocket, code: number, reason: string): void {
@@ -353,7 +358,7 @@ export class Connection {
           return;
         }
         this.#install(socket, welcome);
-        const resumed = [...this.#playing.keys()];
+        const resumed = [...this.#playing];
         for (const match of resumed) this.send({ type: "resume", match });
         this.#events.emit("reconnected", { welcome, resumed });
         return;
