@@ -70,7 +70,7 @@ export interface Snapshot {
   readonly reason: string;
   readonly invite?: string;
   readonly notice?: Notice;
-  /** The seat's hold, known from `created` before the match starts. */
+  /** The seat's hold: from `created` before the match starts, then from `match_start`. */
   readonly holdMs?: number;
 }
 
@@ -160,7 +160,14 @@ export class MatchSession {
     room.onMessage(
       "match_start",
       (f: MatchStartFrame) =>
-        this.update({ start: f, seat: f.seat, view: f.observation, turn: undefined, moved: false }),
+        this.update({
+          start: f,
+          seat: f.seat,
+          holdMs: f.conduct.holdMs,
+          view: f.observation,
+          turn: undefined,
+          moved: false,
+        }),
     );
     room.onMessage("turn", (f: TurnFrame) => this.update({ turn: f, view: f.observation, moved: false }));
     room.onMessage("view", (f: { observation: unknown }) => this.update({ view: f.observation }));
@@ -241,7 +248,7 @@ export class MatchSession {
   /** The connection dropped (the network went, the server restarted the socket): the SDK is reconnecting. */
   private dropped(): void {
     if (this.snapshot.connection === "reconnecting") return; // every failed attempt reports a drop again
-    const hold = this.snapshot.start?.conduct.holdMs ?? this.snapshot.holdMs;
+    const hold = this.snapshot.holdMs;
     // Past the hold the server has released the seat: the attempt in flight is the last.
     if (hold !== undefined) this.holdTimer = setTimeout(() => (this.room.reconnection.enabled = false), hold);
     this.update({ connection: "reconnecting", droppedAt: performance.now() });

@@ -94,7 +94,7 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
               matchId={snapshot.matchId}
               seat={snapshot.seat}
               why={released ? "released" : "elsewhere"}
-              holdMs={snapshot.start?.conduct.holdMs}
+              holdMs={snapshot.holdMs}
             />
           )
           : <Table snapshot={snapshot} session={session!} seated={seated} />}
@@ -156,7 +156,7 @@ function Table(props: { snapshot: Snapshot; session: MatchSession; seated: boole
         frozenAt={connected ? undefined : snapshot.droppedAt ?? performance.now()}
       />
       {snapshot.connection === "reconnecting" && snapshot.phase !== "ended"
-        ? <Reconnecting droppedAt={snapshot.droppedAt!} holdMs={snapshot.start?.conduct.holdMs} />
+        ? <Reconnecting droppedAt={snapshot.droppedAt!} holdMs={snapshot.holdMs} />
         : snapshot.phase === "playing" && <TurnBanner snapshot={snapshot} seated={seated} />}
       {snapshot.phase === "waiting" && <Waiting snapshot={snapshot} />}
       {snapshot.notice && (

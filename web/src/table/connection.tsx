@@ -95,7 +95,7 @@ export function SeatLost(
         <h2>This page cannot take your seat back</h2>
         <p>
           The server no longer knows this browser's connection to the seat (it may have restarted). Once the seat's hold
-          is over it plays the seat with {DEFAULTS}.
+          is over it plays the seat with {DEFAULTS}, unless the match's rules end the match.
         </p>
         {links}
       </div>
