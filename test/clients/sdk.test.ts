@@ -12,6 +12,7 @@ import {
 } from "../../clients/sdk/index.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { startRestartableServer } from "./restartable-server.ts";
+import { until } from "../support/until.ts";
 
 const random: Policy = (_observation, legal) => randomAction(legal);
 
@@ -156,9 +157,10 @@ describe("the bot SDK", () => {
     a.connection.drop();
     await requeued;
     // Let the server cancel the dropped socket's ticket, so that b meets the new one.
-    while ((await (await fetch(`${server.url}/health`)).json()).queued["kuhn-poker/standard"] !== 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(
+      "the dropped ticket to be cancelled",
+      async () => (await (await fetch(`${server.url}/health`)).json()).queued["kuhn-poker/standard"] === 1,
+    );
     const [endsA, endsB] = await Promise.all([playing, b.play({ game: "kuhn-poker", policy: random })]);
     expect(endsA[0].match).toBe(endsB[0].match);
     expectZeroSum(endsA);

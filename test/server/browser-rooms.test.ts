@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MatchEndFrame, ServerFrame, TurnFrame } from "../../protocol/frames.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import { until } from "../support/until.ts";
 
 /** A browser-side client: records every message a room sends it. */
 function record(room: Room): ServerFrame[] {
@@ -11,20 +12,10 @@ function record(room: Room): ServerFrame[] {
   return frames;
 }
 
-async function until<T>(probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Answers every turn the room sends with `action` until the match ends; returns the end and how many it answered. */
 async function playOut(room: Room, frames: ServerFrame[], action: string) {
   let answered = 0;
-  const end = await until(() => {
+  const end = await until("the match to end", () => {
     const turn = frames.filter((f): f is TurnFrame => f.type === "turn")[answered];
     if (turn) {
       room.send("act", { seq: turn.seq, action });
@@ -49,7 +40,7 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
   it("a person and a gateway bot finish a Kuhn match; a spectator sees only the public view", async () => {
     const room = await client.create("kuhn-poker", { opponents: { "1": "open" }, name: "ada", config: { rounds: 3 } });
     const frames = record(room);
-    const created = await until(() => frames.find((f) => f.type === "created"));
+    const created = await until("created", () => frames.find((f) => f.type === "created"));
     if (created.type !== "created") throw new Error();
     expect(room.roomId).toBe(created.match);
 
@@ -69,9 +60,9 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     expect(botEnd.returns).toEqual(end.returns);
 
     spectator.send("act", { seq: 1, action: "bet" });
-    const refused = await until(() => watched.find((f) => f.type === "error"));
+    const refused = await until("the refusal", () => watched.find((f) => f.type === "error"));
     expect(refused).toMatchObject({ code: "spectator" });
-    await until(() => (spectator.state as { phase?: string }).phase === "ended" || undefined);
+    await until("the room to show the end", () => (spectator.state as { phase?: string }).phase === "ended");
     const state = spectator.state as { returns: number[]; seats: { name: string; kind: string }[] };
     expect([...state.returns]).toEqual(end.returns);
     expect(state.seats.map((s) => [s.name, s.kind])).toEqual([["ada", "human"], ["opponent", "bot"]]);
@@ -91,7 +82,7 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     const bot = await RawBot.connect(server.wsUrl, server.token("queuer"));
     bot.play(first);
     bot.send({ type: "queue", game: "ipd" });
-    const matched = await until(() => queued.find((f) => (f.type as string) === "matched")) as unknown as {
+    const matched = await until("matched", () => queued.find((f) => (f.type as string) === "matched")) as unknown as {
       match: string;
       ticket: string;
       seat: number;
@@ -99,17 +90,17 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     await queue.leave();
     const room = await client.joinOrCreate("ipd", { matchId: matched.match, ticket: matched.ticket });
     const frames = record(room);
-    const turn = await until(() => frames.find((f): f is TurnFrame => f.type === "turn"));
+    const turn = await until("a turn", () => frames.find((f): f is TurnFrame => f.type === "turn"));
     expect(turn.seat).toBe(matched.seat);
     room.send("act", { seq: turn.seq, action: "defect" });
-    await until(() => frames.find((f) => f.type === "ack"));
+    await until("the ack", () => frames.find((f) => f.type === "ack"));
 
     const token = room.reconnectionToken;
     (room as unknown as { connection: { close(): void } }).connection.close(); // the page goes away
     await new Promise((r) => setTimeout(r, 100));
     const again = await client.reconnect(token);
     const after = record(again);
-    const start = await until(() => after.find((f) => f.type === "match_start"));
+    const start = await until("match_start after the reconnect", () => after.find((f) => f.type === "match_start"));
     expect(start).toMatchObject({ match: matched.match, seat: matched.seat, resumed: true });
     const { end } = await playOut(again, after, "cooperate");
     expect(end.reason).toBe("completed");

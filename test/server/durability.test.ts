@@ -8,20 +8,13 @@ import type { AckFrame, TurnFrame } from "../../protocol/frames.ts";
 import { TokenStore } from "../../server/auth/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { startServerProcess } from "../support/server-process.ts";
+import { until } from "../support/until.ts";
 
 /** Cooperates on even decisions and defects on odd ones: deterministic, so a resent answer is the same. */
 const alternate = (turn: TurnFrame) => ({ type: turn.seq % 4 < 2 ? "cooperate" : "defect" });
 
 const acks = (bot: RawBot, match: string) =>
   bot.frames.filter((f): f is AckFrame => f.type === "ack" && f.match === match && !f.duplicate);
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Two bots with tokens of a data directory start an IPD match of `rounds` rounds against each other. */
 async function startMatch(wsUrl: string, tokens: readonly string[], rounds: number) {
@@ -43,7 +36,7 @@ describe("a server killed with SIGKILL mid-match", () => {
   it("loses no acknowledged action, restores the match, and its players finish it after a resume", async () => {
     const first = await startServerProcess(["--data-dir", dataDir]);
     const { host, guest, match } = await startMatch(first.wsUrl, tokens, 200);
-    await until(() => acks(host, match).length >= 30, "30 acknowledged decisions");
+    await until("30 acknowledged decisions", () => acks(host, match).length >= 30);
     first.child.kill("SIGKILL");
     expect(await first.exited).toBe("SIGKILL");
     const acknowledged = [...acks(host, match), ...acks(guest, match)];
@@ -86,7 +79,7 @@ describe("a server killed with SIGKILL mid-match", () => {
     // The hold is part of the match's recorded conduct: the restored match keeps the 1 s it began with.
     const first = await startServerProcess(["--data-dir", dataDir, "--hold", "1"]);
     const { host, guest, match } = await startMatch(first.wsUrl, tokens, 50);
-    await until(() => acks(guest, match).length >= 10, "10 acknowledged decisions");
+    await until("10 acknowledged decisions", () => acks(guest, match).length >= 10);
     first.child.kill("SIGKILL");
     await first.exited;
     host.close();
@@ -97,7 +90,7 @@ describe("a server killed with SIGKILL mid-match", () => {
       const res = await fetch(`${second.url}/matches/${match}`);
       return res.ok && (await res.json()).match.endedAt !== null;
     };
-    await until(ended, "the match to end by the timeout policy");
+    await until("the match to end by the timeout policy", ended);
     const { match: record, steps } = await (await fetch(`${second.url}/matches/${match}`)).json();
     expect(record).toMatchObject({ endReason: "aborted", statuses: ["DISCONNECTED", "DISCONNECTED"] });
     expect(record.steps).toBeLessThan(50);

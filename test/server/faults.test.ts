@@ -4,6 +4,7 @@ import { getGame } from "../../games/registry.ts";
 import type { ServerFrame, TurnFrame } from "../../protocol/frames.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import { until } from "../support/until.ts";
 
 /**
  * A fault in one match ends that match, nothing else; what the store cannot keep is refused at the door;
@@ -13,15 +14,12 @@ import { startTestServer, type TestServer } from "../support/server.ts";
 const first = (turn: TurnFrame) => (turn.legal[0].kind === "fixed" ? turn.legal[0].action : "");
 
 /** Waits for `match` to have ended in the store, and returns its record. */
-async function endedRecord(server: TestServer, match: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+function endedRecord(server: TestServer, match: string) {
+  return until(`match ${match} to be stored as ended`, async () => {
     await server.server.store.writer.drain();
     const record = await server.server.store.match(match);
-    if (record?.endedAt) return record;
-    if (Date.now() > deadline) throw new Error(`match ${match} did not end`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return record?.endedAt ? record : undefined;
+  });
 }
 
 describe("faults stay inside their match", () => {
@@ -95,14 +93,11 @@ describe("faults stay inside their match", () => {
     const room = await client.create("ipd", { opponents: { "1": "strategy:random" }, name: "ada" });
     const frames: ServerFrame[] = [];
     room.onMessage("*", (_type: unknown, message: unknown) => frames.push(message as ServerFrame));
-    const deadline = Date.now() + 30_000;
-    while (!frames.some((f) => f.type === "turn") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const seq = (frames.find((f) => f.type === "turn") as TurnFrame).seq;
+    const { seq } = await until("a turn", () => frames.find((f): f is TurnFrame => f.type === "turn"));
     room.send("act", { seq, action: "cooperate", meta: { x: "\u0000" } });
-    while (!frames.some((f) => f.type === "error") && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(frames.find((f) => f.type === "error")).toMatchObject({ code: "bad_frame" });
+    expect(await until("the refusal", () => frames.find((f) => f.type === "error"))).toMatchObject({
+      code: "bad_frame",
+    });
     await room.leave();
     bot.close();
   });

@@ -11,22 +11,7 @@ import { RawBot } from "../support/raw-bot.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { freshDatabase } from "../support/stores.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
-
-/**
- * PostgreSQL made unavailable under load, the ways it happens: refused (stopped, restarting) and stalled
- * (a network that carries nothing). Acks wait, new matches are refused with store_unavailable once the
- * bounded buffer is full, the server says what it waits for, play resumes by itself however long it
- * lasted, nothing acknowledged is lost, and a stop during an outage ends in bounded time, losing nothing
- * acknowledged. (It used to log four refused connects and then hold no connection for good.)
- */
-/** Checks `test` every 200 ms until it holds (a condition to wait for, not a fixed sleep). */
-async function eventually(test: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import { until } from "../support/until.ts";
 
 describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes away under load", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-outage-"));
@@ -92,7 +77,7 @@ describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes a
     expect(down.unwritten).toBeLessThan(200); // bounded: 60 and what was already on its way
     const frozen = acks();
     // The outage lasts until the server has said, more than once, what it waits for.
-    await eventually(() => /still waiting for the replay store \(\d+ s\)/.test(server!.stderr()), "a report", 30_000);
+    await until("a report", () => /still waiting for the replay store \(\d+ s\)/.test(server!.stderr()));
     expect(acks()).toBeLessThanOrEqual(frozen + bots.length * 4 * 2);
 
     await proxy.up();
@@ -104,7 +89,7 @@ describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes a
 
     // A network that carries nothing: no error, just silence. The server says so.
     proxy.stall();
-    await eventually(async () => /no answer from .* for \d+ s/.test((await health()).failure ?? ""), "a stall", 30_000);
+    await until("a stall", async () => /no answer from .* for \d+ s/.test((await health()).failure ?? ""));
     await proxy.up();
     await more(50, "play after the stall");
 

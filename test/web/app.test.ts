@@ -16,6 +16,7 @@ import {
   type WatchedPage,
 } from "../support/browser.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import { until } from "../support/until.ts";
 
 /**
  * The web app in a real browser (Debian chromium via playwright-core) against a real server: people play
@@ -69,20 +70,6 @@ async function openTab(of: WatchedPage, path: string): Promise<WatchedPage> {
   const tab = watch(await of.context.newPage(), of.context);
   await tab.page.goto(`${server.url}${path}`);
   return tab;
-}
-
-/** Polls the server side until `probe` answers (anything but undefined, null or false), for at most PAGE_WAIT_MS. */
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-) {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() - started > PAGE_WAIT_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** The match id of the table a page shows. */
@@ -139,7 +126,7 @@ function storedEnd(id: string): Promise<MatchRecord> {
   return until(`match ${id} to be stored as ended`, async () => {
     const record = await server.server.store.match(id);
     return record?.endedAt ? record : null;
-  });
+  }, PAGE_WAIT_MS);
 }
 
 async function storedReturns(id: string): Promise<readonly number[] | null> {
@@ -156,7 +143,7 @@ function seatIs(id: string, seat: number, what: string, test: (p: ParticipantVie
   return until(`seat ${seat} of ${id} to be ${what}`, () => {
     const participant = server.server.matches.get(id)?.participants()[seat];
     return participant !== undefined && test(participant);
-  });
+  }, PAGE_WAIT_MS);
 }
 
 const released = (p: ParticipantView) => p.status === "DISCONNECTED";
@@ -370,7 +357,11 @@ describe("web app", () => {
     const clocks = await page.locator(".seat-card .clock").allTextContents();
     const held = async () => Number(/for (\d+) s more/.exec((await banner.textContent()) ?? "")?.[1]);
     const heldAtFirst = await held();
-    await until("the seat's hold to count down two seconds", async () => (await held()) <= heldAtFirst - 2);
+    await until(
+      "the seat's hold to count down two seconds",
+      async () => (await held()) <= heldAtFirst - 2,
+      PAGE_WAIT_MS,
+    );
     expect(await page.locator(".seat-card .clock").allTextContents()).toEqual(clocks);
     await screenshot(page, "offline-phone");
     await noSidewaysScroll(page, "the offline table");
