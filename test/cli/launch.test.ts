@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import process from "node:process";
 import { ReplayStore } from "../../db/store.ts";
 import { games as registry } from "../../games/registry.ts";
+import { until } from "../support/until.ts";
 
 /** The README's entry points, as a person runs them: through Node, the launcher and a Deno task. */
 
@@ -31,40 +32,35 @@ function started(child: ReturnType<typeof spawn>) {
   return { child, exited, stderr: () => err };
 }
 
-/** Resolves with the server's URL once it says it serves. */
-async function serving(stderr: () => string): Promise<string> {
-  for (let i = 0; i < 1200; i++) {
+/** Resolves with the server's URL once it says it serves (the store opened). */
+function serving(stderr: () => string): Promise<string> {
+  return until("the server to start", () => {
     const url = /serving on (http:\/\/\S+)/.exec(stderr())?.[1];
-    if (url && stderr().includes("replay store:")) return url;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the server did not start:\n${stderr()}`);
+    return url && stderr().includes("replay store:") ? url : undefined;
+  }).catch((error) => {
+    throw new Error(`${error.message}; it said:\n${stderr()}`);
+  });
 }
 
-/** Resolves once nothing answers at `url` any more (bounded). */
-async function gone(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (!(await fetch(`${url}/health`).then((r) => r.body?.cancel(), () => "gone"))) {
-      await new Promise((r) => setTimeout(r, 50));
-    } else return;
-  }
-  throw new Error(`${url} still answers`);
+/** Resolves once nothing answers at `url` any more. */
+function gone(url: string): Promise<boolean> {
+  return until(`${url} to stop answering`, () => fetch(`${url}/health`).then((r) => void r.body?.cancel(), () => true));
 }
 
 /**
  * Resolves once the embedded store in `dataDir` opens again: the server closes its port first and the
- * store last, so a closed port alone does not mean the process has let go of the store (bounded).
+ * store last, so a closed port alone does not mean the process has let go of the store.
  */
-async function released(dataDir: string): Promise<void> {
-  for (let i = 0;; i++) {
+function released(dataDir: string): Promise<boolean> {
+  return until(`the store in ${dataDir} to be let go`, async () => {
     try {
       await (await ReplayStore.open({ dataDir })).close();
-      return;
+      return true;
     } catch (error) {
-      if (i >= 600 || !/is in use by/.test(String(error))) throw error;
-      await new Promise((r) => setTimeout(r, 50));
+      if (!/is in use by/.test(String(error))) throw error;
+      return false;
     }
-  }
+  });
 }
 
 describe("the launcher", () => {

@@ -10,6 +10,7 @@ import type { ServerFrame, TurnFrame } from "../../protocol/frames.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { startServerProcess } from "../support/server-process.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import { until } from "../support/until.ts";
 
 /**
  * Every resource a stranger can create is bounded and expires; seats belong to whoever was given them;
@@ -42,13 +43,11 @@ describe("limits a stranger meets", () => {
   });
   afterAll(() => server.close());
   /** Waits until the gateway counts at most `n` connections (the server forgets a closed one a moment later). */
-  const connectionsDown = async (n: number) => {
-    const deadline = Date.now() + 30_000;
-    while ((await (await fetch(`${server.url}/health`)).json()).botConnections > n) {
-      if (Date.now() > deadline) throw new Error("connections did not close");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const connectionsDown = (n: number) =>
+    until(
+      `at most ${n} bot connections`,
+      async () => (await (await fetch(`${server.url}/health`)).json()).botConnections <= n,
+    );
 
   it("closes a socket that never authenticates (4002), and refuses connections past the cap with 503", async () => {
     const idle = await RawBot.open(server.wsUrl);
