@@ -1,8 +1,8 @@
 /**
  * The browser path: people playing private matches in the Colyseus rooms, as the web app does it
  * (web/src/session.ts), with no browser: `@colyseus/sdk` under Deno in this process, against a
- * `ludus serve` process of its own (the embedded replay store, so every step is journaled before a page
- * sees it). Each of `--clients` simulated people (one SDK `Client` each) creates a private match of Kuhn
+ * `ludus serve` process of its own (the embedded replay store in a temporary directory, or PostgreSQL at
+ * `--database-url`, never $DATABASE_URL; every step is journaled before a page sees it). Each of `--clients` simulated people (one SDK `Client` each) creates a private match of Kuhn
  * poker or the IPD against the built-in `random` strategy (`client.create(game, {opponents: {"1":
  * "strategy:random"}, seat: 0})`), answers each `turn` at once with a uniformly random legal `act`, leaves
  * the room at `match_end` and creates the next match, for `--warmup` and then `--seconds` counted seconds.
@@ -24,7 +24,7 @@
  * percentile ÷ echo round-trip percentile, moves/s ÷ echo round trips/s, and server CPU per move ÷ echo
  * server CPU per round trip.
  *
- *   deno task bench:rooms [--seconds 4] [--warmup 1] [--clients 1,16]
+ *   deno task bench:rooms [--seconds 4] [--warmup 1] [--clients 1,16] [--database-url URL]
  * Prints one JSON object on stdout; progress goes to stderr.
  */
 import { Client, Room } from "@colyseus/sdk";
@@ -41,8 +41,10 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "4" },
     warmup: { type: "string", default: "1" },
     clients: { type: "string", default: "1,16" },
+    "database-url": { type: "string" },
   },
 });
+const DATABASE_URL = values["database-url"];
 
 function positiveFlag(name: string, value: string, whole: boolean): number {
   const n = Number(value);
@@ -254,6 +256,7 @@ async function bench() {
     dataDir,
     "--room-creates",
     100_000,
+    ...(DATABASE_URL ? ["--database-url", DATABASE_URL] : []),
   ]);
   const echoServer = await startServer("bench/selfplay/echo-server.ts", []);
   const echoes = [];
@@ -286,6 +289,7 @@ async function bench() {
     warmupSeconds: WARMUP,
     clients: CLIENTS,
     opponent: OPPONENT,
+    store: DATABASE_URL ? "postgres" : "pglite",
     deno: Deno.version.deno,
     cores: navigator.hardwareConcurrency,
     actFrameBytes: ACT_FRAME.length,
