@@ -252,7 +252,8 @@ export class GroupCommit {
 
   /**
    * Writes what is waiting (retrying as usual) for at most `timeoutMs`, then refuses further writes. Returns
-   * how many records could not be written in time: none of them was acknowledged to anyone.
+   * how many records were not known to be written in time (a batch in flight may still land): none of them
+   * was acknowledged to anyone.
    */
   async close(timeoutMs = Infinity): Promise<number> {
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -72,7 +72,7 @@ export interface StepRecordRow {
   readonly action: unknown;
   /**
    * The seat's input exactly as sent (text such as `"raise to 300"`) when it differs from `action`, the
-   * canonical JSON it was read as; null when it does not (or the policy moved): a resend is recognised by it.
+   * canonical JSON it was read as; null when it does not (or the move was defaulted): a resend is recognised by it.
    */
   readonly input?: unknown;
   readonly legal: boolean;
