@@ -1,5 +1,5 @@
 import type { Action, ActionSpace } from "../core/action.ts";
-import type { Game } from "../core/game.ts";
+import type { GameRules } from "../core/game.ts";
 import { Rng } from "../core/rng.ts";
 import { AnalysisError, type GameTree } from "./tree.ts";
 
@@ -50,7 +50,7 @@ export function policyFrom<S, A extends Action>(
  */
 export function strategyPolicy<S, A extends Action, C>(
   tree: GameTree<S, A>,
-  game: Game<S, A, C, unknown>,
+  game: Pick<GameRules<S, A, C, unknown>, "legal" | "observe">,
   strategy: DistributionSource<A>,
 ): TabularPolicy {
   const distribution = strategy.distribution;

@@ -1,35 +1,29 @@
 import type { Action } from "../core/action.ts";
-import type { Game } from "../core/game.ts";
+import type { GameRules } from "../core/game.ts";
 
 /**
- * Exact analysis of two-player zero-sum games with chance and hidden information (Kuhn, Leduc):
- * the whole game tree, walked once through the game's own rules and kept as flat arrays, so that
- * values, best responses and CFR run over typed arrays instead of game states.
+ * Exact analysis of two-player zero-sum games with chance and hidden information (Kuhn, Leduc, any game
+ * small enough): the whole game tree, walked once through the game's own rules — chance enumerated
+ * through `chance` and `resolve`, moves through `play` — and kept as flat arrays, so that values, best
+ * responses and CFR run over typed arrays instead of game states.
  */
 
-/**
- * What exact analysis needs beyond the game contract: chance as explicit outcomes to enumerate
- * rather than draw, and a key per information state. The game's `init` and `apply` resolve
- * chance through the same `resolve`, with the outcome drawn from the Rng, so the walk plays the
- * real rules.
- */
-export interface ExactGame<S, A extends Action, C> {
-  readonly game: Game<S, A, C, unknown>;
-  /** A fresh match before any chance event: what `init` builds before it draws. */
-  start(config: C): S;
-  /** The probabilities of the outcomes of the chance event pending now; empty when none is. */
-  chance(state: S): readonly number[];
-  /** Resolves the pending chance event with outcome `outcome`, an index into `chance(state)`. */
-  resolve(state: S, outcome: number): void;
-  /** Applies `seat`'s action as `apply` does, but leaves any chance event that follows pending. */
-  play(state: S, seat: number, action: A): void;
-  /** What `seat` knows now, with perfect recall: equal keys exactly when the seat cannot tell the states apart. */
-  infoState(state: S, seat: number): string;
-}
-
-// Callers that hold several games' enumerations narrow by game id, as with AnyGame.
-// deno-lint-ignore no-explicit-any
-export type AnyExactGame = ExactGame<any, Action, any>;
+/** What the walk reads of a game: any game's rules have all of it. */
+export type AnalysableGame<S, A extends Action, C> = Pick<
+  GameRules<S, A, C, unknown>,
+  | "id"
+  | "seatCount"
+  | "start"
+  | "chance"
+  | "resolve"
+  | "toAct"
+  | "legal"
+  | "play"
+  | "returns"
+  | "observe"
+  | "infoState"
+  | "clone"
+>;
 
 /** The states a seat cannot tell apart, with the actions it has there. */
 export interface InfoSet<S, A extends Action> {
@@ -73,7 +67,10 @@ export interface GameTree<S, A extends Action> {
 }
 
 export interface TreeOptions<S> {
-  /** Groups decision nodes into information sets by this key instead of `infoState` (an abstraction). */
+  /**
+   * Groups decision nodes into information sets by this key (an abstraction) instead of the game's
+   * `infoState`, or, for a game without one, its observation of the seat as JSON.
+   */
   readonly key?: (state: S, seat: number) => string;
   /** Refuse games with more nodes than this (default 1,000,000: about a second of walking). */
   readonly maxNodes?: number;
@@ -87,17 +84,19 @@ export class AnalysisError extends Error {
   }
 }
 
-/** Walks every history of `config`'s game through its rules and returns the tree. */
+/** Walks every history of `game` under `config` through its rules and returns the tree. */
 export function buildTree<S, A extends Action, C>(
-  exact: ExactGame<S, A, C>,
+  game: AnalysableGame<S, A, C>,
   config: C,
   options: TreeOptions<S> = {},
 ): GameTree<S, A> {
-  const { game } = exact;
   if (game.seatCount(config) !== 2) {
     throw new AnalysisError(`exact analysis handles two seats; ${game.id} has ${game.seatCount(config)} here`);
   }
-  const keyOf = options.key ?? exact.infoState;
+  const keyOf = options.key ?? game.infoState?.bind(game) ??
+    ((state: S, seat: number) => JSON.stringify(game.observe(state, seat)));
+  // One seat acts at each node; `play` reads its slot and keeps nothing.
+  const moves: (A | undefined)[] = [undefined, undefined];
   const maxNodes = options.maxNodes ?? 1_000_000;
   const kind: number[] = [0];
   const firstChild: number[] = [0];
@@ -131,18 +130,20 @@ export function buildTree<S, A extends Action, C>(
 
   const walk = (state: S, slot: number, depth: number): void => {
     if (depth > deepest) deepest = depth;
-    const odds = exact.chance(state);
-    if (odds.length > 0) {
+    const odds = game.chance(state);
+    const outcomes = odds.length;
+    if (outcomes > 0) {
       counts.chance++;
       kind[slot] = CHANCE;
-      const first = reserve(odds.length);
+      const first = reserve(outcomes);
       firstChild[slot] = first;
-      childCount[slot] = odds.length;
-      for (let k = 0; k < odds.length; k++) {
+      childCount[slot] = outcomes;
+      // Copied before the walk goes deeper: a game may hand out the same array at every chance node.
+      for (let k = 0; k < outcomes; k++) chanceProb[first + k] = odds[k];
+      for (let k = 0; k < outcomes; k++) {
         // The last child may take the state itself: nothing reads it afterwards.
-        const child = k === odds.length - 1 ? state : game.clone(state);
-        exact.resolve(child, k);
-        chanceProb[first + k] = odds[k];
+        const child = k === outcomes - 1 ? state : game.clone(state);
+        game.resolve(child, k);
         walk(child, first + k, depth + 1);
       }
       return;
@@ -165,7 +166,9 @@ export function buildTree<S, A extends Action, C>(
     const seat = toAct[0];
     const actions = game.legal(state, seat).map((form) => {
       if (form.kind !== "fixed") {
-        throw new AnalysisError(`exact analysis needs finite choices; ${game.id} offers a ${form.kind} action`);
+        throw new AnalysisError(
+          `exact analysis needs finite choices; ${game.id} offers an action of kind \`${form.kind}\``,
+        );
       }
       return form.action;
     });
@@ -190,12 +193,14 @@ export function buildTree<S, A extends Action, C>(
     childCount[slot] = actions.length;
     for (let j = 0; j < actions.length; j++) {
       const child = j === actions.length - 1 ? state : game.clone(state);
-      exact.play(child, seat, actions[j]);
+      moves[seat] = actions[j];
+      game.play(child, moves);
+      moves[seat] = undefined;
       walk(child, first + j, depth + 1);
     }
   };
 
-  walk(exact.start(config), 0, 0);
+  walk(game.start(config), 0, 0);
   const frozen = infosets.map((set) =>
     Object.freeze({ ...set, actions: Object.freeze(set.actions), nodes: Int32Array.from(set.nodes) })
   );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AnyGame } from "./game.ts";
+import { type AnyGame, NumericFaceError } from "./game.ts";
 import { grouped } from "./text.ts";
 
 /**
@@ -75,6 +75,53 @@ export function checkTalk(ctx: z.core.ParsePayload<TalkConfig>): void {
 }
 
 /** A config or variant that a game refuses, with every problem found. */
+/**
+ * A poker match's observations list every finished hand, so its stored observations grow with hands²: past
+ * `full` hands a match must bound the list with `history` (a long run between programs lists few or none).
+ */
+export function historyKey(full: number) {
+  return z.int().min(0).max(full).optional().describe(
+    `finished hands each observation lists, the newest (default: every hand; a match of more than ${full} hands ` +
+      "must set it)",
+  );
+}
+
+/** Refuses a match longer than `full` hands whose observations would list every hand. */
+export function checkHistory(
+  ctx: z.core.ParsePayload<{ history?: number | undefined }>,
+  key: string,
+  hands: number,
+  full: number,
+): void {
+  if (hands > full && ctx.value.history === undefined) {
+    ctx.issues.push({
+      code: "custom",
+      input: undefined,
+      path: ["history"],
+      message: `a match of more than ${full} ${key} must set \`history\` (at most ${full}): its observations cannot ` +
+        `list all ${grouped(hands)} hands`,
+    });
+  }
+}
+
+/**
+ * A perfect-recall tensor holds every finished hand: where a config's observations list fewer (`history`), the
+ * game has no numeric face for it.
+ */
+export function checkFullHistory(game: string, hands: number, history: number | undefined): void {
+  if (history !== undefined && history < hands - 1) {
+    throw new NumericFaceError(
+      game,
+      `its observations list only the last ${history} of ${hands} hands (\`history\`), and the ` +
+        "information-state tensor holds every finished hand",
+    );
+  }
+}
+
+/** The first finished hand an observation lists, under a config's `history` bound (hand indices from 0). */
+export const firstListedHand = (handsDone: number, history: number | undefined): number =>
+  history === undefined ? 0 : Math.max(0, handsDone - history);
+
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[], readonly gameId: string) {
     super(`invalid config for ${gameId}: ${problems.join("; ")}`);

@@ -12,8 +12,19 @@ import {
   type TextForm,
 } from "../core/action.ts";
 import { checkTalk, messageCharsKey } from "../core/config.ts";
-import type { Game, Viewer } from "../core/game.ts";
-import { allInstances, type Counts, type Instance, instanceProblem, ITEMS, TOTAL_VALUE, worthOf } from "./instances.ts";
+import { defineGame, type Game, type Viewer } from "../core/game.ts";
+import { idProblem, oneHot } from "../core/numeric.ts";
+import {
+  allInstances,
+  type Counts,
+  type Instance,
+  instanceProblem,
+  ITEM_TYPES,
+  ITEMS,
+  MAX_ITEMS,
+  TOTAL_VALUE,
+  worthOf,
+} from "./instances.ts";
 import { seatName } from "../core/text.ts";
 
 /**
@@ -90,6 +101,10 @@ export interface DondMessage {
 const NEGOTIATE = 0;
 const CHOOSE = 1;
 const OVER = 2;
+/** Chance is due: the instance is drawn. */
+const DEAL = 3;
+/** Chance is due: who opens the dialogue is drawn. */
+const OPENER = 4;
 
 interface Spaces {
   /** Alternating offers, before any offer: message or propose. */
@@ -107,10 +122,12 @@ interface Spaces {
 
 export interface DondState {
   readonly config: DondConfig;
+  /** All zero until the instance is dealt. */
   readonly pool: Int8Array;
   /** Per-unit values by seat and item: values[3 * seat + item]. */
   readonly values: Int8Array;
-  readonly spaces: Spaces;
+  /** The pool's action spaces, once dealt. */
+  spaces: Spaces;
   phase: number;
   /** The seat to act while negotiating. */
   actor: number;
@@ -171,6 +188,38 @@ const BOTH = Object.freeze([0, 1]);
 const SEAT = [Object.freeze([0]), Object.freeze([1])];
 const NOBODY: readonly number[] = Object.freeze([]);
 const NO_REWARD = Object.freeze([0, 0]);
+const NO_CHANCE: readonly number[] = Object.freeze([]);
+const COIN: readonly number[] = Object.freeze([0.5, 0.5]);
+/** Nothing is legal before the deal. */
+const UNDEALT: Spaces = Object.freeze({
+  open: NOTHING,
+  openAnswer: NOTHING,
+  propose: NOTHING,
+  answer: NOTHING,
+  talk: NOTHING,
+  choose: NOTHING,
+});
+let instanceOdds: readonly number[] | undefined;
+
+/** Every instance equally likely, as the deal draws them. */
+function dealOdds(): readonly number[] {
+  const count = allInstances().length;
+  instanceOdds ??= Object.freeze(new Array<number>(count).fill(1 / count));
+  return instanceOdds;
+}
+
+/** Lays out `instance` on the table: its pool, values and action spaces. */
+function deal(state: DondState, instance: Instance): void {
+  state.pool.set(instance.pool);
+  state.values.set(instance.values[0]);
+  state.values.set(instance.values[1], ITEM_TYPES);
+  state.spaces = spacesFor(state.config, instance.pool);
+}
+
+/** What follows the deal: the draw of who opens in the dialogue protocol, else player 0's first offer. */
+function afterDeal(config: DondConfig): number {
+  return config.protocol === "dialogue" ? OPENER : NEGOTIATE;
+}
 
 // A config has at most 31 pools, and each pool's spaces never change: built once, shared by every match.
 // Instances share their pool tuples, so the tuple itself is the key.
@@ -315,7 +364,136 @@ function howToSplit(obs: DondObservation, type: string): string {
   return `${type} ${amounts(example)} (or JSON {"type":"${type}","take":[${example.join(",")}]})`;
 }
 
-export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservation> = {
+/** Every split of at most MAX_ITEMS items, as what its maker keeps, in OpenSpiel bargaining's order (books fastest). */
+const SPLITS: readonly (readonly number[])[] = (() => {
+  const splits: (readonly number[])[] = [];
+  for (let balls = 0; balls <= MAX_ITEMS; balls++) {
+    for (let hats = 0; balls + hats <= MAX_ITEMS; hats++) {
+      for (let books = 0; books + hats + balls <= MAX_ITEMS; books++) splits.push(Object.freeze([books, hats, balls]));
+    }
+  }
+  return Object.freeze(splits);
+})();
+/** Units of one item a split or pool may hold, 0 to MAX_ITEMS: the width of its thermometer code. */
+const COUNT_WIDTH = MAX_ITEMS + 1;
+/** A split's id by books + 8·hats + 64·balls; −1 where there is none. */
+const SPLIT_IDS = (() => {
+  const ids = new Int16Array(COUNT_WIDTH ** ITEM_TYPES).fill(-1);
+  SPLITS.forEach(([books, hats, balls], id) => ids[books + COUNT_WIDTH * (hats + COUNT_WIDTH * balls)] = id);
+  return ids;
+})();
+const SPLIT_COUNT = SPLITS.length;
+// The ids after the splits: agree in alternating offers (OpenSpiel's AgreeAction); pass, select and
+// no_agreement in the dialogue.
+const AGREE_ID = SPLIT_COUNT;
+const PASS_ID = SPLIT_COUNT;
+const SELECT_ID = SPLIT_COUNT + 1;
+const NO_AGREEMENT_ID = SPLIT_COUNT + 2;
+/** The dialogue's no-talk move: an empty message. */
+const PASS: DondAction = Object.freeze({ type: "message", text: "" });
+
+/** A protocol's actions by id, and actionOf's mask, reused (it never outlives the call). */
+interface NumericIds {
+  readonly actions: readonly DondAction[];
+  readonly scratch: Uint8Array;
+}
+
+function numericIds(actions: DondAction[]): NumericIds {
+  return { actions: Object.freeze(actions), scratch: new Uint8Array(actions.length) };
+}
+
+const IDS: Readonly<Record<Protocol, NumericIds>> = {
+  "alternating-offers": numericIds([...SPLITS.map((take) => Object.freeze({ type: "propose", take })), AGREE]),
+  dialogue: numericIds([...SPLITS.map((take) => Object.freeze({ type: "choice", take })), PASS, SELECT, NO_AGREEMENT]),
+};
+
+// The splits a pool allows, by books + 8·hats + 64·balls, built on first use: at most 31 pools.
+const splitMasks: (Uint8Array | undefined)[] = [];
+
+function splitMask(pool: Int8Array): Uint8Array {
+  const key = pool[0] + COUNT_WIDTH * (pool[1] + COUNT_WIDTH * pool[2]);
+  let mask = splitMasks[key];
+  if (mask === undefined) {
+    mask = Uint8Array.from(SPLITS, (take) => Number(take.every((n, i) => n <= pool[i])));
+    splitMasks[key] = mask;
+  }
+  return mask;
+}
+
+/** The id of keeping `take`, or −1 when it is no split of at most MAX_ITEMS. */
+function splitId(take: readonly number[]): number {
+  let key = 0;
+  for (let i = ITEM_TYPES - 1; i >= 0; i--) {
+    if (!(take[i] >= 0 && take[i] <= MAX_ITEMS)) return -1;
+    key = key * COUNT_WIDTH + take[i];
+  }
+  return SPLIT_IDS[key];
+}
+
+const VALUE_WIDTH = TOTAL_VALUE + 1;
+const SPLIT_WIDTH = ITEM_TYPES * COUNT_WIDTH;
+const VALUES_WIDTH = ITEM_TYPES * VALUE_WIDTH;
+const PHASES: readonly DondObservation["phase"][] = Object.freeze(["negotiate", "choose", "over"]);
+const MESSAGE_FEATURES = 3;
+
+const shapes = new WeakMap<DondConfig, readonly number[]>();
+
+function tensorShape(config: DondConfig): readonly number[] {
+  let shape = shapes.get(config);
+  if (shape === undefined) {
+    const turns = config.maxTurns;
+    const head = 1 + (turns + 1) + SPLIT_WIDTH + VALUES_WIDTH;
+    const size = config.protocol === "dialogue"
+      ? head + 2 + VALUES_WIDTH + PHASES.length + 2 + turns * MESSAGE_FEATURES + 2 + 2 * (SPLIT_WIDTH + 1)
+      : head + turns * SPLIT_WIDTH + 2 + VALUES_WIDTH + turns;
+    shape = Object.freeze([size]);
+    shapes.set(config, shape);
+  }
+  return shape;
+}
+
+/**
+ * Writes one thermometer code per item from `at` (OpenSpiel's: ones at 0…n for a count n, `width` wide),
+ * nothing for null, and returns where the next block starts.
+ */
+function thermometers(out: Float32Array, at: number, width: number, counts: readonly number[] | null): number {
+  if (counts !== null) {
+    for (let i = 0; i < ITEM_TYPES; i++) {
+      for (let j = 0; j <= counts[i] && j < width; j++) out[at + i * width + j] = 1;
+    }
+  }
+  return at + ITEM_TYPES * width;
+}
+
+/**
+ * The numeric face. Splits are OpenSpiel bargaining's 120 offers: every (books, hats, balls) kept with at
+ * most MAX_ITEMS (7) in all, books counting fastest, id 0 keeping nothing; a split is legal when it fits
+ * the pool. Messages are not part of it. Ids by protocol:
+ *
+ * - alternating-offers, 121 ids as OpenSpiel's bargaining: 0–119 propose that split, 120 agree (once an
+ *   offer is on the table). The optional message before an offer is left out.
+ * - dialogue, 123 ids: 0–119 state that split as the seat's take (after the talk), 120 pass (the empty
+ *   message, the no-talk move), 121 select, 122 no_agreement.
+ *
+ * Messages with text have no id. The information-state tensor, one dimension, from the seat's observation,
+ * codes counts as OpenSpiel does, by thermometer (ones at 0…n for a count n); in alternating offers it
+ * begins exactly as OpenSpiel bargaining's InformationStateTensor (whose count of offers is written one
+ * place early, over the deal flag, a slip not copied here). Values are the viewer's first; a public
+ * observation has none. The blocks:
+ *
+ * - 1: a deal was made.
+ * - maxTurns + 1: offers made (alternating offers) or messages sent (dialogue) so far, one-hot.
+ * - 3 × 8: the pool, per item.
+ * - 3 × 11: the viewer's values per item.
+ * - alternating-offers only, maxTurns × 3 × 8: each offer made, what its maker keeps (offer k by seat k mod 2).
+ * - 2: the viewer's seat, one-hot.
+ * - 3 × 11: the other's values per item, once shown at the end (else 0).
+ * - alternating-offers, maxTurns: a message was sent in turn k + 1. In all 94 + 26·maxTurns.
+ * - dialogue: 3, the phase one-hot (negotiate, choose, over); 2, the seats to act; maxTurns × 3, message
+ *   k's sender one-hot and whether it had text; 2, who selected, one-hot; 2 × (3 × 8 + 1), each seat's
+ *   stated take at the end, or 1 in its last entry for no agreement. In all 151 + 4·maxTurns.
+ */
+export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservation> = defineGame({
   id: "deal-or-no-deal",
   version: 1,
   title: "Deal or No Deal",
@@ -380,16 +558,14 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
       `cannot be accepted.${discount}`;
   },
 
-  init(config, rng) {
-    const instance = config.instance === null ? rng.pick(allInstances()) : config.instance as Instance;
-    const pool = instance.pool;
-    return {
+  start(config) {
+    const state: DondState = {
       config,
-      pool: Int8Array.from(pool),
-      values: Int8Array.of(...instance.values[0], ...instance.values[1]),
-      spaces: spacesFor(config, pool),
-      phase: NEGOTIATE,
-      actor: config.protocol === "dialogue" ? rng.int(2) : 0,
+      pool: new Int8Array(ITEM_TYPES),
+      values: new Int8Array(2 * ITEM_TYPES),
+      spaces: UNDEALT,
+      phase: config.instance === null ? DEAL : afterDeal(config),
+      actor: 0,
       turns: 0,
       spoke: false,
       bids: 0,
@@ -400,25 +576,47 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
       payoffs: [0, 0],
       chat: [],
     };
+    if (config.instance !== null) deal(state, config.instance as Instance);
+    return state;
   },
 
+  chance(state) {
+    if (state.phase === DEAL) return dealOdds();
+    return state.phase === OPENER ? COIN : NO_CHANCE;
+  },
+
+  resolve(state, outcome) {
+    if (state.phase === DEAL) {
+      deal(state, allInstances()[outcome]);
+      state.phase = afterDeal(state.config);
+    } else if (state.phase === OPENER) {
+      state.actor = outcome;
+      state.phase = NEGOTIATE;
+    } else {
+      throw new RangeError("no chance event is due in this deal-or-no-deal match");
+    }
+  },
+
+  // Both draws were always one rng.int over the outcomes (the deal as rng.pick of the instance list).
+  sample: (state, rng) => rng.int(dealOrNoDeal.chance(state).length),
+
   toAct(state) {
-    if (state.phase === OVER) return NOBODY;
-    return state.phase === CHOOSE ? BOTH : SEAT[state.actor];
+    if (state.phase === NEGOTIATE) return SEAT[state.actor];
+    return state.phase === CHOOSE ? BOTH : NOBODY;
   },
 
   legal(state, seat) {
-    if (state.phase === OVER || (seat !== 0 && seat !== 1)) return NOTHING;
+    if (seat !== 0 && seat !== 1) return NOTHING;
     const spaces = state.spaces;
     if (state.phase === CHOOSE) return spaces.choose;
-    if (seat !== state.actor) return NOTHING;
+    if (state.phase !== NEGOTIATE || seat !== state.actor) return NOTHING;
     if (dialogue(state)) return spaces.talk;
     const offered = state.turns > 0;
     if (state.spoke) return offered ? spaces.answer : spaces.propose;
     return offered ? spaces.openAnswer : spaces.open;
   },
 
-  apply(state, moves) {
+  play(state, moves) {
     if (state.phase === CHOOSE) return settle(state, moves[0]!, moves[1]!);
     const seat = state.actor;
     const action = moves[seat]!;
@@ -605,7 +803,92 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
       chat: state.chat.map((m) => ({ ...m })),
     };
   },
-};
+
+  actionCount: (config) => IDS[config.protocol].actions.length,
+
+  actionId(action, state) {
+    switch (action.type) {
+      case "propose":
+      case "choice":
+        return splitId(action.take);
+      case "agree":
+        return AGREE_ID;
+      case "message":
+        return dialogue(state) && action.text === "" ? PASS_ID : -1;
+      case "select":
+        return SELECT_ID;
+      case "no_agreement":
+        return NO_AGREEMENT_ID;
+    }
+  },
+
+  actionOf(id, state, seat) {
+    const ids = IDS[state.config.protocol];
+    dealOrNoDeal.legalMask(state, seat, ids.scratch);
+    return idProblem(id, ids.scratch) ?? ids.actions[id];
+  },
+
+  legalMask(state, seat, out) {
+    out.fill(0);
+    if (state.phase === CHOOSE && (seat === 0 || seat === 1)) {
+      out.set(splitMask(state.pool));
+      out[NO_AGREEMENT_ID] = 1;
+    } else if (state.phase === NEGOTIATE && seat === state.actor) {
+      if (dialogue(state)) {
+        out[PASS_ID] = 1;
+        out[SELECT_ID] = 1;
+      } else {
+        out.set(splitMask(state.pool));
+        if (state.turns > 0) out[AGREE_ID] = 1;
+      }
+    }
+  },
+
+  observationShape: tensorShape,
+
+  encode(obs, out) {
+    out.fill(0);
+    const turns = obs.maxTurns;
+    const talk = obs.protocol === "dialogue";
+    const me: number = obs.seat === "public" ? -1 : obs.seat;
+    const own = me < 0 ? null : obs.values[me] ?? null;
+    const other = me < 0 ? null : obs.values[1 - me] ?? null;
+    let at = 0;
+    if (obs.agreement === true) out[at] = 1;
+    at += 1;
+    oneHot(out, at, turns + 1, talk ? obs.chat.length : obs.offers.length);
+    at += turns + 1;
+    at = thermometers(out, at, COUNT_WIDTH, obs.pool);
+    at = thermometers(out, at, VALUE_WIDTH, own);
+    if (!talk) {
+      for (let k = 0; k < turns; k++) at = thermometers(out, at, COUNT_WIDTH, obs.offers[k]?.keep ?? null);
+    }
+    oneHot(out, at, 2, me);
+    at += 2;
+    at = thermometers(out, at, VALUE_WIDTH, other);
+    if (!talk) {
+      for (const message of obs.chat) oneHot(out, at, turns, message.turn - 1);
+      return;
+    }
+    oneHot(out, at, PHASES.length, PHASES.indexOf(obs.phase));
+    at += PHASES.length;
+    for (const seat of obs.toAct) oneHot(out, at, 2, seat);
+    at += 2;
+    for (let k = 0; k < obs.chat.length && k < turns; k++) {
+      oneHot(out, at + k * MESSAGE_FEATURES, 2, obs.chat[k].seat);
+      if (obs.chat[k].text) out[at + k * MESSAGE_FEATURES + 2] = 1;
+    }
+    at += turns * MESSAGE_FEATURES;
+    oneHot(out, at, 2, obs.selectedBy ?? -1);
+    at += 2;
+    for (let seat = 0; seat < 2 && obs.choices !== null; seat++) {
+      const take = obs.choices[seat];
+      if (take === null) out[at + SPLIT_WIDTH] = 1;
+      else thermometers(out, at, COUNT_WIDTH, take);
+      at += SPLIT_WIDTH + 1;
+    }
+  },
+});
 
 /** Ends a dialogue: a deal iff both stated takes add up to the pool, item by item. */
 function settle(state: DondState, a0: DondAction, a1: DondAction): readonly number[] {

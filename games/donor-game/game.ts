@@ -8,9 +8,20 @@ import {
   parseJsonAction,
   readAmount,
 } from "../core/action.ts";
-import type { Game, Viewer } from "../core/game.ts";
+import { defineGame, type Game, type Viewer } from "../core/game.ts";
+import { idProblem, oneHot } from "../core/numeric.ts";
 import { buildSchedule, identitySchedule, type Schedule } from "./schedule.ts";
-import { DONATE, PUNISH, REFUSE, startTrace, traceEntries, type TraceEntry, TraceNode, units } from "./trace.ts";
+import {
+  DONATE,
+  PUNISH,
+  REFUSE,
+  startTrace,
+  TRACE_KINDS,
+  traceEntries,
+  type TraceEntry,
+  TraceNode,
+  units,
+} from "./trace.ts";
 
 /**
  * The Donor Game with cultural evolution (Vallinder & Hughes 2024): a population of agents, paired
@@ -82,8 +93,18 @@ export type DonorAction =
 export interface DonorState {
   readonly config: DonorConfig;
   readonly names: readonly string[];
-  /** Immutable; shared between clones (and between unshuffled matches). */
-  readonly schedule: Schedule;
+  /** The seats in seating order, group A first: seat k at k until the shuffle draws them. */
+  readonly order: number[];
+  /**
+   * The shuffle's next chance event (Fisher–Yates from the end): order[shuffling] swaps with a uniform
+   * position in [0, shuffling]; 0 once the seating is drawn, or from the start when it is not shuffled.
+   */
+  shuffling: number;
+  /**
+   * Immutable; shared between clones (and between unshuffled matches). The unshuffled schedule until the
+   * seating is drawn, so a state waiting on chance still reads as a match, with nobody to act.
+   */
+  schedule: Schedule;
   /** 0-based game being played; config.games once the match is over. */
   game: number;
   /** 0-based round within the game. */
@@ -138,6 +159,13 @@ const REFUSE_ACTION = Object.freeze({ type: "refuse" as const });
 const REFUSE_FORM = Object.freeze({ kind: "fixed" as const, action: REFUSE_ACTION });
 const NOTHING: ActionSpace<DonorAction> = Object.freeze([]);
 const NOBODY: readonly number[] = Object.freeze([]);
+const NO_CHANCE: readonly number[] = Object.freeze([]);
+/** uniform[n]: n equally likely outcomes, built once per n. */
+const uniform: (readonly number[])[] = [];
+
+function uniformOdds(n: number): readonly number[] {
+  return uniform[n] ??= Object.freeze(new Array<number>(n).fill(1 / n));
+}
 
 function amountForm(type: "donate" | "punish", max: number): AmountForm {
   return { kind: "amount", type, min: 0, max, integer: false };
@@ -156,6 +184,11 @@ function namesFor(config: DonorConfig): readonly string[] {
 
 function isOver(state: DonorState): boolean {
   return state.game >= state.config.games;
+}
+
+/** Whether seats act now: the seating is drawn and the match is not over. */
+function isPlaying(state: DonorState): boolean {
+  return state.shuffling === 0 && !isOver(state);
 }
 
 /** Whether `seat` gives in the current round (game 2 reverses game 1's roles). */
@@ -222,7 +255,62 @@ function answerHint(mechanism: Mechanism): string {
   }
 }
 
-export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservation> = {
+/**
+ * The numeric face. Action ids give a fraction of the donor's resources now, k/10 for k = 0..10:
+ * - 0..10: donate k/10 of one's resources;
+ * - costly-punishment, 11..21: punish, spending (id − 11)/10 of one's resources;
+ * - partner-choice, 11: refuse.
+ * So actionCount is 11 (standard), 22 (costly-punishment) or 12 (partner-choice). An amount off this grid
+ * has no id (-1). Where fractions give the same amount (a donor with nothing gives 0 whatever the fraction),
+ * only the smallest such id is legal.
+ *
+ * Information-state tensor, shape [8 + 2·games + 8·traceDepth], of what the seat's observation shows (it
+ * holds no record of the seat's own past moves, so neither does the tensor). Resources and amounts are in
+ * endowments, saturating at the largest float32:
+ * - [0, 3): the role this round, one-hot: donor, recipient, over (zeros for the public);
+ * - [3, 3 + games): the game being played, one-hot;
+ * - 3 + games: (round − 1) / rounds within that game;
+ * - then own resources, the partner's resources (0 once over);
+ * - then own resources at the end of each finished game, one per game (0 until it is finished);
+ * - then cooperationGain and punishmentLoss as configured;
+ * - then traceDepth entries of the recipient's trace, newest first (a donor's only; zeros otherwise, and
+ *   past the trace's end), 8 each: its kind one-hot (start, donate, punish, refuse), the share of its donor's
+ *   resources given or spent (percent / 100), the amount, 1 when its recipient is the viewing seat, and
+ *   when it happened: ((game − 1)·rounds + round) / (games·rounds), 0 for a start entry.
+ * The public view fills only the progress and config entries.
+ */
+const STEPS = 10;
+/** The first id after the donations: punish 0 in costly punishment, refuse in partner choice. */
+const SECOND_FORM = STEPS + 1;
+const ROLES: readonly DonorRole[] = ["donor", "recipient", "over"];
+const TRACE_ENTRY_WIDTH = 8;
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/** `x` in endowments, kept finite in a float32. */
+function inEndowments(x: number, endowment: number): number {
+  return Math.min(x / endowment, FLOAT32_MAX);
+}
+
+/**
+ * k/10 of `resources`: k·resources/10 (so 3/10 of 10 is 3, where 0.3·10 is not), and all of them for k = 10,
+ * which the rounding of k·resources/10 could miss.
+ */
+function gridAmount(k: number, resources: number): number {
+  return k === STEPS ? resources : (k * resources) / STEPS;
+}
+
+/** The id on the fraction grid for `amount` given out of `resources` (the smallest where several fit), or -1. */
+function fractionId(amount: number, resources: number): number {
+  for (let k = 0; k <= STEPS; k++) if (gridAmount(k, resources) === amount) return k;
+  return -1;
+}
+
+export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservation> = defineGame<
+  DonorState,
+  DonorAction,
+  DonorConfig,
+  DonorObservation
+>({
   id: "donor-game",
   version: 2,
   title: "Donor game",
@@ -275,19 +363,14 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
       "Your score is the sum of your resources at the end of each game.";
   },
 
-  init(config, rng) {
+  start(config) {
     const n = config.agents;
-    let schedule: Schedule;
-    if (config.shuffle) {
-      const order = Array.from({ length: n }, (_, k) => k);
-      schedule = buildSchedule(rng.shuffle(order));
-    } else {
-      schedule = identitySchedule(n);
-    }
     return {
       config,
       names: namesFor(config),
-      schedule,
+      order: Array.from({ length: n }, (_, k) => k),
+      shuffling: config.shuffle ? n - 1 : 0,
+      schedule: identitySchedule(n),
       game: 0,
       round: 0,
       resources: new Float64Array(n).fill(config.endowment),
@@ -296,14 +379,26 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
     };
   },
 
+  chance: (state) => (state.shuffling > 0 ? uniformOdds(state.shuffling + 1) : NO_CHANCE),
+
+  resolve(state, outcome) {
+    const i = state.shuffling;
+    if (i === 0) throw new RangeError("no chance event is due: the seating is drawn");
+    const { order } = state;
+    const swapped = order[i];
+    order[i] = order[outcome];
+    order[outcome] = swapped;
+    if (--state.shuffling === 0) state.schedule = buildSchedule(order);
+  },
+
   toAct(state) {
-    if (isOver(state)) return NOBODY;
+    if (!isPlaying(state)) return NOBODY;
     const s = state.schedule;
     return state.game === 0 ? s.donors[state.round] : s.recipients[state.round];
   },
 
   legal(state, seat) {
-    if (isOver(state) || !isDonor(state, seat)) return NOTHING;
+    if (!isPlaying(state) || !isDonor(state, seat)) return NOTHING;
     const max = state.resources[seat];
     switch (state.config.mechanism) {
       case "standard":
@@ -315,7 +410,7 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
     }
   },
 
-  apply(state, moves) {
+  play(state, moves) {
     if (isOver(state)) throw new RangeError("the match is over");
     const { config, schedule, resources, traces } = state;
     const n = config.agents;
@@ -523,6 +618,8 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
     return {
       config: state.config,
       names: state.names,
+      order: state.order.slice(),
+      shuffling: state.shuffling,
       schedule: state.schedule,
       game: state.game,
       round: state.round,
@@ -531,4 +628,73 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
       traces: state.traces.slice(),
     };
   },
-};
+
+  actionCount(config) {
+    switch (config.mechanism) {
+      case "standard":
+        return SECOND_FORM;
+      case "costly-punishment":
+        return 2 * SECOND_FORM;
+      case "partner-choice":
+        return SECOND_FORM + 1;
+    }
+  },
+
+  actionId(action, state, seat) {
+    if (action.type === "refuse") return state.config.mechanism === "partner-choice" ? SECOND_FORM : -1;
+    const k = fractionId(action.amount, state.resources[seat]);
+    return k < 0 || action.type === "donate" ? k : SECOND_FORM + k;
+  },
+
+  actionOf(id, state, seat) {
+    const mask = new Uint8Array(donorGame.actionCount(state.config));
+    donorGame.legalMask(state, seat, mask);
+    const problem = idProblem(id, mask);
+    if (problem) return problem;
+    if (id < SECOND_FORM) return { type: "donate", amount: gridAmount(id, state.resources[seat]) };
+    if (state.config.mechanism === "partner-choice") return REFUSE_ACTION;
+    return { type: "punish", amount: gridAmount(id - SECOND_FORM, state.resources[seat]) };
+  },
+
+  legalMask(state, seat, out) {
+    out.fill(0);
+    if (!isPlaying(state) || !isDonor(state, seat)) return;
+    const { mechanism } = state.config;
+    const resources = state.resources[seat];
+    for (let k = 0; k <= STEPS; k++) {
+      if (k > 0 && gridAmount(k, resources) === gridAmount(k - 1, resources)) continue;
+      out[k] = 1;
+      if (mechanism === "costly-punishment") out[SECOND_FORM + k] = 1;
+    }
+    if (mechanism === "partner-choice") out[SECOND_FORM] = 1;
+  },
+
+  observationShape: (config) => [8 + 2 * config.games + TRACE_ENTRY_WIDTH * config.traceDepth],
+
+  encode(obs, out) {
+    out.fill(0);
+    const { games, rounds, endowment } = obs;
+    oneHot(out, 3, games, obs.gameNumber - 1);
+    out[3 + games] = (obs.round - 1) / rounds;
+    const results = 6 + games;
+    out[results + games] = obs.cooperationGain;
+    out[results + games + 1] = obs.punishmentLoss;
+    const you = obs.you;
+    if (you === null) return;
+    oneHot(out, 0, 3, ROLES.indexOf(you.role));
+    out[4 + games] = inEndowments(you.resources, endowment);
+    out[5 + games] = you.partner === null ? 0 : inEndowments(you.partner.resources, endowment);
+    for (let g = 0; g < you.results.length; g++) out[results + g] = inEndowments(you.results[g], endowment);
+    const trace = you.recipientTrace;
+    const matchRounds = games * rounds;
+    for (let e = 0; e < trace.length; e++) {
+      const entry = trace[e];
+      const at = results + games + 2 + TRACE_ENTRY_WIDTH * e;
+      oneHot(out, at, 4, TRACE_KINDS.indexOf(entry.kind));
+      out[at + 4] = entry.percent / 100;
+      out[at + 5] = inEndowments(entry.amount, endowment);
+      out[at + 6] = entry.recipient === you.name ? 1 : 0;
+      out[at + 7] = entry.kind === "start" ? 0 : ((entry.game - 1) * rounds + entry.round) / matchRounds;
+    }
+  },
+});

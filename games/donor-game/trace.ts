@@ -53,7 +53,8 @@ export interface TraceEntry {
   readonly sentence: string;
 }
 
-const KINDS = ["start", "donate", "punish", "refuse"] as const;
+/** Trace entry kinds as observations name them, indexed by node kind. */
+export const TRACE_KINDS = ["start", "donate", "punish", "refuse"] as const;
 
 /**
  * Quantities in text: at most six decimals, rounded down so a stated holding is never more than the
@@ -74,7 +75,7 @@ export function traceEntries(
   for (let at: TraceNode | null = node; at !== null && entries.length < depth; at = at.prev) {
     const percent = at.before > 0 ? (at.amount / at.before) * 100 : 0;
     entries.push({
-      kind: KINDS[at.kind],
+      kind: TRACE_KINDS[at.kind],
       game: at.kind === START ? 0 : at.game + 1,
       round: at.kind === START ? 0 : at.round + 1,
       donor: names[at.actor],

@@ -33,7 +33,7 @@ export function cardText(card: number): string {
 /** Cards written back to back, as ACPC does: `AhKd`. */
 export function cardsText(cards: ArrayLike<number>, start = 0, end = cards.length): string {
   let text = "";
-  for (let i = start; i < end; i++) text += CARD_TEXT[cards[i]];
+  for (let i = start; i < end && i < cards.length; i++) text += CARD_TEXT[cards[i]];
   return text;
 }
 

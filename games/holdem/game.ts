@@ -3,12 +3,14 @@ import {
   ActionError,
   type ActionForm,
   type ActionSpace,
+  type AmountForm,
   describeSpace,
+  type FixedForm,
   parseInput,
   parseJsonAction,
 } from "../core/action.ts";
-import type { Game, Viewer } from "../core/game.ts";
-import type { Rng } from "../core/rng.ts";
+import { defineGame, type Viewer } from "../core/game.ts";
+import { idProblem } from "../core/numeric.ts";
 import {
   act,
   type Betting,
@@ -21,6 +23,7 @@ import {
   isShowdown,
   MAX_ACTIONS,
   maxRaiseTo,
+  mayFold,
   minRaiseTo,
   newBetting,
   RAISE,
@@ -48,6 +51,17 @@ import {
   parseReply,
   renderMatchState,
 } from "./matchstate.ts";
+import {
+  actionCountOf,
+  ALL_IN_ID,
+  CHECK_CALL_ID,
+  encodeObservation,
+  FOLD_ID,
+  gridRaiseId,
+  gridRaiseTo,
+  RAISE_ID,
+  tensorShape,
+} from "./numeric.ts";
 import { seatName, signed } from "../core/text.ts";
 
 /**
@@ -117,6 +131,8 @@ export interface HoldemState {
   readonly betting: Betting;
   /** This hand's cards: each position's hole cards (position 0 first), then the whole board. */
   readonly cards: Uint8Array;
+  /** How many of `cards` are dealt: each hand opens with one chance event per card, until all are. */
+  dealt: number;
   /** The deck, reshuffled in part for every deal. */
   readonly deck: Uint8Array;
   readonly totals: [number, number];
@@ -218,6 +234,7 @@ const NOTHING: ActionSpace<HoldemAction> = Object.freeze([]);
 const SEAT = [Object.freeze([0]), Object.freeze([1])];
 const NOBODY: readonly number[] = Object.freeze([]);
 const NO_REWARD = Object.freeze([0, 0]);
+const NO_ODDS: readonly number[] = Object.freeze([]);
 const ACTION_NAMES = ["fold", "call", "raise", "check"] as const;
 
 // A config's game definition never changes, so each config reads it once.
@@ -253,18 +270,37 @@ function roundName(boardCards: readonly number[], round: number): string {
   return boardCards.join(" ") === "0 3 1 1" ? ["preflop", "flop", "turn", "river"][round] : `round ${round + 1}`;
 }
 
-function startHand(state: HoldemState, rng: Rng): void {
-  const { def, deck, cards } = state;
-  startBetting(state.betting, def);
-  // A partial Fisher–Yates shuffle: just the cards the hand can use.
-  for (let i = 0; i < cards.length; i++) {
-    const j = i + rng.int(deck.length - i);
-    const card = deck[j];
-    deck[j] = deck[i];
-    deck[i] = card;
-    cards[i] = card;
-  }
+/** A new hand: blinds posted, its cards still to deal. */
+function startHand(state: HoldemState): void {
+  startBetting(state.betting, state.def);
+  state.dealt = 0;
   state.space = null;
+}
+
+/** The odds of dealing a card, by the number of cards left in the deck: each equally likely. */
+const DEAL_ODDS: readonly (readonly number[])[] = Array.from(
+  { length: 53 },
+  (_, n) => Object.freeze(new Array<number>(n).fill(1 / n)),
+);
+
+/**
+ * Deals the hand's next card: a step of a partial Fisher–Yates shuffle of the deck (swap in the
+ * `outcome`-th undealt card), which every hand deals in full before anyone acts, so a match draws its
+ * chance exactly as it always has.
+ */
+function dealCard(state: HoldemState, outcome: number): void {
+  const { deck, cards } = state;
+  const i = state.dealt++;
+  const j = i + outcome;
+  const card = deck[j];
+  deck[j] = deck[i];
+  deck[i] = card;
+  cards[i] = card;
+}
+
+/** This hand's cards dealt so far (all of them once a seat is to act). */
+function dealtCards(state: HoldemState): Uint8Array {
+  return state.dealt < state.cards.length ? state.cards.subarray(0, state.dealt) : state.cards;
 }
 
 /** The value of position `p`'s best hand with the whole board dealt so far. */
@@ -291,8 +327,8 @@ function handValue(state: HoldemState, p: number): number {
   return evaluate(hand);
 }
 
-/** Settles a finished hand: records it, pays both seats, and deals the next hand or ends the match. */
-function finishHand(state: HoldemState, rng: Rng): readonly number[] {
+/** Settles a finished hand: records it, pays both seats, and starts the next hand or ends the match. */
+function finishHand(state: HoldemState): readonly number[] {
   const b = state.betting;
   const showdown = isShowdown(b);
   const v0 = showdown ? handValue(state, 0) : 0;
@@ -314,7 +350,7 @@ function finishHand(state: HoldemState, rng: Rng): readonly number[] {
   }));
   if (state.hand + 1 < state.config.hands) {
     state.hand++;
-    startHand(state, rng);
+    startHand(state);
   } else {
     state.over = true;
   }
@@ -336,9 +372,11 @@ function buildSpace(state: HoldemState): ActionSpace<HoldemAction> {
   return Object.freeze(forms);
 }
 
-/** The seat to act, or -1 once the match is over. */
+/** The seat to act, or -1 while cards are being dealt and once the match is over. */
 function seatToAct(state: HoldemState): number {
-  return state.over ? -1 : (currentPlayer(state.betting, state.def) + state.hand) & 1;
+  return state.over || state.dealt < state.cards.length
+    ? -1
+    : (currentPlayer(state.betting, state.def) + state.hand) & 1;
 }
 
 function toCallOf(b: Betting, def: Gamedef, p: number): number {
@@ -356,6 +394,7 @@ function isPlainObject(value: unknown): value is Json {
 
 function notYourTurn(state: HoldemState, seat: number): ActionError {
   if (state.over) return new ActionError("not_your_turn", "the match is over", "");
+  if (state.dealt < state.cards.length) return new ActionError("not_your_turn", "the cards are being dealt", "");
   const turn = seatToAct(state);
   return new ActionError("not_your_turn", `it is player ${turn}'s turn, not player ${seat}'s`, "");
 }
@@ -477,9 +516,10 @@ function textIntent(
 // ---------------------------------------------------------------------------------------------
 // Views
 
+/** The cards in [from, to) that `cards` holds (fewer while a deal is under way). */
 function cardList(cards: ArrayLike<number>, from: number, to: number): string[] {
   const list: string[] = [];
-  for (let i = from; i < to; i++) list.push(cardText(cards[i]));
+  for (let i = from; i < to && i < cards.length; i++) list.push(cardText(cards[i]));
   return list;
 }
 
@@ -525,7 +565,7 @@ export function matchStateLine(state: HoldemState, seat: number): string {
     bettingText(b, def),
     b.round,
     isShowdown(b),
-    state.cards,
+    dealtCards(state),
     state.hand,
     positionOf(seat, state.hand),
   );
@@ -669,7 +709,7 @@ function summaryText(s: HoldemHandSummary, viewer: Viewer): string {
   return `hand ${s.hand} (${s.betting || "no actions"}): ${how}; ${won}`;
 }
 
-export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObservation> = {
+export const holdem = defineGame<HoldemState, HoldemAction, HoldemConfig, HoldemObservation>({
   id: "holdem",
   version: 1,
   title: "Heads-up hold'em (ACPC)",
@@ -723,7 +763,7 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
       `The game as an ACPC game definition:\n${renderGamedef(def)}`;
   },
 
-  init(config, rng) {
+  start(config) {
     const def = gamedefOf(config);
     const state: HoldemState = {
       config,
@@ -732,17 +772,27 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
       over: false,
       betting: newBetting(),
       cards: new Uint8Array(2 * def.numHoleCards + boardTotal(def)),
+      dealt: 0,
       deck: Uint8Array.from(deckOf(def.numRanks, def.numSuits)),
       totals: [0, 0],
       recent: [],
       space: null,
     };
-    startHand(state, rng);
+    startHand(state);
     return state;
   },
 
+  chance(state) {
+    return state.over || state.dealt === state.cards.length ? NO_ODDS : DEAL_ODDS[state.deck.length - state.dealt];
+  },
+
+  resolve: dealCard,
+
+  sample: (state, rng) => rng.int(state.deck.length - state.dealt),
+
   toAct(state) {
-    return state.over ? NOBODY : SEAT[seatToAct(state)];
+    const seat = seatToAct(state);
+    return seat < 0 ? NOBODY : SEAT[seat];
   },
 
   legal(state, seat) {
@@ -750,20 +800,21 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
     return (state.space ??= buildSpace(state));
   },
 
-  apply(state, moves, rng) {
+  play(state, moves) {
     const b = state.betting;
     const move = moves[seatToAct(state)]!;
     const type = move.type === "raise" ? RAISE : move.type === "fold" ? FOLD : move.type === "check" ? CHECK : CALL;
     act(b, state.def, type, type === RAISE ? (move as { amount: number }).amount : 0);
     state.space = null;
-    return b.finished ? finishHand(state, rng) : NO_REWARD;
+    return b.finished ? finishHand(state) : NO_REWARD;
   },
 
   returns: (state) => [state.totals[0], state.totals[1]],
 
   observe(state, viewer: Viewer) {
     if (viewer !== "public" && viewer !== 0 && viewer !== 1) throw new RangeError(`no seat ${viewer} in holdem`);
-    const { def, betting: b, hand, cards } = state;
+    const { def, betting: b, hand } = state;
+    const cards = dealtCards(state);
     const p0 = positionOf(0, hand);
     const turn = seatToAct(state);
     const acting = turn >= 0 ? currentPlayer(b, def) : -1;
@@ -935,6 +986,7 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
       over: state.over,
       betting: copyBetting(state.betting),
       cards: state.cards.slice(),
+      dealt: state.dealt,
       deck: state.deck.slice(),
       totals: [state.totals[0], state.totals[1]],
       // Records never change once made (their view cache only fills in), so copies may share them.
@@ -942,7 +994,76 @@ export const holdem: Game<HoldemState, HoldemAction, HoldemConfig, HoldemObserva
       space: state.space,
     };
   },
-};
+
+  actionCount: (config) => actionCountOf(gamedefOf(config)),
+
+  actionId(action, state, seat) {
+    if (seat !== seatToAct(state)) return -1;
+    switch (action.type) {
+      case "fold":
+        return FOLD_ID;
+      case "check":
+      case "call":
+        return CHECK_CALL_ID;
+      default: {
+        if (state.def.betting === "limit") return RAISE_ID;
+        const form = raiseFormOf(state);
+        return form?.kind === "amount" ? gridRaiseId(state.betting, state.def, action.amount, form.min, form.max) : -1;
+      }
+    }
+  },
+
+  actionOf(id, state, seat) {
+    const mask = MASKS[state.def.betting];
+    holdem.legalMask(state, seat, mask);
+    const problem = idProblem(id, mask);
+    if (problem) return problem;
+    if (id === FOLD_ID) return FOLD_ACTION;
+    if (id === CHECK_CALL_ID) return mayFold(state.betting, state.def) ? CALL_ACTION : CHECK_ACTION;
+    const form = raiseFormOf(state)!;
+    return form.kind === "fixed"
+      ? form.action
+      : { type: "raise", amount: gridRaiseTo(state.betting, state.def, id, form.min, form.max) };
+  },
+
+  legalMask(state, seat, out) {
+    out.fill(0);
+    if (seat !== seatToAct(state)) return;
+    const { betting: b, def } = state;
+    if (mayFold(b, def)) out[FOLD_ID] = 1;
+    out[CHECK_CALL_ID] = 1;
+    const form = raiseFormOf(state);
+    if (!form) return;
+    if (form.kind === "fixed") {
+      out[RAISE_ID] = 1;
+      return;
+    }
+    // Each raise-to gets one id, the lowest that gives it.
+    for (let id = RAISE_ID; id <= ALL_IN_ID; id++) {
+      const amount = gridRaiseTo(b, def, id, form.min, form.max);
+      if (gridRaiseId(b, def, amount, form.min, form.max) === id) out[id] = 1;
+    }
+  },
+
+  observationShape: (config) => tensorShape(gamedefOf(config), recentSlots(config.hands)),
+
+  encode: (observation, out) => encodeObservation(observation, out, recentSlots(observation.hands)),
+});
+
+/** Scratch masks for `actionOf`, one per action count. */
+const MASKS = { limit: new Uint8Array(RAISE_ID + 1), nolimit: new Uint8Array(ALL_IN_ID + 1) };
+
+/** The raise form of the seat to act (the last of its legal forms), or undefined when it may not raise. */
+function raiseFormOf(state: HoldemState): FixedForm<HoldemAction> | AmountForm | undefined {
+  const space = (state.space ??= buildSpace(state));
+  const last = space[space.length - 1];
+  return last.kind === "amount" || (last.kind === "fixed" && last.action.type === "raise") ? last : undefined;
+}
+
+/** Finished hands a tensor has room for: those an observation lists, and no more than a match can have. */
+function recentSlots(hands: number): number {
+  return Math.min(RECENT_HANDS, hands - 1);
+}
 
 /**
  * Sets the current hand's cards, for tests that need a known deal: each seat's hole cards and the

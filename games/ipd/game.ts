@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { type ActionError, type ActionSpace, parseInput } from "../core/action.ts";
 import { checkTalk, messageCharsKey, messagesKey } from "../core/config.ts";
-import type { Game, Viewer } from "../core/game.ts";
+import { defineGame, type Game, type Viewer } from "../core/game.ts";
+import { idProblem, oneHot } from "../core/numeric.ts";
 
 /** The iterated prisoner's dilemma: two seats choose at once, every round, for a fixed number of rounds. */
 
@@ -82,6 +83,29 @@ const BOTH = Object.freeze([0, 1]);
 const SEAT = [Object.freeze([0]), Object.freeze([1])];
 const NOBODY: readonly number[] = Object.freeze([]);
 const NO_REWARD = Object.freeze([0, 0]);
+const NO_CHANCE: readonly number[] = Object.freeze([]);
+
+/**
+ * The numeric face. Action ids: 0 cooperate, 1 defect, and, only when the config has talk (`messages` > 0),
+ * 2 for an empty message: the one message a numeric policy sends, so it can play every phase.
+ *
+ * Information-state tensor, shape [11 + 4·rounds], from the viewer's side (own first, then the other's;
+ * the public view puts seat 0 first):
+ * - [0, 2): the seat, one-hot (zeros for the public);
+ * - [2, 5): the phase, one-hot: message, move, over;
+ * - 5: rounds completed / rounds;
+ * - 6: messages sent so far this round / 20 (the most a round holds); their text is not encoded;
+ * - 7..10: the payoffs R, S, T, P as configured;
+ * - then per round r < rounds, 4 entries: own move one-hot (C, D), the other's (C, D); zeros for rounds
+ *   not played yet. Rewards and totals follow from the moves and the payoffs.
+ */
+const SILENCE = Object.freeze({ type: "message" as const, text: "" });
+const ACTION_OF_ID: readonly IpdAction[] = [COOPERATE, DEFECT, SILENCE];
+const SILENCE_ID = 2;
+const HISTORY_AT = 11;
+const PHASES: readonly IpdObservation["phase"][] = ["message", "move", "over"];
+/** The most messages a round holds: 10 from each seat. */
+const MOST_MESSAGES_PER_ROUND = 20;
 
 /** Seat `seat`'s payoff when it plays `own` against `other` (0 = cooperate, 1 = defect). */
 export function payoff(config: IpdConfig, own: number, other: number): number {
@@ -117,7 +141,12 @@ function moveWord(m: Move): string {
   return m === "C" ? "cooperated" : "defected";
 }
 
-export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
+export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = defineGame<
+  IpdState,
+  IpdAction,
+  IpdConfig,
+  IpdObservation
+>({
   id: "ipd",
   version: 1,
   title: "Iterated prisoner's dilemma",
@@ -158,8 +187,14 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
       "Your score is the sum of your payoffs over all rounds.";
   },
 
-  init(config) {
+  start(config) {
     return { config, round: 0, said: 0, moves: new Uint8Array(2 * config.rounds), totals: [0, 0], chat: [] };
+  },
+
+  // The dilemma has no chance events.
+  chance: () => NO_CHANCE,
+  resolve() {
+    throw new RangeError("the iterated prisoner's dilemma has no chance events");
   },
 
   toAct(state) {
@@ -177,7 +212,7 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
     return seat === 0 || seat === 1 ? MOVE_SPACE : NOTHING;
   },
 
-  apply(state, moves) {
+  play(state, moves) {
     if (state.said < 2 * state.config.messages) {
       const seat = state.said % 2;
       const action = moves[seat] as { text: string };
@@ -279,4 +314,54 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = {
       chat: state.chat.map((m) => ({ ...m })),
     };
   },
-};
+
+  actionCount: (config) => (config.messages > 0 ? 3 : 2),
+
+  actionId(action) {
+    if (action.type === "cooperate") return 0;
+    if (action.type === "defect") return 1;
+    return action.text === "" ? SILENCE_ID : -1;
+  },
+
+  actionOf(id, state, seat) {
+    const mask = new Uint8Array(ipd.actionCount(state.config));
+    ipd.legalMask(state, seat, mask);
+    return idProblem(id, mask) ?? ACTION_OF_ID[id];
+  },
+
+  legalMask(state, seat, out) {
+    out.fill(0);
+    if (state.round >= state.config.rounds || (seat !== 0 && seat !== 1)) return;
+    if (state.said < 2 * state.config.messages) {
+      if (state.said % 2 === seat) out[SILENCE_ID] = 1;
+    } else {
+      out[0] = 1;
+      out[1] = 1;
+    }
+  },
+
+  observationShape: (config) => [HISTORY_AT + 4 * config.rounds],
+
+  encode(obs, out) {
+    out.fill(0);
+    const me = obs.seat === "public" ? 0 : obs.seat;
+    if (obs.seat !== "public") out[me] = 1;
+    oneHot(out, 2, 3, PHASES.indexOf(obs.phase));
+    const history = obs.history;
+    out[5] = history.length / obs.rounds;
+    let said = 0;
+    for (let i = obs.chat.length - 1; i >= 0 && obs.chat[i].round === obs.round; i--) said++;
+    out[6] = said / MOST_MESSAGES_PER_ROUND;
+    const p = obs.payoffs;
+    out[7] = p.reward;
+    out[8] = p.sucker;
+    out[9] = p.temptation;
+    out[10] = p.punishment;
+    for (let r = 0; r < history.length; r++) {
+      const moves = history[r].moves;
+      const at = HISTORY_AT + 4 * r;
+      out[at + (moves[me] === "D" ? 1 : 0)] = 1;
+      out[at + 2 + (moves[1 - me] === "D" ? 1 : 0)] = 1;
+    }
+  },
+});

@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { checkFullHistory, checkHistory, firstListedHand, historyKey } from "../core/config.ts";
 import { ActionError, type ActionSpace, describeSpace, parseInput } from "../core/action.ts";
-import type { Game, Viewer } from "../core/game.ts";
-import type { Rng } from "../core/rng.ts";
-import type { ExactGame } from "../analysis/tree.ts";
-import { requestedType, seatName, signed } from "../core/text.ts";
+import { defineGame, type Game, type Viewer } from "../core/game.ts";
+import { idProblem } from "../core/numeric.ts";
+import { grouped, requestedType, seatName, signed } from "../core/text.ts";
 
 /**
  * Kuhn poker (Kuhn 1950), as OpenSpiel plays it: a three-card deck, one card each, an ante of one
@@ -11,18 +11,26 @@ import { requestedType, seatName, signed } from "../core/text.ts";
  * passing from seat to seat.
  */
 
-/** Every decision's observation holds every hand so far, so a match's stored observations grow with hands². */
-const MAX_HANDS = 300;
+/**
+ * Every decision's observation lists every finished hand by default, so a match's stored observations grow
+ * with hands²: past this many hands a match must bound the list (`history`).
+ */
+const FULL_HISTORY_HANDS = 300;
+/** The longest match: a long run between programs, whose observations list at most `history` hands. */
+const MAX_HANDS = 100_000;
 
 export const kuhnConfig = z.strictObject({
   rounds: z.int().min(1).max(MAX_HANDS).default(1)
-    .describe(`hands per match, at most ${MAX_HANDS}; the seat that acts first alternates from hand to hand`),
+    .describe(
+      `hands per match, at most ${grouped(MAX_HANDS)}; the seat that acts first alternates from hand to hand`,
+    ),
   firstPlayer: z.int().min(0).max(1).default(0).describe("the seat that acts first in hand 1"),
   fixedPot: z.boolean().default(false).describe(
     "false: bets and calls add a chip to the pot, so a hand is worth ±1 or ±2 (OpenSpiel); true: the pot " +
       "stays at the two antes, so the winner of a hand nets +1 and the loser −1 whatever was bet (TextArena)",
   ),
-});
+  history: historyKey(FULL_HISTORY_HANDS),
+}).check((ctx) => checkHistory(ctx, "hands", ctx.value.rounds, FULL_HISTORY_HANDS));
 export type KuhnConfig = z.infer<typeof kuhnConfig>;
 
 export const CARDS = ["J", "Q", "K"] as const;
@@ -102,15 +110,17 @@ const CHECK: KuhnAction = Object.freeze({ type: "check" });
 const BET: KuhnAction = Object.freeze({ type: "bet" });
 const CALL: KuhnAction = Object.freeze({ type: "call" });
 const FOLD: KuhnAction = Object.freeze({ type: "fold" });
-// OpenSpiel's order: Pass before Bet, so "the first action" is check or fold.
-const OPEN: ActionSpace<KuhnAction> = Object.freeze([
-  Object.freeze({ kind: "fixed" as const, action: CHECK }),
-  Object.freeze({ kind: "fixed" as const, action: BET }),
-]);
-const FACING: ActionSpace<KuhnAction> = Object.freeze([
-  Object.freeze({ kind: "fixed" as const, action: FOLD }),
-  Object.freeze({ kind: "fixed" as const, action: CALL }),
-]);
+/** OpenSpiel's action ids: Pass (check, or fold facing a bet) and Bet (bet, or call facing a bet). */
+const PASS_ID = 0;
+const BET_ID = 1;
+const ACTION_COUNT = 2;
+/** The actions by id, with no bet out and facing one. */
+const OPEN_ACTIONS: readonly KuhnAction[] = Object.freeze([CHECK, BET]);
+const FACING_ACTIONS: readonly KuhnAction[] = Object.freeze([FOLD, CALL]);
+const fixed = (action: KuhnAction) => Object.freeze({ kind: "fixed" as const, action });
+// In id order, so "the first action" is check or fold, as in OpenSpiel.
+const OPEN: ActionSpace<KuhnAction> = Object.freeze(OPEN_ACTIONS.map(fixed));
+const FACING: ActionSpace<KuhnAction> = Object.freeze(FACING_ACTIONS.map(fixed));
 const NOTHING: ActionSpace<KuhnAction> = Object.freeze([]);
 const SEAT = [Object.freeze([0]), Object.freeze([1])];
 const NOBODY: readonly number[] = Object.freeze([]);
@@ -159,20 +169,14 @@ export function deal(state: KuhnState, c0: number, c1: number): void {
   state.dealt = true;
 }
 
-/** The odds of the deals the hand in play waits for (empty when it has its cards or the match is over). */
-export function chanceOdds(state: KuhnState): readonly number[] {
-  return state.dealt || state.hand >= state.config.rounds ? NO_CHANCE : DEAL_ODDS;
-}
-
-/** Deals DEALS[outcome]: the one chance event of Kuhn poker, drawn or enumerated. */
-export function resolveChance(state: KuhnState, outcome: number): void {
-  const cards = DEALS[outcome];
-  deal(state, cards[0], cards[1]);
-}
-
 /** The seat that acts first in hand `hand`. */
 function firstOf(state: KuhnState, hand: number): number {
   return (state.config.firstPlayer + hand) & 1;
+}
+
+/** OpenSpiel's id of an action: 1 (Bet) for the actions that put a chip in, else 0 (Pass). */
+function idOf(action: KuhnAction): number {
+  return action.type === "bet" || action.type === "call" ? BET_ID : PASS_ID;
 }
 
 function over(state: KuhnState): boolean {
@@ -195,12 +199,13 @@ function actor(state: KuhnState): number {
  * Applies the action of the seat to act and settles the hand when it ends; never deals. Returns
  * the step's rewards by seat.
  */
-export function play(state: KuhnState, action: KuhnAction): readonly number[] {
+function act(state: KuhnState, action: KuhnAction): readonly number[] {
   const h = state.hand;
   const log = state.log;
   const at = HAND_SIZE * h;
   const n = log[at + LENGTH];
-  const chip = action.type === "bet" || action.type === "call" ? 1 : 0;
+  // Bet is the id of the actions that put a chip in.
+  const chip = idOf(action);
   const bets = log[at + BETS] | (chip << n);
   log[at + BETS] = bets;
   log[at + LENGTH] = n + 1;
@@ -252,7 +257,7 @@ function contributions(state: KuhnState): [number, number] {
 }
 
 /** OpenSpiel's information-state string of the hand in play: card digit, then betting letters. */
-export function handInfoState(state: KuhnState, seat: number): string {
+function handInfoState(state: KuhnState, seat: number): string {
   const at = HAND_SIZE * state.hand;
   return `${state.log[at + seat]}${letters(state.log[at + BETS], state.log[at + LENGTH])}`;
 }
@@ -261,7 +266,7 @@ export function handInfoState(state: KuhnState, seat: number): string {
  * What `seat` knows over the whole match: each finished hand (own card, betting, the other card
  * when shown), then the hand in play. With one hand it is OpenSpiel's string.
  */
-export function matchInfoState(state: KuhnState, seat: number): string {
+function matchInfoState(state: KuhnState, seat: number): string {
   let key = "";
   for (let h = 0; h < state.hand; h++) {
     const at = HAND_SIZE * h;
@@ -339,7 +344,74 @@ const WHY: Record<"open" | "facing", ReadonlyMap<string, string>> = {
   ]),
 };
 
-export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation> = {
+/**
+ * The numeric face. Action ids are OpenSpiel's: 0 Pass (check, or fold facing a bet) and 1 Bet (bet, or
+ * call facing a bet), for every config. The information-state tensor of a one-hand match is OpenSpiel's
+ * kuhn_poker InformationStateTensor, 11 numbers:
+ *
+ *   [0, 2)   the observing seat, one-hot (all 0 for the public)
+ *   [2, 5)   its card, one-hot J, Q, K
+ *   [5, 11)  the betting, one row of 2 per action in order: [1, 0] Pass, [0, 1] Bet
+ *
+ * for the hand in play, or once the match is over for its last hand (as OpenSpiel's terminal tensor). A
+ * match of R > 1 hands appends what the seat recalls of the match, for a shape of [13 + 14R]:
+ *
+ *   [11, 13)  the seat that acts first in the hand in play, one-hot (all 0 once the match is over)
+ *   then R blocks of 14, block h for hand h, all 0 until that hand is over: the seat's card (3), the other
+ *            seat's card (3, only after a showdown), the betting (3 × 2, as above) and the seat that acted
+ *            first (2). For the public, seat 0's card comes first, and cards only after a showdown.
+ */
+const DECK = CARDS.length;
+/** A hand has at most three actions (check, bet, then fold or call): OpenSpiel's betting rows. */
+const BETTING_ROWS = 3;
+const CARD_AT = 2;
+const BETTING_AT = CARD_AT + DECK;
+const HAND_TENSOR = BETTING_AT + 2 * BETTING_ROWS;
+const FIRST_AT = HAND_TENSOR;
+const PAST_AT = FIRST_AT + 2;
+const PAST_SIZE = 2 * DECK + 2 * BETTING_ROWS + 2;
+const ONE_HAND_SHAPE: readonly number[] = Object.freeze([HAND_TENSOR]);
+/** Scratch for `actionOf`, filled and read within one call. */
+const SCRATCH_MASK = new Uint8Array(ACTION_COUNT);
+const CARD_INDEX = Object.fromEntries(CARDS.map((card, i) => [card, i])) as Readonly<Record<Card, number>>;
+const B = "b".charCodeAt(0);
+
+function writeCard(out: Float32Array, at: number, card: Card | null): void {
+  if (card !== null) out[at + CARD_INDEX[card]] = 1;
+}
+
+/** One row of 2 per betting letter: p → [1, 0], b → [0, 1]. */
+function writeBetting(out: Float32Array, at: number, betting: string): void {
+  for (let k = 0; k < betting.length; k++) out[at + 2 * k + (betting.charCodeAt(k) === B ? BET_ID : PASS_ID)] = 1;
+}
+
+function encode(obs: KuhnObservation, out: Float32Array): void {
+  out.fill(0);
+  const seat = obs.seat === "public" ? -1 : obs.seat;
+  if (seat >= 0) out[seat] = 1;
+  const history = obs.history;
+  if (obs.phase === "betting") {
+    writeCard(out, CARD_AT, obs.card);
+    writeBetting(out, BETTING_AT, obs.betting);
+  } else if (history.length > 0) {
+    const last = history[history.length - 1];
+    if (seat >= 0) writeCard(out, CARD_AT, last.cards[seat]);
+    writeBetting(out, BETTING_AT, last.betting);
+  }
+  if (obs.hands === 1) return;
+  if (obs.first !== null) out[FIRST_AT + obs.first] = 1;
+  const own = seat >= 0 ? seat : 0;
+  for (let h = 0; h < history.length; h++) {
+    const past = history[h];
+    const at = PAST_AT + PAST_SIZE * h;
+    writeCard(out, at, past.cards[own]);
+    writeCard(out, at + DECK, past.cards[1 - own]);
+    writeBetting(out, at + 2 * DECK, past.betting);
+    out[at + PAST_SIZE - 2 + past.first] = 1;
+  }
+}
+
+export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation> = defineGame({
   id: "kuhn-poker",
   version: 1,
   title: "Kuhn poker",
@@ -385,11 +457,19 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
       `the higher card wins the pot. ${pot} Your score is the sum of your net chips over all hands.`;
   },
 
-  init(config, rng) {
-    const state = start(config);
-    resolveChance(state, rng.int(DEALS.length));
-    return state;
+  start,
+
+  chance(state) {
+    return state.dealt || state.hand >= state.config.rounds ? NO_CHANCE : DEAL_ODDS;
   },
+
+  resolve(state, outcome) {
+    const cards = DEALS[outcome];
+    deal(state, cards[0], cards[1]);
+  },
+
+  // The deals are equally likely: one draw, without scanning the odds.
+  sample: (_, rng) => rng.int(DEALS.length),
 
   toAct(state) {
     return over(state) ? NOBODY : SEAT[actor(state)];
@@ -400,11 +480,7 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     return facing(state) ? FACING : OPEN;
   },
 
-  apply(state, moves, rng: Rng) {
-    const rewards = play(state, moves[actor(state)]!);
-    if (!state.dealt && state.hand < state.config.rounds) resolveChance(state, rng.int(DEALS.length));
-    return rewards;
-  },
+  play: (state, moves) => act(state, moves[actor(state)]!),
 
   returns: (state) => [state.totals[0], state.totals[1]],
 
@@ -412,7 +488,8 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     if (viewer !== "public" && viewer !== 0 && viewer !== 1) throw new RangeError(`no seat ${viewer} in kuhn-poker`);
     const { config } = state;
     const history: KuhnHandSummary[] = [];
-    for (let h = 0; h < state.hand; h++) history.push(summary(state, h, viewer));
+    const first = firstListedHand(state.hand, state.config.history);
+    for (let h = first; h < state.hand; h++) history.push(summary(state, h, viewer));
     const playing = !over(state);
     const h = state.hand;
     const bets = playing ? state.log[HAND_SIZE * h + BETS] : 0;
@@ -441,6 +518,8 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     };
   },
 
+  infoState: matchInfoState,
+
   describe(obs) {
     const me = obs.seat === "public" ? null : obs.seat;
     const who = (seat: number) => seatName(seat, obs.seat);
@@ -458,7 +537,7 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
       const moves = past.actions.map((a, k) => `${who(past.first ^ (k & 1))} ${PAST[a]}`).join(", ");
       const end = past.showdown ? `showdown, ${who(past.winner)} won` : "no showdown";
       lines.push(
-        `- Hand ${i + 1}: ${cards.join(", ")}; ${moves}; ${end} ` +
+        `- Hand ${obs.hand - obs.history.length + i}: ${cards.join(", ")}; ${moves}; ${end} ` +
           `(${order.map((s) => `${who(s)} ${signed(past.rewards[s])}`).join(", ")}).`,
       );
     });
@@ -523,14 +602,28 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
       totals: [state.totals[0], state.totals[1]],
     };
   },
-};
 
-/** Kuhn poker for exact analysis: its deals enumerated, keyed by what each seat knows over the match. */
-export const kuhnPokerExact: ExactGame<KuhnState, KuhnAction, KuhnConfig> = {
-  game: kuhnPoker,
-  start,
-  chance: chanceOdds,
-  resolve: resolveChance,
-  play: (state, _seat, action) => void play(state, action),
-  infoState: matchInfoState,
-};
+  actionCount(config) {
+    checkFullHistory("kuhn-poker", config.rounds, config.history);
+    return ACTION_COUNT;
+  },
+  actionId: idOf,
+
+  actionOf(id, state, seat) {
+    kuhnPoker.legalMask(state, seat, SCRATCH_MASK);
+    return idProblem(id, SCRATCH_MASK) ?? (facing(state) ? FACING_ACTIONS : OPEN_ACTIONS)[id];
+  },
+
+  legalMask(state, seat, out) {
+    // Both ids are legal whenever the seat is to act: Pass and Bet always mean something.
+    const legal = over(state) || seat !== actor(state) ? 0 : 1;
+    out[PASS_ID] = legal;
+    out[BET_ID] = legal;
+  },
+
+  observationShape(config) {
+    checkFullHistory("kuhn-poker", config.rounds, config.history);
+    return config.rounds === 1 ? ONE_HAND_SHAPE : [PAST_AT + PAST_SIZE * config.rounds];
+  },
+  encode,
+});

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ActionError, type ActionSpace, describeSpace, parseInput } from "../core/action.ts";
-import type { Game, Viewer } from "../core/game.ts";
-import type { Rng } from "../core/rng.ts";
-import type { ExactGame } from "../analysis/tree.ts";
-import { requestedType, seatName, signed } from "../core/text.ts";
+import { checkFullHistory, checkHistory, firstListedHand, historyKey } from "../core/config.ts";
+import { ActionError, type ActionSpace, describeSpace, type FixedForm, parseInput } from "../core/action.ts";
+import { defineGame, type Game, type Viewer } from "../core/game.ts";
+import { idProblem } from "../core/numeric.ts";
+import { grouped, requestedType, seatName, signed } from "../core/text.ts";
 
 /**
  * Leduc hold'em (Southey et al., 2005) with OpenSpiel's rules: a six-card deck (two suits of J, Q,
@@ -11,15 +11,23 @@ import { requestedType, seatName, signed } from "../core/text.ts";
  * then 4, and at most two raises a round. A match may be several hands.
  */
 
-/** Every decision's observation holds every hand so far, so a match's stored observations grow with hands². */
-const MAX_HANDS = 200;
+/**
+ * Every decision's observation lists every finished hand by default, so a match's stored observations grow
+ * with hands²: past this many hands a match must bound the list (`history`).
+ */
+const FULL_HISTORY_HANDS = 200;
+/** The longest match: a long run between programs, whose observations list at most `history` hands. */
+const MAX_HANDS = 100_000;
 
 export const leducConfig = z.strictObject({
   hands: z.int().min(1).max(MAX_HANDS).default(1)
-    .describe(`hands per match, at most ${MAX_HANDS}; the seat that acts first alternates from hand to hand`),
+    .describe(
+      `hands per match, at most ${grouped(MAX_HANDS)}; the seat that acts first alternates from hand to hand`,
+    ),
   firstPlayer: z.int().min(0).max(1).default(0)
     .describe("the seat that acts first in both betting rounds of hand 1 (OpenSpiel's starting_player)"),
-});
+  history: historyKey(FULL_HISTORY_HANDS),
+}).check((ctx) => checkHistory(ctx, "hands", ctx.value.hands, FULL_HISTORY_HANDS));
 export type LeducConfig = z.infer<typeof leducConfig>;
 
 /** The deck by OpenSpiel's card numbers: rank = card >> 1. */
@@ -37,10 +45,11 @@ export interface LeducAction {
   readonly type: LeducActionType;
 }
 
-/** OpenSpiel's action numbers, as its information-state strings write them. */
+/** OpenSpiel's action numbers, as its information-state strings write them, and the numeric face's ids. */
 const FOLD_ID = 0;
 const CALL_ID = 1;
 const RAISE_ID = 2;
+const ACTION_COUNT = 3;
 const ANTE = 1;
 const RAISE_SIZES = [2, 4];
 const MAX_RAISES = 2;
@@ -140,6 +149,8 @@ export interface LeducObservation {
 const FOLD: LeducAction = Object.freeze({ type: "fold" });
 const CALL: LeducAction = Object.freeze({ type: "call" });
 const RAISE: LeducAction = Object.freeze({ type: "raise" });
+/** The actions by OpenSpiel's id. */
+const ID_ACTIONS: readonly LeducAction[] = Object.freeze([FOLD, CALL, RAISE]);
 const form = (action: LeducAction) => Object.freeze({ kind: "fixed" as const, action });
 // OpenSpiel's order, so "the first action" is fold where it is legal.
 const CALL_RAISE: ActionSpace<LeducAction> = Object.freeze([form(CALL), form(RAISE)]);
@@ -223,13 +234,8 @@ export function revealPublic(state: LeducState, card: number): void {
   state.pending = NO_DEAL;
 }
 
-/** The odds of the outcomes chance must pick now: 30 private deals, or 4 public cards, or none. */
-export function chanceOdds(state: LeducState): readonly number[] {
-  return state.pending === PRIVATE_DEAL ? DEAL_ODDS : state.pending === PUBLIC_DEAL ? PUBLIC_ODDS : NO_CHANCE;
-}
-
 /** Resolves the pending chance event: DEALS[outcome], or the outcome-th card left (in deck order). */
-export function resolveChance(state: LeducState, outcome: number): void {
+function resolveChance(state: LeducState, outcome: number): void {
   if (state.pending === PRIVATE_DEAL) {
     const cards = DEALS[outcome];
     deal(state, cards[0], cards[1]);
@@ -263,13 +269,18 @@ function finish(state: LeducState, r0: number): readonly number[] {
   return REWARDS[r0 + MAX_RESULT];
 }
 
+/** OpenSpiel's id of an action. */
+function idOf(action: LeducAction): number {
+  return action.type === "call" ? CALL_ID : action.type === "raise" ? RAISE_ID : FOLD_ID;
+}
+
 /**
  * Applies the action of the seat to act as OpenSpiel does, never dealing: the second round waits
  * for its public card, and a finished hand for the next deal. Returns the step's rewards by seat.
  */
-export function play(state: LeducState, action: LeducAction): readonly number[] {
+function act(state: LeducState, action: LeducAction): readonly number[] {
   const seat = state.player;
-  const id = action.type === "call" ? CALL_ID : action.type === "raise" ? RAISE_ID : FOLD_ID;
+  const id = idOf(action);
   const at = HAND_SIZE * state.hand;
   const count = state.log[at + COUNTS + state.round];
   state.log[at + ACTIONS + ROUND_SLOTS * state.round + count] = id;
@@ -330,7 +341,7 @@ function betting(state: LeducState, hand: number): string {
  * OpenSpiel's information-state string of the hand in play, e.g.
  * `[Observer: 0][Private: 5][Round 1][Player: 1][Pot: 4][Money: 97 99][Round1: 2][Round2: ]`.
  */
-export function handInfoState(state: LeducState, seat: number): string {
+function handInfoState(state: LeducState, seat: number): string {
   const at = HAND_SIZE * state.hand;
   const put = state.contributions;
   const board = state.log[at + BOARD];
@@ -344,7 +355,7 @@ export function handInfoState(state: LeducState, seat: number): string {
  * What `seat` knows over the whole match: each finished hand (own card, public card, betting, the
  * other card when shown), then the hand in play. With one hand it is OpenSpiel's string.
  */
-export function matchInfoState(state: LeducState, seat: number): string {
+function matchInfoState(state: LeducState, seat: number): string {
   let key = "";
   for (let h = 0; h < state.hand; h++) {
     const at = HAND_SIZE * h;
@@ -434,7 +445,91 @@ function bettingWords(bets: string, first: number, me: number | null): string {
   }).map((words, i) => `round ${i + 1}: ${words || "no action yet"}`).join("; ");
 }
 
-export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObservation> = {
+/**
+ * The numeric face. Action ids are OpenSpiel's: 0 Fold, 1 Call (also the check when nothing is owed), 2
+ * Raise, for every config. The information-state tensor of a one-hand match is OpenSpiel's leduc_poker
+ * InformationStateTensor, 30 numbers:
+ *
+ *   [0, 2)    the observing seat, one-hot (all 0 for the public)
+ *   [2, 8)    its private card, one-hot by OpenSpiel's card number (J1 J2 Q1 Q2 K1 K2)
+ *   [8, 14)   the public card, one-hot likewise (all 0 before it is dealt)
+ *   [14, 30)  the betting: 2 rounds × 4 actions × 2, each action in order [1, 0] Call, [0, 1] Raise,
+ *             [0, 0] Fold
+ *
+ * for the hand in play, or once the match is over for its last hand (as OpenSpiel's terminal tensor). A
+ * match of H > 1 hands appends what the seat recalls of the match, for a shape of [32 + 36H]:
+ *
+ *   [30, 32)  the seat that acts first in the hand in play, one-hot (all 0 once the match is over)
+ *   then H blocks of 36, block h for hand h, all 0 until that hand is over: the seat's private card (6),
+ *             the other seat's (6, only after a showdown), the public card (6, 0 if the hand ended before
+ *             it), the betting (16, as above) and the seat that acted first (2). For the public, seat 0's
+ *             card comes first, and private cards only after a showdown.
+ */
+const DECK = CARDS.length;
+const PRIVATE_AT = 2;
+const PUBLIC_AT = PRIVATE_AT + DECK;
+const BETTING_AT = PUBLIC_AT + DECK;
+const BETTING_SIZE = 2 * ROUND_SLOTS * 2;
+const HAND_TENSOR = BETTING_AT + BETTING_SIZE;
+const FIRST_AT = HAND_TENSOR;
+const PAST_AT = FIRST_AT + 2;
+const PAST_SIZE = 3 * DECK + BETTING_SIZE + 2;
+const ONE_HAND_SHAPE: readonly number[] = Object.freeze([HAND_TENSOR]);
+/** Scratch for `actionOf`, filled and read within one call. */
+const SCRATCH_MASK = new Uint8Array(ACTION_COUNT);
+const CARD_INDEX = Object.fromEntries(CARDS.map((card, i) => [card, i])) as Readonly<Record<Card, number>>;
+const SLASH = "/".charCodeAt(0);
+/** Per betting letter, the entry of its action's pair that is set: c → 0, r → 1, f → none. */
+const LETTER_BIT: Readonly<Record<string, number>> = { c: 0, r: 1, f: -1 };
+
+function writeCard(out: Float32Array, at: number, card: Card | null): void {
+  if (card !== null) out[at + CARD_INDEX[card]] = 1;
+}
+
+/** Betting letters (`crr/c`) as rounds × slots × [call, raise]. */
+function writeBetting(out: Float32Array, at: number, betting: string): void {
+  let slot = at;
+  for (let k = 0; k < betting.length; k++) {
+    if (betting.charCodeAt(k) === SLASH) {
+      slot = at + 2 * ROUND_SLOTS;
+      continue;
+    }
+    const bit = LETTER_BIT[betting[k]];
+    if (bit >= 0) out[slot + bit] = 1;
+    slot += 2;
+  }
+}
+
+function encode(obs: LeducObservation, out: Float32Array): void {
+  out.fill(0);
+  const seat = obs.seat === "public" ? -1 : obs.seat;
+  if (seat >= 0) out[seat] = 1;
+  const history = obs.history;
+  if (obs.phase === "betting") {
+    writeCard(out, PRIVATE_AT, obs.card);
+    writeCard(out, PUBLIC_AT, obs.publicCard);
+    writeBetting(out, BETTING_AT, obs.betting);
+  } else if (history.length > 0) {
+    const last = history[history.length - 1];
+    if (seat >= 0) writeCard(out, PRIVATE_AT, last.cards[seat]);
+    writeCard(out, PUBLIC_AT, last.publicCard);
+    writeBetting(out, BETTING_AT, last.betting);
+  }
+  if (obs.hands === 1) return;
+  if (obs.first !== null) out[FIRST_AT + obs.first] = 1;
+  const own = seat >= 0 ? seat : 0;
+  for (let h = 0; h < history.length; h++) {
+    const past = history[h];
+    const at = PAST_AT + PAST_SIZE * h;
+    writeCard(out, at, past.cards[own]);
+    writeCard(out, at + DECK, past.cards[1 - own]);
+    writeCard(out, at + 2 * DECK, past.publicCard);
+    writeBetting(out, at + 3 * DECK, past.betting);
+    out[at + PAST_SIZE - 2 + past.first] = 1;
+  }
+}
+
+export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObservation> = defineGame({
   id: "leduc-poker",
   version: 1,
   title: "Leduc hold'em",
@@ -472,11 +567,16 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
       "the other player put in, or lose what you put in. Your score is the sum of your net chips over all hands.";
   },
 
-  init(config, rng) {
-    const state = start(config);
-    resolveChance(state, rng.int(DEALS.length));
-    return state;
+  start,
+
+  chance(state) {
+    return state.pending === PRIVATE_DEAL ? DEAL_ODDS : state.pending === PUBLIC_DEAL ? PUBLIC_ODDS : NO_CHANCE;
   },
+
+  resolve: resolveChance,
+
+  // Every chance event's outcomes are equally likely: one draw, without scanning the odds.
+  sample: (state, rng) => rng.int(state.pending === PRIVATE_DEAL ? DEALS.length : PUBLIC_ODDS.length),
 
   toAct(state) {
     return over(state) ? NOBODY : SEAT[state.player];
@@ -486,19 +586,15 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
     return over(state) || seat !== state.player ? NOTHING : legalSpace(state);
   },
 
-  apply(state, moves, rng: Rng) {
-    const rewards = play(state, moves[state.player]!);
-    if (state.pending === PUBLIC_DEAL) resolveChance(state, rng.int(PUBLIC_ODDS.length));
-    else if (state.pending === PRIVATE_DEAL) resolveChance(state, rng.int(DEALS.length));
-    return rewards;
-  },
+  play: (state, moves) => act(state, moves[state.player]!),
 
   returns: (state) => [state.totals[0], state.totals[1]],
 
   observe(state, viewer) {
     if (viewer !== "public" && viewer !== 0 && viewer !== 1) throw new RangeError(`no seat ${viewer} in leduc-poker`);
     const history: LeducHandSummary[] = [];
-    for (let h = 0; h < state.hand; h++) history.push(summary(state, h, viewer));
+    const first = firstListedHand(state.hand, state.config.history);
+    for (let h = first; h < state.hand; h++) history.push(summary(state, h, viewer));
     const playing = !over(state);
     const h = state.hand;
     const at = HAND_SIZE * h;
@@ -532,6 +628,8 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
     };
   },
 
+  infoState: matchInfoState,
+
   describe(obs) {
     const me = obs.seat === "public" ? null : obs.seat;
     const who = (seat: number) => seatName(seat, obs.seat);
@@ -550,7 +648,9 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
         ? past.winner === null ? "showdown, split pot" : `showdown, ${who(past.winner)} won`
         : "no showdown";
       lines.push(
-        `- Hand ${i + 1}: ${cards.join(", ")}; ${board}${bettingWords(past.betting, past.first, me)}; ${end} ` +
+        `- Hand ${obs.hand - obs.history.length + i}: ${cards.join(", ")}; ${board}${
+          bettingWords(past.betting, past.first, me)
+        }; ${end} ` +
           `(${order.map((s) => `${who(s)} ${signed(past.rewards[s])}`).join(", ")}).`,
       );
     });
@@ -662,14 +762,27 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
       totals: [state.totals[0], state.totals[1]],
     };
   },
-};
 
-/** Leduc for exact analysis: its deals enumerated, keyed by OpenSpiel's information states. */
-export const leducPokerExact: ExactGame<LeducState, LeducAction, LeducConfig> = {
-  game: leducPoker,
-  start,
-  chance: chanceOdds,
-  resolve: resolveChance,
-  play: (state, _seat, action) => void play(state, action),
-  infoState: matchInfoState,
-};
+  actionCount(config) {
+    checkFullHistory("leduc-poker", config.hands, config.history);
+    return ACTION_COUNT;
+  },
+  actionId: idOf,
+
+  actionOf(id, state, seat) {
+    leducPoker.legalMask(state, seat, SCRATCH_MASK);
+    return idProblem(id, SCRATCH_MASK) ?? ID_ACTIONS[id];
+  },
+
+  legalMask(state, seat, out) {
+    out.fill(0);
+    const space = leducPoker.legal(state, seat);
+    for (let i = 0; i < space.length; i++) out[idOf((space[i] as FixedForm<LeducAction>).action)] = 1;
+  },
+
+  observationShape(config) {
+    checkFullHistory("leduc-poker", config.hands, config.history);
+    return config.hands === 1 ? ONE_HAND_SHAPE : [PAST_AT + PAST_SIZE * config.hands];
+  },
+  encode,
+});

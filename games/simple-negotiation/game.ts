@@ -9,7 +9,8 @@ import {
   typeName,
 } from "../core/action.ts";
 import { checkTalk, messageCharsKey } from "../core/config.ts";
-import type { Game, Viewer } from "../core/game.ts";
+import { defineGame, NumericFaceError, type Viewer } from "../core/game.ts";
+import { idProblem, oneHot } from "../core/numeric.ts";
 import { seatName } from "../core/text.ts";
 
 /**
@@ -117,6 +118,7 @@ const NOTHING: ActionSpace<SnAction> = Object.freeze([]);
 const SEAT = [Object.freeze([0]), Object.freeze([1])];
 const NOBODY: readonly number[] = Object.freeze([]);
 const NO_REWARD = Object.freeze([0, 0]);
+const NO_CHANCE: readonly number[] = Object.freeze([]);
 
 const spacesByConfig = new WeakMap<SnConfig, Spaces>();
 
@@ -410,7 +412,127 @@ function signed(x: number): string {
   return x > 0 ? `+${fmt(x)}` : fmt(x);
 }
 
-export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation> = {
+const PASS: SnAction = Object.freeze({ type: "chat", text: "" });
+const PASS_ID = 0;
+const ACCEPT_ID = 1;
+const DENY_ID = 2;
+const FIRST_SWAP_ID = 3;
+/** The most swaps a config may have for a numeric face: more than a policy's action head reasonably holds. */
+const MAX_SWAPS = 65_536;
+const EVENT_TYPES: readonly SnAction["type"][] = Object.freeze(["chat", "offer", "accept", "deny"]);
+const OFFER_FEATURES = 2 + 2 * R;
+const EVENT_FEATURES = EVENT_TYPES.length + 2 * R + 2;
+
+function tensorSize(maxTurns: number): number {
+  return 2 + (maxTurns + 1) + 2 * R + (2 * R + 1) + 2 + OFFER_FEATURES + maxTurns * EVENT_FEATURES;
+}
+
+/** A config's action ids: the units of each resource in the game, where each resource's swaps start. */
+interface NumericIds {
+  readonly totals: readonly number[];
+  readonly swapStart: readonly number[];
+  readonly count: number;
+  readonly shape: readonly number[];
+  /** actionOf's mask, reused: it never outlives the call. */
+  readonly scratch: Uint8Array;
+  /** The swap actions made so far, by id. */
+  readonly actions: SnAction[];
+}
+
+const idsByConfig = new WeakMap<SnConfig, NumericIds>();
+
+function numericIds(config: SnConfig): NumericIds {
+  let ids = idsByConfig.get(config);
+  if (ids === undefined) {
+    const totals = RESOURCES.map((_, r) => config.inventory[0][r] + config.inventory[1][r]);
+    const swaps = 2 * totals[0] * totals[1];
+    if (swaps > MAX_SWAPS) {
+      throw new NumericFaceError(
+        "simple-negotiation",
+        `inventories of ${totals[0]} Wood and ${totals[1]} Gold in all make ${swaps} swaps, more than the ` +
+          `${MAX_SWAPS} action ids a numeric face offers`,
+      );
+    }
+    const count = FIRST_SWAP_ID + swaps;
+    ids = {
+      totals,
+      swapStart: [FIRST_SWAP_ID, FIRST_SWAP_ID + totals[0] * totals[1]],
+      count,
+      shape: Object.freeze([tensorSize(config.maxTurns)]),
+      scratch: new Uint8Array(count),
+      actions: [],
+    };
+    idsByConfig.set(config, ids);
+  }
+  return ids;
+}
+
+/** The id of giving `give` for `get`, when that is a swap. */
+function swapId(ids: NumericIds, give: Bundle, get: Bundle): number {
+  for (let r = 0; r < R; r++) {
+    const n = give[RESOURCES[r]] ?? 0;
+    const m = get[RESOURCES[1 - r]] ?? 0;
+    const width = ids.totals[1 - r];
+    const swap = n > 0 && m > 0 && m <= width && give[RESOURCES[1 - r]] === undefined &&
+      get[RESOURCES[r]] === undefined;
+    if (swap) return ids.swapStart[r] + (n - 1) * width + (m - 1);
+  }
+  return -1;
+}
+
+/** The action an id in range stands for. */
+function idAction(ids: NumericIds, id: number): SnAction {
+  if (id === PASS_ID) return PASS;
+  if (id === ACCEPT_ID) return ACCEPT;
+  if (id === DENY_ID) return DENY;
+  let action = ids.actions[id];
+  if (action === undefined) {
+    const r = id < ids.swapStart[1] ? 0 : 1;
+    const width = ids.totals[1 - r];
+    const k = id - ids.swapStart[r];
+    action = Object.freeze({
+      type: "offer" as const,
+      give: Object.freeze({ [RESOURCES[r]]: Math.floor(k / width) + 1 }),
+      get: Object.freeze({ [RESOURCES[1 - r]]: (k % width) + 1 }),
+    });
+    ids.actions[id] = action;
+  }
+  return action;
+}
+
+/** A bundle's counts by resource, into `out` from `at`. */
+function writeBundle(out: Float32Array, at: number, bundle: Bundle): void {
+  for (let r = 0; r < R; r++) out[at + r] = bundle[RESOURCES[r]] ?? 0;
+}
+
+/**
+ * The numeric face. Talk is not part of it: a seat that says nothing sends the empty chat, its pass.
+ * Offers are discretised as swaps, some of one resource for some of the other: with two resources every
+ * trade whose net effect moves one resource each way has a swap with the same effect, and only gifts and
+ * demands with nothing in return (a trade naming one resource on both sides) are left out. With TW and TG
+ * the Wood and Gold in the game (both inventories together), the ids are:
+ *
+ * - 0: pass, `{type: "chat", text: ""}`; always legal on the seat's turn.
+ * - 1: accept the offer made to the seat (when it can be carried out); 2: deny it.
+ * - 3 + (n − 1)·TG + (m − 1): give n Wood (1…TW) for m Gold (1…TG).
+ * - 3 + TW·TG + (n − 1)·TW + (m − 1): give n Gold (1…TG) for m Wood (1…TW).
+ *
+ * An offer is legal for n up to what the seat holds. Actions carrying text (except the pass) have no id, nor
+ * offers other than swaps. A config with more than MAX_SWAPS swaps has no numeric face.
+ *
+ * The information-state tensor, shape [20 + 11·maxTurns], everything from the seat's observation (other
+ * than free text), with seats absolute (player 0 first) but values the viewer's own first:
+ *
+ * - 2: the viewer's seat, one-hot.
+ * - maxTurns + 1: actions taken so far, one-hot.
+ * - 4: units held, player 0's Wood and Gold, then player 1's.
+ * - 5: the viewer's values per unit of Wood and Gold; the other's (0 until shown at the end); 1 once shown.
+ * - 2: the viewer's gain so far; the other's (0 until shown).
+ * - 6: the pending offer: its maker, one-hot; the Wood and Gold it gives; the Wood and Gold it asks for.
+ * - maxTurns × 10: action k (taken by seat k mod 2): its type one-hot (chat, offer, accept, deny); an
+ *   offer's Wood and Gold given and asked for; whether it countered an offer; whether it carried text.
+ */
+export const simpleNegotiation = defineGame<SnState, SnAction, SnConfig, SnObservation>({
   id: "simple-negotiation",
   version: 1,
   title: "Simple negotiation",
@@ -449,7 +571,7 @@ export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation>
       `be negative. Texts are at most ${config.messageChars} characters.`;
   },
 
-  init(config) {
+  start(config) {
     return {
       config,
       turn: 0,
@@ -459,6 +581,12 @@ export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation>
       offerGet: new Int32Array(R),
       log: [],
     };
+  },
+
+  chance: () => NO_CHANCE,
+
+  resolve() {
+    throw new RangeError("simple-negotiation has no chance events");
   },
 
   toAct: (state) => (isOver(state) ? NOBODY : SEAT[state.turn & 1]),
@@ -472,7 +600,7 @@ export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation>
     return offer ? [answers[0], offer, ...answers.slice(1)] : answers;
   },
 
-  apply(state, moves) {
+  play(state, moves) {
     const seat = state.turn & 1;
     const action = moves[seat]!;
     const turn = ++state.turn;
@@ -626,4 +754,82 @@ export const simpleNegotiation: Game<SnState, SnAction, SnConfig, SnObservation>
       log: [...state.log],
     };
   },
-};
+
+  actionCount: (config) => numericIds(config).count,
+
+  actionId(action, state) {
+    switch (action.type) {
+      case "chat":
+        return action.text === "" ? PASS_ID : -1;
+      case "accept":
+        return action.text === undefined ? ACCEPT_ID : -1;
+      case "deny":
+        return action.text === undefined ? DENY_ID : -1;
+      case "offer":
+        return action.text === undefined ? swapId(numericIds(state.config), action.give, action.get) : -1;
+    }
+  },
+
+  actionOf(id, state, seat) {
+    const ids = numericIds(state.config);
+    simpleNegotiation.legalMask(state, seat, ids.scratch);
+    return idProblem(id, ids.scratch) ?? idAction(ids, id);
+  },
+
+  legalMask(state, seat, out) {
+    out.fill(0);
+    if (isOver(state) || seat !== (state.turn & 1)) return;
+    out[PASS_ID] = 1;
+    if (state.offerFrom === 1 - seat) {
+      out[DENY_ID] = 1;
+      if (executable(state)) out[ACCEPT_ID] = 1;
+    }
+    const ids = numericIds(state.config);
+    for (let r = 0; r < R; r++) {
+      // Swaps giving n of resource r lie n by n, each run as long as there is of the other resource.
+      const width = ids.totals[1 - r];
+      const start = ids.swapStart[r];
+      out.fill(1, start, start + state.inventory[2 * seat + r] * width);
+    }
+  },
+
+  observationShape: (config) => numericIds(config).shape,
+
+  encode(obs, out) {
+    out.fill(0);
+    const me = typeof obs.seat === "number" ? obs.seat : -1;
+    const maxTurns = obs.maxTurns;
+    let at = 0;
+    oneHot(out, at, 2, me);
+    at += 2;
+    oneHot(out, at, maxTurns + 1, obs.turn - 1);
+    at += maxTurns + 1;
+    for (let seat = 0; seat < 2; seat++) {
+      for (let r = 0; r < R; r++) out[at++] = obs.inventories[seat][r];
+    }
+    const own = me < 0 ? null : obs.values[me];
+    const other = me < 0 ? null : obs.values[1 - me];
+    for (let r = 0; r < R; r++) out[at + r] = own === null ? 0 : own[r];
+    at += R;
+    for (let r = 0; r < R; r++) out[at + r] = other === null ? 0 : other[r];
+    at += R;
+    out[at++] = other === null ? 0 : 1;
+    out[at++] = me < 0 ? 0 : obs.gains[me] ?? 0;
+    out[at++] = me < 0 ? 0 : obs.gains[1 - me] ?? 0;
+    if (obs.offer !== null) {
+      oneHot(out, at, 2, obs.offer.from);
+      writeBundle(out, at + 2, obs.offer.give);
+      writeBundle(out, at + 2 + R, obs.offer.get);
+    }
+    at += OFFER_FEATURES;
+    for (let k = 0; k < obs.log.length && k < maxTurns; k++) {
+      const event = obs.log[k];
+      const slot = at + k * EVENT_FEATURES;
+      oneHot(out, slot, EVENT_TYPES.length, EVENT_TYPES.indexOf(event.type));
+      if (event.give) writeBundle(out, slot + EVENT_TYPES.length, event.give);
+      if (event.get) writeBundle(out, slot + EVENT_TYPES.length + R, event.get);
+      if (event.countered) out[slot + EVENT_TYPES.length + 2 * R] = 1;
+      if (event.text) out[slot + EVENT_TYPES.length + 2 * R + 1] = 1;
+    }
+  },
+});

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ActionError, type ActionSpace, describeSpace, type FixedForm, parseInput } from "../core/action.ts";
-import type { Game, Viewer } from "../core/game.ts";
+import { defineGame, type Viewer } from "../core/game.ts";
+import { idProblem } from "../core/numeric.ts";
 import { seatName } from "../core/text.ts";
 
 /**
@@ -86,6 +87,15 @@ const SEAT = [Object.freeze([0]), Object.freeze([1])];
 const NOBODY: readonly number[] = Object.freeze([]);
 const NO_REWARD = Object.freeze([0, 0]);
 const WIN = [Object.freeze([1, -1]), Object.freeze([-1, 1])];
+const NO_CHANCE: readonly number[] = Object.freeze([]);
+/** The information-state tensor's shape: OpenSpiel's tic_tac_toe ObservationTensorShape, planes × rows × columns. */
+const TENSOR_SHAPE: readonly number[] = Object.freeze([3, 3, 3]);
+/** The planes in OpenSpiel's CellState order (kEmpty, kNought, kCross), its player 1 writing noughts. */
+const EMPTY_PLANE = 0;
+const SECOND_PLANE = 1;
+const FIRST_PLANE = 2;
+// Where actionOf checks an id against the mask; it never outlives the call.
+const scratchMask = new Uint8Array(9);
 
 function spaceFor(empty: number): ActionSpace<TttAction> {
   let space = SPACES[empty];
@@ -132,7 +142,14 @@ function markAt(state: TttState, space: ActionSpace<TttAction>, cell: number): T
   return MARK_FORMS[cell].action;
 }
 
-export const ticTacToe: Game<TttState, TttAction, TttConfig, TttObservation> = {
+/**
+ * The numeric face, as OpenSpiel's tic_tac_toe: action id = the cell (0–8, row by row), 9 ids; the tensor is
+ * OpenSpiel's observation tensor, shape [3, 3, 3]: plane 0 marks the empty cells, plane 1 player 1's marks
+ * and plane 2 player 0's (OpenSpiel's noughts and crosses: its player 0 writes X), whichever mark the config
+ * gives them, so both variants share one encoding. The board is the whole information state (the seat to
+ * move follows from how many marks there are), so the tensor has perfect recall without the move order.
+ */
+export const ticTacToe = defineGame<TttState, TttAction, TttConfig, TttObservation>({
   id: "tic-tac-toe",
   version: 1,
   title: "Tic-tac-toe",
@@ -161,8 +178,14 @@ export const ticTacToe: Game<TttState, TttAction, TttConfig, TttObservation> = {
       'number in brackets such as [4], or as JSON {"type":"mark","cell":4}.';
   },
 
-  init(config) {
+  start(config) {
     return { config, board: new Uint8Array(9), turn: 0, empty: FULL, winner: -1, history: new Uint8Array(9) };
+  },
+
+  chance: () => NO_CHANCE,
+
+  resolve() {
+    throw new RangeError("tic-tac-toe has no chance events");
   },
 
   toAct: (state) => (isOver(state) ? NOBODY : SEAT[state.turn & 1]),
@@ -172,7 +195,7 @@ export const ticTacToe: Game<TttState, TttAction, TttConfig, TttObservation> = {
     return spaceFor(state.empty);
   },
 
-  apply(state, moves) {
+  play(state, moves) {
     const seat = state.turn & 1;
     const cell = moves[seat]!.cell;
     const mark = seat + 1;
@@ -247,4 +270,30 @@ export const ticTacToe: Game<TttState, TttAction, TttConfig, TttObservation> = {
   },
 
   clone: (state) => ({ ...state, board: state.board.slice(), history: state.history.slice() }),
-};
+
+  actionCount: () => 9,
+
+  actionId: (action) => action.cell,
+
+  actionOf(id, state, seat) {
+    ticTacToe.legalMask(state, seat, scratchMask);
+    return idProblem(id, scratchMask) ?? MARK_FORMS[id].action;
+  },
+
+  legalMask(state, seat, out) {
+    const empty = isOver(state) || seat !== (state.turn & 1) ? 0 : state.empty;
+    for (let cell = 0; cell < 9; cell++) out[cell] = (empty >> cell) & 1;
+  },
+
+  observationShape: () => TENSOR_SHAPE,
+
+  encode(obs, out) {
+    out.fill(0);
+    const first = obs.marks[0];
+    for (let cell = 0; cell < 9; cell++) {
+      const mark = obs.board[cell];
+      const plane = mark === null ? EMPTY_PLANE : mark === first ? FIRST_PLANE : SECOND_PLANE;
+      out[plane * 9 + cell] = 1;
+    }
+  },
+});

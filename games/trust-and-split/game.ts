@@ -8,7 +8,8 @@ import {
   type TextForm,
 } from "../core/action.ts";
 import { checkTalk, messageCharsKey, messagesKey } from "../core/config.ts";
-import type { Game, Viewer } from "../core/game.ts";
+import { defineGame, drawOutcome, type Game, NumericFaceError, type Viewer } from "../core/game.ts";
+import { idProblem, oneHot } from "../core/numeric.ts";
 import type { Rng } from "../core/rng.ts";
 import { seatName } from "../core/text.ts";
 
@@ -82,8 +83,10 @@ export interface TasState {
   round: number;
   /** Messages sent in the current round. */
   said: number;
-  /** The seat that speaks first in the current round. */
+  /** The seat that speaks first in the current round; -1 until the first chance event draws it. */
   starter: number;
+  /** Whether the current round's hands or values are dealt; until then its deal is the chance event due. */
+  dealt: boolean;
   /** Hands (indices into HANDS) by round and seat: hands[2 * round + seat]; unused under "ties". */
   readonly hands: Uint8Array;
   /** Per-unit values by round, seat and item: values[(2 * round + seat) * items + item]. */
@@ -149,6 +152,8 @@ export interface TasObservation {
 interface Spaces {
   readonly message: ActionSpace<TasAction>;
   readonly split: ActionSpace<TasAction>;
+  /** How many claims there are, (quantity + 1)^items: the claim ids. */
+  readonly claims: number;
 }
 
 const NOTHING: ActionSpace<TasAction> = Object.freeze([]);
@@ -170,7 +175,11 @@ function spaces(config: TasConfig): Spaces {
       items: Object.freeze([...config.items]),
       max: Object.freeze(config.items.map(() => config.quantity)),
     });
-    cached = { message: Object.freeze([message]), split: Object.freeze([split]) };
+    cached = {
+      message: Object.freeze([message]),
+      split: Object.freeze([split]),
+      claims: (config.quantity + 1) ** config.items.length,
+    };
     spacesByConfig.set(config, cached);
   }
   return cached;
@@ -199,38 +208,96 @@ export function setHands(state: TasState, h0: number, h1: number): void {
   state.values.fill(upper === 1 ? config.high : config.low, base + n, base + 2 * n);
 }
 
-/** Draws the current round's values. */
-function deal(state: TasState, rng: Rng): void {
+/**
+ * The chance events, in order: the first speaker (outcome = the seat, 1/2 each), then each round's deal:
+ * - rps (and rps-alternating's first round): one of the six ordered pairs of distinct hands, 1/6 each;
+ *   outcome k deals hand k >> 1 to seat 0 and hand (k >> 1) + 1 + (k & 1) mod 3 to seat 1;
+ * - rps-alternating after the first round: the winning hand, 1/3 each, which passes to last round's loser;
+ * - ties: each seat's high items as bits (bit i of `mine` for seat 0's item i, of `theirs` for seat 1's),
+ *   every pair with at least one item both value high, equally likely (4^items − 3^items of them). Outcome k
+ *   is the k-th such pair by code = mine + theirs·2^items, ascending.
+ */
+const NO_CHANCE: readonly number[] = Object.freeze([]);
+const HALVES: readonly number[] = Object.freeze([1 / 2, 1 / 2]);
+const THIRDS: readonly number[] = Object.freeze([1 / 3, 1 / 3, 1 / 3]);
+const SIXTHS: readonly number[] = Object.freeze(new Array<number>(6).fill(1 / 6));
+
+/** The deals of the ties valuation for a number of items. */
+interface TiesDeals {
+  readonly odds: readonly number[];
+  /** codes[outcome]: mine + theirs·2^items. */
+  readonly codes: Int32Array;
+  /** outcomeOf[code]: the outcome with that code, -1 where the pair has no item both value high. */
+  readonly outcomeOf: Int32Array;
+}
+
+const tiesDealsByItems: TiesDeals[] = [];
+
+function tiesDeals(items: number): TiesDeals {
+  let deals = tiesDealsByItems[items];
+  if (deals === undefined) {
+    const mask = (1 << items) - 1;
+    const outcomeOf = new Int32Array(1 << (2 * items)).fill(-1);
+    const codes: number[] = [];
+    for (let code = 0; code < outcomeOf.length; code++) {
+      if ((code & (code >>> items) & mask) !== 0) outcomeOf[code] = codes.push(code) - 1;
+    }
+    deals = {
+      odds: Object.freeze(new Array<number>(codes.length).fill(1 / codes.length)),
+      codes: Int32Array.from(codes),
+      outcomeOf,
+    };
+    tiesDealsByItems[items] = deals;
+  }
+  return deals;
+}
+
+/** Whether a chance event is due (only asked while rounds remain). */
+function chanceDue(state: TasState): boolean {
+  return state.starter < 0 || !state.dealt;
+}
+
+function dealOdds(state: TasState): readonly number[] {
+  const { config } = state;
+  if (config.valuation === "ties") return tiesDeals(config.items.length).odds;
+  return config.valuation === "rps-alternating" && state.round > 0 ? THIRDS : SIXTHS;
+}
+
+/** Deals the current round's hands or values: `outcome` indexes `dealOdds`. */
+function deal(state: TasState, outcome: number): void {
   const { config, round } = state;
   if (config.valuation === "ties") {
     const n = config.items.length;
-    const mask = (1 << n) - 1;
-    let mine: number, theirs: number;
-    // Each output bit is a fair coin: n for seat 0's items, n for seat 1's; redraw until both value some item high.
-    do {
-      const bits = rng.next();
-      mine = bits & mask;
-      theirs = (bits >>> n) & mask;
-    } while ((mine & theirs) === 0);
+    const code = tiesDeals(n).codes[outcome];
     const base = 2 * round * n;
     for (let i = 0; i < n; i++) {
-      state.values[base + i] = mine & (1 << i) ? config.high : config.low;
-      state.values[base + n + i] = theirs & (1 << i) ? config.high : config.low;
+      state.values[base + i] = code & (1 << i) ? config.high : config.low;
+      state.values[base + n + i] = code & (1 << (n + i)) ? config.high : config.low;
     }
     return;
   }
   if (config.valuation === "rps-alternating" && round > 0) {
     // The winning hand passes to the seat that lost the last round; its hand is uniform.
     const upper = beats(state.hands[2 * round - 2], state.hands[2 * round - 1]) ? 1 : 0;
-    const winner = rng.int(3);
+    const winner = outcome;
     const loser = (winner + 2) % 3;
     setHands(state, upper === 0 ? winner : loser, upper === 0 ? loser : winner);
     return;
   }
-  // One of the six ordered pairs of distinct hands, uniformly.
-  const k = rng.int(6);
-  const h0 = k >> 1;
-  setHands(state, h0, (h0 + 1 + (k & 1)) % 3);
+  const h0 = outcome >> 1;
+  setHands(state, h0, (h0 + 1 + (outcome & 1)) % 3);
+}
+
+/**
+ * The ties deal as it has always been drawn: each output bit a fair coin, n for seat 0's items and n for
+ * seat 1's, redrawn until both value some item high.
+ */
+function drawTies(items: number, rng: Rng): number {
+  const { outcomeOf } = tiesDeals(items);
+  const codeMask = (1 << (2 * items)) - 1;
+  let outcome: number;
+  do outcome = outcomeOf[rng.next() & codeMask]; while (outcome < 0);
+  return outcome;
 }
 
 function speaker(state: TasState): number {
@@ -302,6 +369,53 @@ function claimFormat(items: readonly string[], quantity: number): string {
   return `${text} (or JSON ${json})`;
 }
 
+/**
+ * The numeric face. Action ids 0 .. (quantity + 1)^items − 1 are the claims, the counts read as the digits
+ * of the id in base quantity + 1, the first item's most significant (with one item, id = the claim). When the
+ * config has talk (`messages` > 0), id (quantity + 1)^items is the empty message: a numeric policy sends only
+ * that, so it never talks. Configs with more than 2^16 claims (e.g. 5 items of 10) have no numeric face.
+ *
+ * Information-state tensor, shape [13 + 2·items + rounds·(9 + 6·items)], from the viewer's side (own first,
+ * then the other's; the public view puts seat 0 first):
+ * - [0, 2): the seat, one-hot (zeros for the public);
+ * - [2, 5): the phase, one-hot: message, split, over;
+ * - 5: rounds completed / rounds;
+ * - [6, 8): who speaks first this round: own, other (zeros once over);
+ * - 8: messages sent so far this round / (2·messages), 0 without talk; their text is not encoded;
+ * - 9: low / high;
+ * - [10, 13): own hand this round, one-hot rock, paper, scissors (zeros under ties, for the public, once over);
+ * - [13, 13 + 2·items): this round's public values under ties, own per item then the other's, 1 high, 0 low;
+ * - then per round r < rounds, 9 + 6·items entries, zeros until it is played: 1 once played, own hand
+ *   one-hot, the other's (zeros under ties), own values (1 high, 0 low), the other's, own claims / quantity,
+ *   the other's, own units received / quantity, the other's, own points / (quantity·items·high), the other's.
+ */
+const MAX_CLAIM_IDS = 1 << 16;
+const SILENCE = Object.freeze({ type: "message" as const, text: "" });
+const PHASES: readonly TasObservation["phase"][] = ["message", "split", "over"];
+/** Where this round's values start; the rounds follow them. */
+const VALUES_AT = 13;
+
+function claimIds(config: TasConfig): number {
+  const claims = spaces(config).claims;
+  if (claims > MAX_CLAIM_IDS) {
+    throw new NumericFaceError(
+      "trust-and-split",
+      `${config.items.length} item(s) of ${config.quantity} make ${claims} claims, more than ${MAX_CLAIM_IDS} action ids`,
+    );
+  }
+  return claims;
+}
+
+/** Writes 1 for each of `values` that is `high`, from `at`. */
+function encodeHigh(out: Float32Array, at: number, values: readonly number[], high: number): void {
+  for (let i = 0; i < values.length; i++) out[at + i] = values[i] === high ? 1 : 0;
+}
+
+/** Writes `counts` / `quantity`, from `at`. */
+function encodeShares(out: Float32Array, at: number, counts: readonly number[], quantity: number): void {
+  for (let i = 0; i < counts.length; i++) out[at + i] = counts[i] / quantity;
+}
+
 const MESSAGE_TOKENS = /<<message_start>>([\s\S]*?)(?:<<message_end>>|$)|<message>([\s\S]*?)(?:<\/message>|$)/i;
 const PROPOSAL_TOKENS = /<<proposal_start>>([\s\S]*?)<<proposal_end>>|<([a-z]+)_to_self>([\s\S]*?)<\/\2_to_self>/i;
 const PROPOSAL_PREFIX = /^\s*proposal\s*:/i;
@@ -335,7 +449,12 @@ function claimText(form: SplitForm, text: string): string | undefined {
   return BARE_CLAIM.test(text) && (text.toLowerCase().match(/[a-z]+/g) ?? []).every(named) ? text : undefined;
 }
 
-export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation> = {
+export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation> = defineGame<
+  TasState,
+  TasAction,
+  TasConfig,
+  TasObservation
+>({
   id: "trust-and-split",
   version: 1,
   title: "Trust-and-Split",
@@ -403,13 +522,14 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
       "units need not be whole. Your score is the sum of your points over all rounds.";
   },
 
-  init(config, rng) {
+  start(config) {
     const n = config.items.length;
-    const state: TasState = {
+    return {
       config,
       round: 0,
       said: 0,
-      starter: rng.int(2),
+      starter: -1,
+      dealt: false,
       hands: new Uint8Array(2 * config.rounds),
       values: new Float64Array(2 * n * config.rounds),
       claims: new Int32Array(2 * n * config.rounds),
@@ -417,22 +537,42 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
       totals: [0, 0],
       chat: [],
     };
-    deal(state, rng);
-    return state;
+  },
+
+  chance(state) {
+    if (state.round >= state.config.rounds) return NO_CHANCE;
+    if (state.starter < 0) return HALVES;
+    return state.dealt ? NO_CHANCE : dealOdds(state);
+  },
+
+  resolve(state, outcome) {
+    if (state.round >= state.config.rounds || !chanceDue(state)) throw new RangeError("no chance event is due");
+    if (state.starter < 0) {
+      state.starter = outcome;
+    } else {
+      deal(state, outcome);
+      state.dealt = true;
+    }
+  },
+
+  // Only the ties deal was drawn otherwise than `drawOutcome` draws it: by rejection, from raw bits.
+  sample(state, rng) {
+    const ties = state.config.valuation === "ties" && state.starter >= 0;
+    return ties ? drawTies(state.config.items.length, rng) : drawOutcome(trustAndSplit.chance(state), rng);
   },
 
   toAct(state) {
-    if (state.round >= state.config.rounds) return NOBODY;
+    if (state.round >= state.config.rounds || chanceDue(state)) return NOBODY;
     return inMessagePhase(state) ? SEAT[speaker(state)] : BOTH;
   },
 
   legal(state, seat) {
-    if (state.round >= state.config.rounds || (seat !== 0 && seat !== 1)) return NOTHING;
+    if (state.round >= state.config.rounds || chanceDue(state) || (seat !== 0 && seat !== 1)) return NOTHING;
     if (inMessagePhase(state)) return speaker(state) === seat ? spaces(state.config).message : NOTHING;
     return spaces(state.config).split;
   },
 
-  apply(state, moves, rng) {
+  play(state, moves) {
     const { config } = state;
     if (inMessagePhase(state)) {
       const seat = speaker(state);
@@ -465,7 +605,7 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
     state.round++;
     state.said = 0;
     state.starter = 1 - state.starter;
-    if (state.round < config.rounds) deal(state, rng);
+    state.dealt = false;
     return [r0, r1];
   },
 
@@ -495,10 +635,13 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
       low: config.low,
       messages: config.messages,
       messageChars: config.messageChars,
-      starter: playing ? state.starter : null,
-      speaker: now === "message" ? speaker(state) : null,
-      hand: playing && !ties && viewer !== "public" ? HANDS[state.hands[2 * round + viewer]] : null,
-      values: playing && ties ? [slice(state.values, round, 0, n), slice(state.values, round, 1, n)] : null,
+      // While chance is due, what it has not drawn yet is null.
+      starter: playing && state.starter >= 0 ? state.starter : null,
+      speaker: now === "message" && state.starter >= 0 ? speaker(state) : null,
+      hand: playing && state.dealt && !ties && viewer !== "public" ? HANDS[state.hands[2 * round + viewer]] : null,
+      values: playing && state.dealt && ties
+        ? [slice(state.values, round, 0, n), slice(state.values, round, 1, n)]
+        : null,
       history,
       totals: [state.totals[0], state.totals[1]],
       chat: state.chat.map((m) => ({ ...m })),
@@ -582,6 +725,7 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
       round: state.round,
       said: state.said,
       starter: state.starter,
+      dealt: state.dealt,
       hands: state.hands.slice(),
       values: state.values.slice(),
       claims: state.claims.slice(),
@@ -590,4 +734,81 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
       chat: state.chat.map((m) => ({ ...m })),
     };
   },
-};
+
+  actionCount: (config) => claimIds(config) + (config.messages > 0 ? 1 : 0),
+
+  actionId(action, state) {
+    if (action.type === "message") return action.text === "" ? spaces(state.config).claims : -1;
+    const base = state.config.quantity + 1;
+    let id = 0;
+    for (const count of action.take) id = id * base + count;
+    return id;
+  },
+
+  actionOf(id, state, seat) {
+    const { config } = state;
+    const mask = new Uint8Array(trustAndSplit.actionCount(config));
+    trustAndSplit.legalMask(state, seat, mask);
+    const problem = idProblem(id, mask);
+    if (problem) return problem;
+    if (id === spaces(config).claims) return SILENCE;
+    const base = config.quantity + 1;
+    const take = new Array<number>(config.items.length);
+    for (let i = take.length - 1; i >= 0; i--, id = Math.floor(id / base)) take[i] = id % base;
+    return { type: "split", take };
+  },
+
+  legalMask(state, seat, out) {
+    out.fill(0);
+    if (trustAndSplit.legal(state, seat).length === 0) return;
+    const { claims } = spaces(state.config);
+    if (inMessagePhase(state)) out[claims] = 1;
+    else out.fill(1, 0, claims);
+  },
+
+  observationShape(config) {
+    const n = config.items.length;
+    return [VALUES_AT + 2 * n + config.rounds * (9 + 6 * n)];
+  },
+
+  encode(obs, out) {
+    out.fill(0);
+    const me = obs.seat === "public" ? 0 : obs.seat;
+    const other = 1 - me;
+    const n = obs.items.length;
+    const { quantity, high } = obs;
+    if (obs.seat !== "public") out[me] = 1;
+    oneHot(out, 2, 3, PHASES.indexOf(obs.phase));
+    const history = obs.history;
+    out[5] = history.length / obs.rounds;
+    if (obs.starter !== null) out[obs.starter === me ? 6 : 7] = 1;
+    let said = 0;
+    for (let i = obs.chat.length - 1; i >= 0 && obs.chat[i].round === obs.round; i--) said++;
+    out[8] = obs.messages > 0 ? said / (2 * obs.messages) : 0;
+    out[9] = obs.low / high;
+    if (obs.hand !== null) oneHot(out, 10, 3, HANDS.indexOf(obs.hand));
+    if (obs.values !== null) {
+      encodeHigh(out, VALUES_AT, obs.values[me], high);
+      encodeHigh(out, VALUES_AT + n, obs.values[other], high);
+    }
+    const width = 9 + 6 * n;
+    const most = quantity * n * high;
+    for (let r = 0; r < history.length; r++) {
+      const h = history[r];
+      const at = VALUES_AT + 2 * n + r * width;
+      out[at] = 1;
+      if (h.hands !== null) {
+        oneHot(out, at + 1, 3, HANDS.indexOf(h.hands[me]));
+        oneHot(out, at + 4, 3, HANDS.indexOf(h.hands[other]));
+      }
+      encodeHigh(out, at + 7, h.values[me], high);
+      encodeHigh(out, at + 7 + n, h.values[other], high);
+      encodeShares(out, at + 7 + 2 * n, h.claims[me], quantity);
+      encodeShares(out, at + 7 + 3 * n, h.claims[other], quantity);
+      encodeShares(out, at + 7 + 4 * n, h.received[me], quantity);
+      encodeShares(out, at + 7 + 5 * n, h.received[other], quantity);
+      out[at + 7 + 6 * n] = h.rewards[me] / most;
+      out[at + 8 + 6 * n] = h.rewards[other] / most;
+    }
+  },
+});

@@ -9,11 +9,11 @@ import { solve } from "../../games/analysis/cfr.ts";
 import { exploitability } from "../../games/analysis/evaluate.ts";
 import { buildTree } from "../../games/analysis/tree.ts";
 import { configure } from "../../games/core/config.ts";
-import { type LeducConfig, leducPoker, leducPokerExact, rankKey } from "../../games/leduc-poker/game.ts";
+import { type LeducConfig, leducPoker, rankKey } from "../../games/leduc-poker/game.ts";
 
 const iterations = Number(Deno.args[0] ?? 300_000);
 const { config } = configure<LeducConfig>(leducPoker, {});
-const tree = buildTree(leducPokerExact, config, {
+const tree = buildTree(leducPoker, config, {
   key: (state, seat) => {
     const obs = leducPoker.observe(state, seat);
     return rankKey(obs.card!, obs.publicCard, obs.betting);

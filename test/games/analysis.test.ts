@@ -4,18 +4,17 @@ import { measure, registerExploitability } from "../../cli/commands/exploitabili
 import { CfrPlus, solve } from "../../games/analysis/cfr.ts";
 import { bestResponse, expectedValue, exploitability } from "../../games/analysis/evaluate.ts";
 import { policyFrom, policyTable, profile, strategyPolicy, uniformPolicy } from "../../games/analysis/policy.ts";
-import { AnalysisError, buildTree, CHANCE, type ExactGame, TERMINAL } from "../../games/analysis/tree.ts";
-import { type ActionSpace, parseInput } from "../../games/core/action.ts";
+import { type AnalysableGame, AnalysisError, buildTree, CHANCE, TERMINAL } from "../../games/analysis/tree.ts";
+import type { ActionSpace } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
-import type { Game } from "../../games/core/game.ts";
-import { ipd, type IpdAction } from "../../games/ipd/game.ts";
-import { type KuhnConfig, kuhnPoker, kuhnPokerExact } from "../../games/kuhn-poker/game.ts";
+import { ipd } from "../../games/ipd/game.ts";
+import { type KuhnConfig, kuhnPoker } from "../../games/kuhn-poker/game.ts";
 import { StrategyError } from "../../policies/strategy.ts";
-import { z } from "zod";
 
 /**
  * A toy for the solver: seat 0 hides heads or tails, seat 1 guesses; a right guess wins 1 from
- * seat 0, a wrong one loses 1. Its one equilibrium is uniform, worth 0.
+ * seat 0, a wrong one loses 1. Its one equilibrium is uniform, worth 0. It has no `infoState`, so its
+ * information sets are keyed by the observation, which shows a seat only its own number: one set per seat.
  */
 interface PenniesState {
   hidden: number;
@@ -26,22 +25,15 @@ const COINS: ActionSpace<Coin> = [
   { kind: "fixed", action: { type: "heads" } },
   { kind: "fixed", action: { type: "tails" } },
 ];
-const pennies: Game<PenniesState, Coin, { stake: number }, { seat: number | "public" }> = {
+const pennies: AnalysableGame<PenniesState, Coin, null> = {
   id: "hidden-pennies",
-  version: 1,
-  title: "Hidden pennies",
-  summary: "seat 0 hides a coin, seat 1 guesses it",
-  seats: { min: 2, max: 2 },
-  schema: z.strictObject({ stake: z.number().default(1).describe("what a guess wins or loses") }),
-  variants: { standard: { description: "stake 1", config: {} } },
-  defaultVariant: "standard",
   seatCount: () => 2,
-  publicConfig: (config) => config,
-  rules: () => "seat 0 hides heads or tails; seat 1 guesses",
-  init: () => ({ hidden: -1, guess: -1 }),
+  start: () => ({ hidden: -1, guess: -1 }),
+  chance: () => [],
+  resolve: () => {},
   toAct: (s) => (s.hidden < 0 ? [0] : s.guess < 0 ? [1] : []),
   legal: (s, seat) => (pennies.toAct(s)[0] === seat ? COINS : []),
-  apply(s, moves) {
+  play(s, moves) {
     const seat = pennies.toAct(s)[0];
     const side = moves[seat]!.type === "heads" ? 0 : 1;
     if (seat === 0) s.hidden = side;
@@ -50,22 +42,11 @@ const pennies: Game<PenniesState, Coin, { stake: number }, { seat: number | "pub
   },
   returns: (s) => (s.hidden === s.guess ? [-1, 1] : [1, -1]),
   observe: (_, viewer) => ({ seat: viewer }),
-  describe: () => "a coin is hidden",
-  parse: (input, s, seat) => parseInput(pennies.legal(s, seat), input),
   clone: (s) => ({ ...s }),
-};
-const penniesExact: ExactGame<PenniesState, Coin, { stake: number }> = {
-  game: pennies,
-  start: () => pennies.init({ stake: 1 }, undefined!),
-  chance: () => [],
-  resolve: () => {},
-  play: (s, seat, action) => void pennies.apply(s, seat === 0 ? [action] : [undefined, action], undefined!),
-  // Seat 1 never learns the hidden side: one information set per seat.
-  infoState: (_, seat) => `seat ${seat}`,
 };
 
 const kuhnConfig = configure<KuhnConfig>(kuhnPoker, {}).config;
-const kuhn = buildTree(kuhnPokerExact, kuhnConfig);
+const kuhn = buildTree(kuhnPoker, kuhnConfig);
 
 describe("analysis: the tree", () => {
   it("holds every chance outcome with its probability, and children in consecutive slots", () => {
@@ -85,27 +66,27 @@ describe("analysis: the tree", () => {
     for (const set of kuhn.infosets) expect(set.nodes).toHaveLength(2); // the two cards the other seat may hold
   });
 
+  it("keys information sets by the game's infoState, else by the observation", () => {
+    expect(kuhn.infosets.map((set) => set.key).slice(0, 2)).toEqual(["0", "1p"]); // J, then a Q facing a check
+    expect(buildTree(pennies, null).infosets.map((set) => set.key)).toEqual(['{"seat":0}', '{"seat":1}']);
+  });
+
   it("refuses what it cannot analyse exactly, saying why", () => {
-    const ipdExact: ExactGame<unknown, IpdAction, unknown> = {
-      game: ipd as Game<unknown, IpdAction, unknown, unknown>,
-      start: (config) => ipd.init(config as never, undefined!),
-      chance: () => [],
-      resolve: () => {},
-      play: () => {},
-      infoState: () => "",
-    };
-    expect(() => buildTree(ipdExact, configure(ipd, { rounds: 1 }).config)).toThrow(/one seat to act at a time/);
-    expect(() => buildTree(kuhnPokerExact, configure(kuhnPoker, { rounds: 3 }).config, { maxNodes: 1000 })).toThrow(
-      AnalysisError,
+    expect(() => buildTree(ipd, configure(ipd, { rounds: 1 }).config)).toThrow(/one seat to act at a time/);
+    expect(() => buildTree(kuhnPoker, configure(kuhnPoker, { rounds: 3 }).config, { maxNodes: 1000 })).toThrow(
+      /more than 1000 nodes/,
     );
-    expect(() => buildTree(kuhnPokerExact, kuhnConfig, { key: () => "everything" })).toThrow(/groups states/);
-    const generous = { ...pennies, returns: () => [1, 1] };
-    expect(() => buildTree({ ...penniesExact, game: generous }, { stake: 1 })).toThrow(/not zero-sum/);
+    expect(() => buildTree(kuhnPoker, kuhnConfig, { key: () => "everything" })).toThrow(/groups states/);
+    expect(() => buildTree({ ...pennies, returns: () => [1, 1] }, null)).toThrow(/not zero-sum/);
+    expect(() => buildTree({ ...pennies, seatCount: () => 3 }, null)).toThrow(/two seats; hidden-pennies has 3/);
+    const amounts: ActionSpace<Coin> = [{ kind: "amount", type: "stake", min: 0, max: 1, integer: true }];
+    expect(() => buildTree({ ...pennies, legal: () => amounts }, null)).toThrow(/finite choices/);
+    expect(() => buildTree(pennies, null, { maxNodes: 3 })).toThrow(AnalysisError);
   });
 });
 
 describe("analysis: values, best responses and exploitability", () => {
-  const tree = buildTree(penniesExact, { stake: 1 });
+  const tree = buildTree(pennies, null);
   const heads = policyFrom(tree, () => [1, 0]);
 
   it("prices a hidden coin: uniform is unexploitable, a fixed side loses 1 to a best response", () => {
@@ -142,7 +123,7 @@ describe("analysis: values, best responses and exploitability", () => {
     expect(() => strategyPolicy(tree, pennies, { name: "silent" })).toThrow(/does not state its probabilities/);
     const cheat = { name: "cheat", distribution: () => [{ action: { type: "edge" } as never, probability: 1 }] };
     expect(() => strategyPolicy(tree, pennies, cheat)).toThrow(/not legal/);
-    expect(policyTable(tree, heads)).toEqual(new Map([["seat 0", [1, 0]], ["seat 1", [1, 0]]]));
+    expect(policyTable(tree, heads)).toEqual(new Map([['{"seat":0}', [1, 0]], ['{"seat":1}', [1, 0]]]));
   });
 });
 
@@ -157,7 +138,7 @@ describe("analysis: CFR+", () => {
   });
 
   it("finds the uniform equilibrium of the hidden coin", () => {
-    const tree = buildTree(penniesExact, { stake: 1 });
+    const tree = buildTree(pennies, null);
     const solver = new CfrPlus(tree);
     expect([...solver.average()]).toEqual([0.5, 0.5, 0.5, 0.5]);
     const average = solver.run(200).run(300).average();
@@ -211,15 +192,18 @@ describe("ludus exploitability", () => {
     expect(measure("kuhn-poker", "always-raise", undefined, { fixedPot: true }).exploitability).toBeCloseTo(0, 12);
   });
 
-  it("refuses unknown strategies, games and configs too large, naming what is allowed", async () => {
+  it("refuses unknown strategies and games, and says why a game or config has no exact answer", async () => {
     await expect(command("--game", "kuhn-poker", "--policy", "tit-for-tat")).rejects.toThrow(
       "unknown strategy `tit-for-tat` for kuhn-poker (strategies: random, always-call, always-raise, always-fold, " +
         "nash[:alpha])",
     );
     await expect(command("--game", "leduc-poker", "--policy", "nash:2")).rejects.toThrow(StrategyError);
-    await expect(command("--game", "ipd", "--policy", "random")).rejects.toThrow(CommanderError);
+    await expect(command("--game", "chess", "--policy", "random")).rejects.toThrow(CommanderError);
     await expect(command("--game", "kuhn-poker", "--policy", "random", "--config", '{"rounds": 9}')).rejects
-      .toThrow(ConfigError);
-    expect(() => measure("ipd", "random")).toThrow(/covers kuhn-poker, leduc-poker/);
+      .toThrow("invalid config for kuhn-poker: kuhn-poker has more than 1000000 nodes with this config");
+    await expect(command("--game", "ipd", "--policy", "random")).rejects.toThrow(ConfigError);
+    expect(() => measure("ipd", "random")).toThrow(
+      "invalid config for ipd: exact analysis needs one seat to act at a time; ipd has more",
+    );
   });
 });

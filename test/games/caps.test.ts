@@ -19,8 +19,10 @@ const CAPS: Record<string, Record<string, number>> = {
   ipd: { rounds: 500, messages: 10, messageChars: 10_000 },
   "donor-game": { agents: 100, traceDepth: 5, games: 2 },
   "trust-and-split": { rounds: 200, items: 10, quantity: 1000, messages: 10, messageChars: 10_000 },
-  "kuhn-poker": { rounds: 300 },
-  "leduc-poker": { hands: 200 },
+  // A match past 300 (200) hands must bound the hands its observations list (`history`): a long run between
+  // programs, stored at a few hundred bytes a decision rather than within this file's bound.
+  "kuhn-poker": { rounds: 100_000, history: 300 },
+  "leduc-poker": { hands: 100_000, history: 200 },
   holdem: { hands: 1000, gamedef: 20_000 },
   "deal-or-no-deal": { maxTurns: 100, messageChars: 10_000 },
   "simple-negotiation": { maxTurns: 200, messageChars: 10_000 },
@@ -101,7 +103,10 @@ describe("config caps", () => {
         expect(property.description).toMatch(new RegExp(`\\b${String(cap).replace(/\B(?=(\d{3})+$)/g, ",?")}\\b`));
         let refused: unknown;
         try {
-          configure(game, { [key]: pastCap(game.id, key, cap) });
+          configure(game, {
+            [key]: pastCap(game.id, key, cap),
+            ...(key !== "history" && caps.history ? { history: 0 } : {}),
+          });
         } catch (e) {
           refused = e;
         }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Action, SplitForm } from "../../games/core/action.ts";
+import type { Action, ActionError, SplitForm } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
+import { maskIds } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
   dealOrNoDeal as dond,
@@ -426,5 +427,147 @@ describe("deal-or-no-deal: strategies", () => {
     // Against welfare-max it gets everything it values at once.
     const against = playMatch(dond, cfg, [greedy, strategy("welfare-max")], 1);
     expect(against.returns[0]).toBe(10);
+  });
+});
+
+describe("deal-or-no-deal: chance and the numeric face", () => {
+  const mask = (state: DondState, seat: number) => {
+    const out = new Uint8Array(dond.actionCount(state.config)).fill(7);
+    dond.legalMask(state, seat, out);
+    return maskIds(out);
+  };
+  /** The indices of the tensor's nonzero entries (every entry is 0 or 1). */
+  const tensor = (state: DondState, seat: number) => {
+    const out = new Float32Array(dond.observationShape(state.config)[0]).fill(Number.NaN);
+    dond.encode(dond.observe(state, seat), out);
+    expect(out.every((x) => x === 0 || x === 1)).toBe(true);
+    return Array.from(out.keys()).filter((i) => out[i] === 1);
+  };
+  /** The ids of the 24 splits of OpenSpiel's pool 1, 2, 3 (books counting fastest, at most 7 items). */
+  const openspielSplits = [0, 1, 8, 9, 15, 16, 36, 37, 43, 44, 49, 50, 64, 65, 70, 71, 75, 76, 85, 86, 90, 91, 94, 95];
+
+  it("deals an instance uniformly, then draws who opens the dialogue, consuming the rng as it always has", () => {
+    const state = dond.start(offers);
+    const odds = dond.chance(state);
+    expect(odds).toHaveLength(5793);
+    expect(odds.every((p) => p === 1 / 5793)).toBe(true);
+    expect(dond.toAct(state)).toEqual([]);
+    dond.resolve(state, 4000);
+    expect(Array.from(state.pool)).toEqual([...allInstances()[4000].pool]);
+    expect(Array.from(state.values)).toEqual(allInstances()[4000].values.flat());
+    expect(dond.chance(state)).toEqual([]);
+    expect(dond.toAct(state)).toEqual([0]);
+
+    const fixed = dond.start(config({ instance: FB }, "dialogue"));
+    expect(dond.chance(fixed)).toEqual([0.5, 0.5]);
+    dond.resolve(fixed, 1);
+    expect(dond.toAct(fixed)).toEqual([1]);
+    expect(() => dond.resolve(fixed, 0)).toThrow(RangeError);
+
+    for (let seed = 0; seed < 50; seed++) {
+      const drawn = new Rng(seed);
+      const instance = drawn.pick(allInstances());
+      const opener = drawn.int(2);
+      const played = dond.init(talk, new Rng(seed));
+      expect(Array.from(played.pool)).toEqual([...instance.pool]);
+      expect(dond.toAct(played)).toEqual([opener]);
+    }
+  });
+
+  it("has OpenSpiel bargaining's 120 splits and agree, and the dialogue's pass, select and no_agreement", () => {
+    expect(dond.actionCount(offers)).toBe(121);
+    expect(dond.actionCount(talk)).toBe(123);
+    expect(dond.observationShape(offers)).toEqual([354]);
+    expect(dond.observationShape(talk)).toEqual([231]);
+    const state = dond.init(config({ instance: OPENSPIEL }), rng);
+    expect(dond.actionOf(16, state, 0)).toEqual(propose(1, 2, 0));
+    expect(dond.actionId(propose(1, 2, 0), state, 0)).toBe(16);
+    expect(dond.actionId(propose(0, 0, 0), state, 0)).toBe(0);
+    expect(dond.actionId(propose(7, 0, 0), state, 0)).toBe(7);
+    expect(dond.actionId(propose(0, 1, 0), state, 0)).toBe(8);
+    expect(dond.actionId(propose(0, 0, 7), state, 0)).toBe(119);
+    expect(dond.actionId({ type: "agree" }, state, 0)).toBe(120);
+    expect(dond.actionId({ type: "message", text: "" }, state, 0)).toBe(-1);
+    expect(dond.actionId({ type: "message", text: "hi" }, state, 0)).toBe(-1);
+  });
+
+  it("alternating offers: masks the splits that fit the pool, and agree once an offer is on the table", () => {
+    const state = dond.init(config({ instance: OPENSPIEL }), rng);
+    expect(mask(state, 0)).toEqual(openspielSplits);
+    expect(mask(state, 1)).toEqual([]);
+    const early = dond.actionOf(120, state, 0) as ActionError;
+    expect(early.code).toBe("illegal_action");
+    expect(early.message).toBe(`action id 120 is not legal now. Legal now: ids ${openspielSplits.join(", ")}.`);
+    expect((dond.actionOf(2, state, 0) as ActionError).message).toMatch(/^action id 2 is not legal now/);
+    act(state, "hello");
+    act(state, dond.actionOf(16, state, 0));
+    expect(mask(state, 1)).toEqual([...openspielSplits, 120]);
+    expect(dond.actionOf(120, state, 1)).toEqual({ type: "agree" });
+    expect((dond.actionOf(16, state, 0) as ActionError).code).toBe("not_your_turn");
+  });
+
+  it("dialogue: pass or select in the talk, then a take or no_agreement for both seats at once", () => {
+    const state = dond.start(config({ instance: OPENSPIEL }, "dialogue"));
+    dond.resolve(state, 0);
+    expect(mask(state, 0)).toEqual([120, 121]);
+    expect(mask(state, 1)).toEqual([]);
+    expect(dond.actionOf(120, state, 0)).toEqual({ type: "message", text: "" });
+    expect(dond.actionId({ type: "message", text: "" }, state, 0)).toBe(120);
+    expect(dond.actionId({ type: "message", text: "hi" }, state, 0)).toBe(-1);
+    act(state, dond.actionOf(120, state, 0));
+    act(state, dond.actionOf(121, state, 1));
+    expect(dond.observe(state, 0).chat).toEqual([{ turn: 1, seat: 0, text: "" }]);
+    for (const seat of [0, 1]) expect(mask(state, seat)).toEqual([...openspielSplits, 122]);
+    expect(dond.actionOf(16, state, 1)).toEqual(choice(1, 2, 0));
+    expect(dond.actionId(choice(1, 2, 0), state, 1)).toBe(16);
+    expect(dond.actionOf(122, state, 0)).toEqual({ type: "no_agreement" });
+    expect(dond.actionId({ type: "no_agreement" }, state, 0)).toBe(122);
+    dond.apply(state, [dond.actionOf(16, state, 0) as DondAction, dond.actionOf(85, state, 1) as DondAction], rng);
+    expect(dond.returns(state)).toEqual([10, 6]);
+    for (const seat of [0, 1]) expect(mask(state, seat)).toEqual([]);
+  });
+
+  it("alternating offers: OpenSpiel's information-state tensor, then the seat, the other's values and messages", () => {
+    const state = dond.init(config({ instance: OPENSPIEL }), rng);
+    act(state, "hi", propose(1, 2, 0), propose(0, 0, 3));
+    expect(tensor(state, 0)).toEqual([
+      // Two offers made.
+      3,
+      // The pool 1, 2, 3: ones at 0…n for each count, 8 wide.
+      ...[12, 13, 20, 21, 22, 28, 29, 30, 31],
+      // Player 0's values 8, 1, 0, 11 wide.
+      ...[36, 37, 38, 39, 40, 41, 42, 43, 44, 47, 48, 58],
+      // Offer 1 keeps 1, 2, 0; offer 2 keeps 0, 0, 3.
+      ...[69, 70, 77, 78, 79, 85, 93, 101, 109, 110, 111, 112],
+      // Seat 0; player 1's values still hidden; a message in turn 1.
+      309,
+      344,
+    ]);
+  });
+
+  it("dialogue: the talk, who selected, and both stated takes once over", () => {
+    const state = dond.start(config({ instance: FB, maxTurns: 3 }, "dialogue"));
+    dond.resolve(state, 1);
+    act(state, "hello", "select");
+    dond.apply(state, [choice(1, 0, 2), choice(0, 3, 0)], rng);
+    expect(tensor(state, 0)).toEqual([
+      // A deal; one message sent.
+      0,
+      2,
+      // The pool 1, 3, 2 and player 0's values 6, 0, 2.
+      ...[5, 6, 13, 14, 15, 16, 21, 22, 23],
+      ...[29, 30, 31, 32, 33, 34, 35, 40, 51, 52, 53],
+      // Seat 0; player 1's values 2, 2, 1, shown at the end; the phase is over.
+      62,
+      ...[64, 65, 66, 75, 76, 77, 86, 87],
+      99,
+      // Message 1 by player 1, with text; player 0 selected.
+      103,
+      104,
+      111,
+      // The takes: player 0's 1, 0, 2 and player 1's 0, 3, 0.
+      ...[113, 114, 121, 129, 130, 131],
+      ...[138, 146, 147, 148, 149, 154],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ActionError, describeSpace } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
+import { shapeSize } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
   type DonorAction,
@@ -598,5 +599,118 @@ describe("donor game state", () => {
       expect(a.steps).toBe(24);
       expect(a.actions).toBe(144);
     }
+  });
+});
+
+describe("donor game: explicit chance", () => {
+  it("draws the seating one Fisher–Yates swap at a time, as rng.shuffle did", () => {
+    const cfg = config();
+    const state = donorGame.start(cfg);
+    const rng = new Rng(5);
+    const sizes: number[] = [];
+    for (let odds = donorGame.chance(state); odds.length > 0; odds = donorGame.chance(state)) {
+      expect(odds).toEqual(new Array(odds.length).fill(1 / odds.length));
+      expect(donorGame.toAct(state)).toEqual([]);
+      sizes.push(odds.length);
+      donorGame.resolve(state, rng.int(odds.length));
+    }
+    expect(sizes).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+    const drawn = donorGame.init(cfg, new Rng(5));
+    expect(fullSchedule(state)).toEqual(fullSchedule(drawn));
+    expect(() => donorGame.resolve(state, 0)).toThrow(/no chance event is due/);
+  });
+
+  it("swaps the outcome's position with the last one still to draw", () => {
+    const groups = (outcome: number) => {
+      const state = donorGame.start(config({ agents: 2 }));
+      expect(donorGame.chance(state)).toEqual([0.5, 0.5]);
+      donorGame.resolve(state, outcome);
+      expect(donorGame.chance(state)).toEqual([]);
+      return donorGame.observe(state, "public").agents!.map((a) => a.group);
+    };
+    expect(groups(0)).toEqual(["B", "A"]);
+    expect(groups(1)).toEqual(["A", "B"]);
+  });
+
+  it("has no chance event when the seating is not shuffled", () => {
+    const state = donorGame.start(config({ shuffle: false }));
+    expect(donorGame.chance(state)).toEqual([]);
+    expect(pairs(state)).toEqual(TABLE[0]);
+  });
+});
+
+describe("donor game: numeric face", () => {
+  function mask(state: DonorState, seat: number): number[] {
+    const out = new Uint8Array(donorGame.actionCount(state.config));
+    donorGame.legalMask(state, seat, out);
+    return Array.from(out);
+  }
+
+  function tensor(state: DonorState, viewer: number | "public"): number[] {
+    const out = new Float32Array(shapeSize(donorGame.observationShape(state.config)));
+    donorGame.encode(donorGame.observe(state, viewer), out);
+    return Array.from(out);
+  }
+
+  const f32 = (values: number[]) => values.map(Math.fround);
+
+  it("has 11 donation ids, 11 more to punish or 1 to refuse; 8 + 2·games + 8·traceDepth entries", () => {
+    expect(donorGame.actionCount(config({}, "standard"))).toBe(11);
+    expect(donorGame.actionCount(config({}, "costly-punishment"))).toBe(22);
+    expect(donorGame.actionCount(config({}, "partner-choice"))).toBe(12);
+    expect(donorGame.observationShape(config())).toEqual([36]);
+    expect(donorGame.observationShape(config({ games: 1, traceDepth: 5 }))).toEqual([50]);
+  });
+
+  it("gives tenths of the donor's resources, exactly, and no id off that grid", () => {
+    const state = start({ shuffle: false }, "costly-punishment");
+    expect(mask(state, 0)).toEqual(new Array(22).fill(1));
+    expect(mask(state, 6)).toEqual(new Array(22).fill(0));
+    expect(donorGame.actionOf(3, state, 0)).toEqual({ type: "donate", amount: 3 });
+    expect(donorGame.actionOf(10, state, 0)).toEqual({ type: "donate", amount: 10 });
+    expect(donorGame.actionOf(13, state, 0)).toEqual({ type: "punish", amount: 2 });
+    expect(donorGame.actionId({ type: "donate", amount: 7 }, state, 0)).toBe(7);
+    expect(donorGame.actionId({ type: "punish", amount: 0 }, state, 0)).toBe(11);
+    expect(donorGame.actionId({ type: "donate", amount: 2.5 }, state, 0)).toBe(-1);
+    expect((donorGame.actionOf(22, state, 0) as ActionError).code).toBe("illegal_action");
+    expect((donorGame.actionOf(0, state, 6) as ActionError).code).toBe("not_your_turn");
+    state.resources[1] = 7.5;
+    expect(donorGame.actionOf(7, state, 1)).toEqual({ type: "donate", amount: 5.25 });
+    expect(donorGame.actionId({ type: "donate", amount: 5.25 }, state, 1)).toBe(7);
+  });
+
+  it("offers one id per distinct amount: a donor with nothing has only the zero ones", () => {
+    const state = start({ shuffle: false }, "costly-punishment");
+    state.resources[0] = 0;
+    expect(mask(state, 0)).toEqual([1, ...new Array(10).fill(0), 1, ...new Array(10).fill(0)]);
+    expect((donorGame.actionOf(4, state, 0) as ActionError).message).toMatch(/Legal now: ids 0, 11\./);
+    expect(donorGame.actionId({ type: "donate", amount: 0 }, state, 0)).toBe(0);
+  });
+
+  it("refuses with id 11 in partner choice", () => {
+    const state = start({ shuffle: false }, "partner-choice");
+    expect(mask(state, 0)).toEqual(new Array(12).fill(1));
+    expect(donorGame.actionOf(11, state, 0)).toEqual({ type: "refuse" });
+    expect(donorGame.actionId({ type: "refuse" }, state, 0)).toBe(11);
+  });
+
+  it("encodes role, progress, resources, results, the config and the recipient's trace", () => {
+    // Two agents unshuffled: seat 0 gives in round 1, seat 1 in round 2.
+    const state = start({ agents: 2, shuffle: false });
+    expect(tensor(state, 1)).toEqual([
+      ...[0, 1, 0, 1, 0, 0, 1, 1, 0, 0, 2, 2],
+      ...new Array(24).fill(0),
+    ]);
+    playRound(state, (seat) => give(state, seat, 4));
+    // role (donor, recipient, over) | game 1, 2 | round progress | own, partner resources | results | gain, loss
+    const header = [1, 0, 0, 1, 0, 0.5, 1.8, 0.6, 0, 0, 2, 2];
+    // newest first: seat 0 gave 40% (4 units) to this seat in round 1 of 4; then seat 1's own start
+    const trace = [0, 1, 0, 0, 0.4, 0.4, 1, 0.25, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    expect(tensor(state, 1)).toEqual(f32([...header, ...trace]));
+    expect(tensor(state, "public")).toEqual([0, 0, 0, 1, 0, 0.5, 0, 0, 0, 0, 2, 2, ...new Array(24).fill(0)]);
+    playRound(state, (seat) => give(state, seat, 0));
+    playRound(state, (seat) => give(state, seat, 0));
+    playRound(state, (seat) => give(state, seat, 0));
+    expect(tensor(state, 0)).toEqual(f32([0, 0, 1, 0, 1, 0.5, 1, 0, 0.6, 1, 2, 2, ...new Array(24).fill(0)]));
   });
 });

@@ -4,6 +4,7 @@ import { ConfigError, configure } from "../../games/core/config.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { CALL, FOLD, RAISE } from "../../games/holdem/betting.ts";
+import { deckOf } from "../../games/holdem/cards.ts";
 import {
   GamedefError,
   HULHE_GAMEDEF,
@@ -718,5 +719,263 @@ describe("holdem: observations and rules", () => {
     play(state, rng, "r400", "f", "f");
     expect(JSON.stringify(holdem.observe(copy, 0))).toBe(before);
     expect(holdem.toAct(copy)).toEqual([0]);
+  });
+});
+
+describe("holdem: explicit chance", () => {
+  it("deals each card as its own chance event, none pending once a seat is to act", () => {
+    const state = holdem.start(hunl);
+    expect(holdem.toAct(state)).toEqual([]);
+    expect(holdem.legal(state, 1)).toEqual([]);
+    expect(error(holdem.parse("call", state, 1)).message).toMatch(/the cards are being dealt/);
+    const sizes: number[] = [];
+    for (let odds = holdem.chance(state); odds.length > 0; odds = holdem.chance(state)) {
+      sizes.push(odds.length);
+      expect(odds.every((p) => p === 1 / odds.length)).toBe(true);
+      holdem.resolve(state, 0);
+    }
+    // Two hole cards each, then five board cards, from the 52-card deck.
+    expect(sizes).toEqual([52, 51, 50, 49, 48, 47, 46, 45, 44]);
+    expect(holdem.toAct(state)).toEqual([1]);
+    // Outcome 0 is always the first undealt card of the deck: 2c, 2d, ... in deck order.
+    expect(holdem.observe(state, 0).holeCards).toEqual(["2c", "2d"]);
+    expect(holdem.observe(state, 1).holeCards).toEqual(["2h", "2s"]);
+    expect(holdem.observe(state, 0).board).toEqual([]);
+    holdem.play(state, [undefined, { type: "fold" }]);
+    expect(holdem.returns(state)).toEqual([50, -50]);
+    expect(holdem.chance(state)).toEqual([]);
+  });
+
+  it("leaves the next hand's deal pending after the last action of a hand, and shows no card before it is dealt", () => {
+    const state = holdem.init(config({ hands: 2 }), new Rng(21));
+    holdem.play(state, [undefined, { type: "fold" }]);
+    expect(holdem.toAct(state)).toEqual([]);
+    expect(holdem.chance(state)).toHaveLength(52);
+    const obs = holdem.observe(state, 0);
+    expect([obs.hand, obs.holeCards, obs.board, obs.matchstate]).toEqual([2, [], [], "MATCHSTATE:1:1::|"]);
+    holdem.resolve(state, 5);
+    holdem.resolve(state, 0);
+    // Hand 2: seat 0 holds position 1, whose hole cards are the deal's third and fourth.
+    expect(holdem.observe(state, 1).holeCards).toHaveLength(2);
+    expect(holdem.observe(state, 0).holeCards).toEqual([]);
+  });
+
+  it("draws the same cards as the partial Fisher–Yates shuffle every deal always made", () => {
+    const cfg = config({ hands: 3 }, "small");
+    for (let seed = 0; seed < 50; seed++) {
+      const rng = new Rng(seed);
+      const state = holdem.init(cfg, rng);
+      const shuffler = new Rng(seed);
+      const deck = deckOf(6, 4);
+      const deal = () => {
+        const cards: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const j = i + shuffler.int(deck.length - i);
+          [deck[i], deck[j]] = [deck[j], deck[i]];
+          cards.push(deck[i]);
+        }
+        return cards;
+      };
+      for (let hand = 0; hand < 3; hand++) {
+        expect(Array.from(state.cards)).toEqual(deal());
+        const seat = turn(state);
+        holdem.apply(state, [
+          seat === 0 ? { type: "raise", amount: 300 } : undefined,
+          seat === 1 ? { type: "raise", amount: 300 } : undefined,
+        ], rng);
+        holdem.apply(state, seat === 0 ? [undefined, { type: "fold" }] : [{ type: "fold" }, undefined], rng);
+      }
+      expect(holdem.toAct(state)).toEqual([]);
+      expect(rng.int(1000)).toBe(shuffler.int(1000));
+    }
+  });
+});
+
+describe("holdem: numeric face", () => {
+  /** The legal mask of `seat` now. */
+  function mask(state: HoldemState, seat: number): number[] {
+    const out = new Uint8Array(holdem.actionCount(state.config));
+    holdem.legalMask(state, seat, out);
+    return Array.from(out);
+  }
+
+  function encoded(obs: HoldemObservation, cfg: HoldemConfig): number[] {
+    const out = new Float32Array(holdem.observationShape(cfg)[0]).fill(7);
+    holdem.encode(obs, out);
+    return Array.from(out);
+  }
+
+  /** A tensor of `size` entries, zero but for `entries`, rounded to 32 bits as `encode` writes them. */
+  function tensor(size: number, entries: Record<number, number>): number[] {
+    const out = new Float32Array(size);
+    for (const [at, value] of Object.entries(entries)) out[Number(at)] = value;
+    return Array.from(out);
+  }
+
+  it("has 6 ids in no-limit, 3 in limit, and a tensor shape fixed by the structure and the hands", () => {
+    expect([hunl, hulhe, small].map((c) => holdem.actionCount(c))).toEqual([6, 3, 6]);
+    expect([hunl, hulhe, small].map((c) => holdem.observationShape(c))).toEqual([[1824], [1824], [866]]);
+    // Finished hands get 5 entries each, up to the 10 an observation lists.
+    expect(holdem.observationShape(config({ hands: 2 }))).toEqual([1829]);
+    expect(holdem.observationShape(config({ hands: 1000 }, "small"))).toEqual([916]);
+  });
+
+  it("sizes no-limit raises by the pot after calling, as universal_poker does", () => {
+    const rng = new Rng(22);
+    const state = holdem.init(hunl, rng);
+    // The small blind (seat 1): 50 to call into 150, so the pot after calling is 200.
+    expect(mask(state, 1)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(mask(state, 0)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([0, 1, 2, 3, 4, 5].map((id) => holdem.actionOf(id, state, 1))).toEqual([
+      { type: "fold" },
+      { type: "call" },
+      { type: "raise", amount: 200 },
+      { type: "raise", amount: 300 },
+      { type: "raise", amount: 500 },
+      { type: "raise", amount: 20000 },
+    ]);
+    expect(holdem.actionId({ type: "raise", amount: 500 }, state, 1)).toBe(4);
+    expect(holdem.actionId({ type: "raise", amount: 250 }, state, 1)).toBe(-1);
+    expect(holdem.actionId({ type: "call" }, state, 1)).toBe(1);
+    expect(holdem.actionId({ type: "call" }, state, 0)).toBe(-1);
+    expect(error(holdem.actionOf(2, state, 0)).code).toBe("not_your_turn");
+    play(state, rng, "r5000");
+    // 4,900 to call into 5,100: half the pot raises to 10,000, the pot to 15,000; twice the pot is all-in.
+    expect(mask(state, 0)).toEqual([1, 1, 1, 1, 1, 0]);
+    expect([2, 3, 4].map((id) => holdem.actionOf(id, state, 0))).toEqual([
+      { type: "raise", amount: 10000 },
+      { type: "raise", amount: 15000 },
+      { type: "raise", amount: 20000 },
+    ]);
+    expect(holdem.actionId({ type: "raise", amount: 20000 }, state, 0)).toBe(4);
+    const allIn = error(holdem.actionOf(5, state, 0));
+    expect(allIn.code).toBe("illegal_action");
+    expect(allIn.message).toMatch(/action id 5 is not legal now.*ids 0, 1, 2, 3, 4/);
+    expect(error(holdem.actionOf(6, state, 0)).message).toMatch(/out of range: ids are integers in \[0, 5\]/);
+    play(state, rng, "c");
+    // Flop: nothing to call, so no fold; with a pot of 10,000 and 15,000 behind, twice the pot is all-in.
+    expect(mask(state, 0)).toEqual([0, 1, 1, 1, 1, 0]);
+    expect([1, 2, 3, 4].map((id) => holdem.actionOf(id, state, 0))).toEqual([
+      { type: "check" },
+      { type: "raise", amount: 10000 },
+      { type: "raise", amount: 15000 },
+      { type: "raise", amount: 20000 },
+    ]);
+  });
+
+  it("offers only the raises a short stack or a raise cap allows", () => {
+    const gamedef = HUNL_GAMEDEF.replace("stack = 20000 20000", "stack = 20000 350");
+    const rng = new Rng(23);
+    const state = holdem.init(config({ gamedef }), rng);
+    // Seat 1 has 350: half the pot (200) and the pot (300) fit; twice the pot is all-in, and the all-in id repeats it.
+    expect(mask(state, 1)).toEqual([1, 1, 1, 1, 1, 0]);
+    expect(holdem.actionOf(4, state, 1)).toEqual({ type: "raise", amount: 350 });
+    play(state, rng, "all-in");
+    expect(mask(state, 0)).toEqual([1, 1, 0, 0, 0, 0]);
+    const limit = holdem.init(hulhe, rng);
+    expect(mask(limit, 1)).toEqual([1, 1, 1]);
+    expect(holdem.actionOf(2, limit, 1)).toEqual({ type: "raise", amount: 20 });
+    expect(holdem.actionId({ type: "raise", amount: 20 }, limit, 1)).toBe(2);
+    play(limit, rng, "r", "r", "r");
+    expect(mask(limit, 0)).toEqual([1, 1, 0]);
+    expect(holdem.actionOf(1, limit, 0)).toEqual({ type: "call" });
+  });
+
+  it("encodes a hand in progress: cards, chips by the stack, and the actions round by round", () => {
+    const rng = new Rng(24);
+    const state = holdem.init(small, rng);
+    setCards(state, ["5c", "5d"], "7s");
+    play(state, rng, "c", "r300");
+    const obs = holdem.observe(state, 0);
+    // Offsets in the small game (24 cards, 1 round with board cards, 2 rounds): seat 0, positions 2,
+    // shown cards 4 and 28, board 52, round 76, to act 78, may raise 80, over 81, chips 82 (pot, committed,
+    // behind, blinds, to call, raise range, totals), no stack limit 94, progress 96, actions 98.
+    const s = 1200;
+    expect(encoded(obs, small)).toEqual(tensor(866, {
+      0: 1,
+      3: 1,
+      [4 + 12]: 1, // 5c: rank 3 × 4 suits + clubs
+      76: 1,
+      78: 1,
+      80: 1,
+      82: 400 / s,
+      83: 100 / s,
+      84: 300 / s,
+      85: 1100 / s,
+      86: 900 / s,
+      87: 100 / s,
+      88: 100 / s,
+      89: 200 / s,
+      90: 500 / s,
+      91: 1,
+      97: 1,
+      [98 + 1]: 1, // seat 0 checked, to 100
+      [98 + 5]: 100 / s,
+      [104 + 3]: 1, // seat 1 raised, to 300
+      [104 + 4]: 1,
+      [104 + 5]: 300 / s,
+    }));
+    play(state, rng, "c", "c", "c");
+    // A showdown: both hands and the board card are shown, and the seats split the pot of 600.
+    const end = holdem.observe(state, "public");
+    expect(encoded(end, small)).toEqual(tensor(866, {
+      2: 0,
+      3: 1,
+      [4 + 12]: 1,
+      [28 + 13]: 1, // 5d
+      [52 + 23]: 1, // 7s: rank 5 × 4 + spades
+      77: 1,
+      81: 1,
+      82: 600 / s,
+      83: 300 / s,
+      84: 300 / s,
+      85: 900 / s,
+      86: 900 / s,
+      87: 100 / s,
+      88: 100 / s,
+      97: 1,
+      [98 + 1]: 1,
+      [98 + 5]: 100 / s,
+      [104 + 3]: 1,
+      [104 + 4]: 1,
+      [104 + 5]: 300 / s,
+      [110 + 2]: 1, // seat 0 called, to 300
+      [110 + 5]: 300 / s,
+      [98 + 64 * 6 + 1]: 1, // round 2: both checked
+      [98 + 64 * 6 + 5]: 300 / s,
+      [98 + 65 * 6 + 1]: 1,
+      [98 + 65 * 6 + 4]: 1,
+      [98 + 65 * 6 + 5]: 300 / s,
+    }));
+  });
+
+  it("encodes the finished hands and the match's progress, newest hand first", () => {
+    const cfg = config({ hands: 3 }, "small");
+    const rng = new Rng(25);
+    const state = holdem.init(cfg, rng);
+    play(state, rng, "r300", "f");
+    const obs = holdem.observe(state, 1);
+    const t = encoded(obs, cfg);
+    expect(t).toHaveLength(876);
+    // Seat 1, now position 0, to act in hand 2 of 3, 100 chips down.
+    expect(t.slice(0, 4)).toEqual([0, 1, 1, 0]);
+    expect(t.slice(92, 98)).toEqual([100 / 1200, -100 / 1200, 0, 0, 1 / 3, 0].map(Math.fround));
+    // Hand 1: no showdown, seat 1 folded, seat 0 won 100; the second slot is empty.
+    expect(t.slice(866)).toEqual([1, 0, 0, 1, 100 / 1200, 0, 0, 0, 0, 0].map(Math.fround));
+  });
+
+  it("writes finite numbers for a limit game without stacks, scaling chips by 100 big blinds", () => {
+    const rng = new Rng(26);
+    const state = holdem.init(hulhe, rng);
+    play(state, rng, "r");
+    const t = encoded(holdem.observe(state, 0), hulhe);
+    expect(t.every(Number.isFinite)).toBe(true);
+    // Offsets with 52 cards, 3 rounds with board cards and 4 rounds: chips from 2 + 2 + 5 × 52 + 4 + 4 = 272.
+    expect(t.slice(272, 284)).toEqual(
+      [30 / 1000, 10 / 1000, 20 / 1000, 0, 0, 10 / 1000, 5 / 1000, 10 / 1000, 30 / 1000, 30 / 1000, 0, 0].map(
+        Math.fround,
+      ),
+    );
+    expect(t.slice(284, 286)).toEqual([1, 1]);
   });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ActionError } from "../../games/core/action.ts";
+import { shapeSize } from "../../games/core/numeric.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { type MemoryOne, memoryOneValues } from "../../games/ipd/analysis.ts";
-import { ipd, type IpdAction, type IpdConfig } from "../../games/ipd/game.ts";
+import { ipd, type IpdAction, type IpdConfig, type IpdState } from "../../games/ipd/game.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { extortion } from "../../policies/baselines/ipd.ts";
 import { playMatch } from "../../policies/simulate.ts";
@@ -150,6 +151,93 @@ describe("ipd: rules", () => {
     ipd.apply(state, [{ type: "defect" }, { type: "defect" }], new Rng(1));
     expect(ipd.returns(copy)).toEqual([0, 0]);
     expect(ipd.observe(copy, 0).history).toEqual([]);
+  });
+});
+
+describe("ipd: explicit chance", () => {
+  it("has none: start is the match, chance is always empty", () => {
+    const state = ipd.start(classic);
+    expect(ipd.chance(state)).toEqual([]);
+    expect(ipd.toAct(state)).toEqual([0, 1]);
+    ipd.play(state, [{ type: "defect" }, { type: "cooperate" }]);
+    expect(ipd.chance(state)).toEqual([]);
+    expect(() => ipd.resolve(state, 0)).toThrow(/no chance events/);
+  });
+});
+
+describe("ipd: numeric face", () => {
+  const talk = configure<IpdConfig>(ipd, { messages: 1, rounds: 2 }).config;
+  const short = configure<IpdConfig>(ipd, { rounds: 2 }).config;
+
+  function mask(state: IpdState, seat: number): number[] {
+    const out = new Uint8Array(ipd.actionCount(state.config));
+    ipd.legalMask(state, seat, out);
+    return Array.from(out);
+  }
+
+  function tensor(state: IpdState, viewer: number | "public"): number[] {
+    const out = new Float32Array(shapeSize(ipd.observationShape(state.config)));
+    ipd.encode(ipd.observe(state, viewer), out);
+    return Array.from(out);
+  }
+
+  it("has 2 ids, and a third for the empty message when there is talk; 11 + 4·rounds entries", () => {
+    expect(ipd.actionCount(classic)).toBe(2);
+    expect(ipd.actionCount(lola)).toBe(2);
+    expect(ipd.actionCount(talk)).toBe(3);
+    expect(ipd.observationShape(classic)).toEqual([51]);
+    expect(ipd.observationShape(lola)).toEqual([411]);
+  });
+
+  it("maps cooperate to 0 and defect to 1, and refuses ids out of range", () => {
+    const state = ipd.start(classic);
+    expect(mask(state, 0)).toEqual([1, 1]);
+    expect(mask(state, 1)).toEqual([1, 1]);
+    expect(ipd.actionOf(0, state, 1)).toEqual({ type: "cooperate" });
+    expect(ipd.actionOf(1, state, 1)).toEqual({ type: "defect" });
+    expect(ipd.actionId({ type: "defect" }, state, 0)).toBe(1);
+    const out = ipd.actionOf(2, state, 0) as ActionError;
+    expect(out.code).toBe("illegal_action");
+    expect(out.message).toMatch(/out of range: ids are integers in \[0, 1\]\. Legal now: ids 0, 1\./);
+    for (let r = 0; r < 10; r++) ipd.play(state, [{ type: "cooperate" }, { type: "cooperate" }]);
+    expect(mask(state, 0)).toEqual([0, 0]);
+    expect((ipd.actionOf(0, state, 0) as ActionError).code).toBe("not_your_turn");
+  });
+
+  it("offers only the empty message in the talk, to the seat whose turn it is", () => {
+    const state = ipd.start(talk);
+    expect(mask(state, 0)).toEqual([0, 0, 1]);
+    expect(mask(state, 1)).toEqual([0, 0, 0]);
+    expect(ipd.actionOf(2, state, 0)).toEqual({ type: "message", text: "" });
+    expect((ipd.actionOf(0, state, 0) as ActionError).message).toMatch(
+      /action id 0 is not legal now\. Legal now: ids 2\./,
+    );
+    expect(ipd.actionId({ type: "message", text: "" }, state, 0)).toBe(2);
+    expect(ipd.actionId({ type: "message", text: "let's cooperate" }, state, 0)).toBe(-1);
+    ipd.play(state, [{ type: "message", text: "let's cooperate" }]);
+    expect(mask(state, 1)).toEqual([0, 0, 1]);
+    ipd.play(state, [undefined, { type: "message", text: "" }]);
+    expect(mask(state, 0)).toEqual([1, 1, 0]);
+  });
+
+  it("encodes the seat, phase, progress, talk, payoffs and every move, own first", () => {
+    const state = ipd.start(short);
+    ipd.play(state, [{ type: "cooperate" }, { type: "defect" }]);
+    // seat | phase (message, move, over) | progress | talk | R S T P | round 1: own C D, other C D | round 2
+    expect(tensor(state, 1)).toEqual([0, 1, 0, 1, 0, 0.5, 0, 3, 0, 5, 1, 0, 1, 1, 0, 0, 0, 0, 0]);
+    expect(tensor(state, 0)).toEqual([1, 0, 0, 1, 0, 0.5, 0, 3, 0, 5, 1, 1, 0, 0, 1, 0, 0, 0, 0]);
+    expect(tensor(state, "public")).toEqual([0, 0, 0, 1, 0, 0.5, 0, 3, 0, 5, 1, 1, 0, 0, 1, 0, 0, 0, 0]);
+    ipd.play(state, [{ type: "defect" }, { type: "defect" }]);
+    expect(tensor(state, 0)).toEqual([1, 0, 0, 0, 1, 1, 0, 3, 0, 5, 1, 1, 0, 0, 1, 0, 1, 0, 1]);
+  });
+
+  it("counts this round's messages, not their text", () => {
+    const state = ipd.start(talk);
+    ipd.play(state, [{ type: "message", text: "hello" }]);
+    expect(tensor(state, 1).slice(0, 11)).toEqual([0, 1, 1, 0, 0, 0, Math.fround(1 / 20), 3, 0, 5, 1]);
+    const other = ipd.start(talk);
+    ipd.play(other, [{ type: "message", text: "" }]);
+    expect(tensor(other, 1)).toEqual(tensor(state, 1));
   });
 });
 

@@ -4,6 +4,7 @@ import { profile, strategyPolicy, type TabularPolicy } from "../../games/analysi
 import { buildTree } from "../../games/analysis/tree.ts";
 import { ActionError } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
+import { maskIds, shapeSize } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
   deal,
@@ -11,9 +12,7 @@ import {
   type KuhnAction,
   type KuhnConfig,
   kuhnPoker as kuhn,
-  kuhnPokerExact,
   type KuhnState,
-  play as playAction,
   start,
 } from "../../games/kuhn-poker/game.ts";
 import { kuhnPokerStrategies } from "../../policies/baselines/kuhn-poker.ts";
@@ -31,7 +30,7 @@ function strategy(spec: string): Strategy {
 }
 
 const standard = config();
-const tree = buildTree(kuhnPokerExact, standard);
+const tree = buildTree(kuhn, standard);
 const policy = (spec: string): TabularPolicy => strategyPolicy(tree, kuhn, strategy(spec));
 /** Seat 0's expected payoff with `a` in seat 0 and `b` in seat 1. */
 const value = (a: string, b: string) => expectedValue(tree, profile(tree, [policy(a), policy(b)]));
@@ -43,13 +42,19 @@ function dealt(cfg: KuhnConfig, c0: number, c1: number): KuhnState {
   return state;
 }
 
+/** Plays `action` for the seat to act, leaving any deal that follows pending. */
+function move(state: KuhnState, action: KuhnAction): readonly number[] {
+  const moves: (KuhnAction | undefined)[] = [undefined, undefined];
+  moves[kuhn.toAct(state)[0]] = action;
+  return kuhn.play(state, moves);
+}
+
 /** Applies text or JSON inputs as the seats to act send them; each later hand gets the next of `deals`. */
 function play(state: KuhnState, inputs: unknown[], deals: [number, number][] = []): (readonly number[])[] {
   return inputs.map((input) => {
-    const seat = kuhn.toAct(state)[0];
-    const action = kuhn.parse(input, state, seat);
+    const action = kuhn.parse(input, state, kuhn.toAct(state)[0]);
     if (action instanceof ActionError) throw new Error(action.message);
-    const rewards = playAction(state, action);
+    const rewards = move(state, action);
     if (!state.dealt && deals.length > 0) deal(state, ...deals.shift()!);
     return rewards;
   });
@@ -323,5 +328,156 @@ describe("kuhn-poker: strategies", () => {
   it("refuses an α outside [0, 1/3]", () => {
     expect(() => strategy("nash:0.5")).toThrow(StrategyError);
     expect(() => strategy("nash:x")).toThrow(/\[0, 0.333/);
+  });
+});
+
+/**
+ * Every decision and terminal state of OpenSpiel's Kuhn playthroughs open_spiel/integration_tests/playthroughs/
+ * kuhn_poker_2p.txt, misere(game=kuhn_poker()).txt and add_noise(epsilon=1.,seed=1,game=kuhn_poker()).txt in
+ * google-deepmind/open_spiel at commit 112b77704631fc2ce7ad8e4581f6ca09798ce15a (the last two wrap kuhn_poker
+ * and change only its payoffs): History() (two deals, then action ids), InformationStateTensor(0) and (1)
+ * with ◉ as 1 and ◯ as 0 and `|` between its fields (player, private_card, betting), and LegalActions() of
+ * the seat to act (none at the end).
+ */
+const OPEN_SPIEL_STATES: readonly { history: number[]; tensors: [string, string]; legal: number[] }[] = [
+  // kuhn_poker_2p.txt
+  { history: [1, 2], tensors: ["10|010|000000", "01|001|000000"], legal: [0, 1] },
+  { history: [1, 2, 0], tensors: ["10|010|100000", "01|001|100000"], legal: [0, 1] },
+  { history: [1, 2, 0, 0], tensors: ["10|010|101000", "01|001|101000"], legal: [] },
+  // misere(game=kuhn_poker()).txt
+  { history: [1, 2], tensors: ["10|010|000000", "01|001|000000"], legal: [0, 1] },
+  { history: [1, 2, 0], tensors: ["10|010|100000", "01|001|100000"], legal: [0, 1] },
+  { history: [1, 2, 0, 1], tensors: ["10|010|100100", "01|001|100100"], legal: [0, 1] },
+  { history: [1, 2, 0, 1, 1], tensors: ["10|010|100101", "01|001|100101"], legal: [] },
+  // add_noise(epsilon=1.,seed=1,game=kuhn_poker()).txt
+  { history: [2, 1], tensors: ["10|001|000000", "01|010|000000"], legal: [0, 1] },
+  { history: [2, 1, 1], tensors: ["10|001|010000", "01|010|010000"], legal: [0, 1] },
+  { history: [2, 1, 1, 0], tensors: ["10|001|011000", "01|010|011000"], legal: [] },
+];
+
+/** The tensor of `viewer`'s observation as digits, to compare with a `|`-separated expectation. */
+function tensorOf(state: KuhnState, viewer: number | "public"): string {
+  const tensor = new Float32Array(shapeSize(kuhn.observationShape(state.config)));
+  kuhn.encode(kuhn.observe(state, viewer), tensor);
+  return tensor.join("");
+}
+
+const digits = (layout: string) => layout.replaceAll("|", "");
+const zeros = (n: number) => "0".repeat(n);
+
+describe("kuhn-poker: numeric face", () => {
+  it("is OpenSpiel's for one hand: its tensors and legal action ids in every state of its playthroughs", () => {
+    expect(kuhn.observationShape(standard)).toEqual([11]);
+    expect(kuhn.actionCount(standard)).toBe(2);
+    const mask = new Uint8Array(2);
+    for (const { history, tensors, legal } of OPEN_SPIEL_STATES) {
+      const state = start(standard);
+      // OpenSpiel deals a card at a time; one chance event here deals both.
+      kuhn.resolve(state, DEALS.findIndex(([c0, c1]) => c0 === history[0] && c1 === history[1]));
+      for (const id of history.slice(2)) move(state, kuhn.actionOf(id, state, kuhn.toAct(state)[0]) as KuhnAction);
+      for (const seat of [0, 1]) {
+        expect(tensorOf(state, seat), `${history} seat ${seat}`).toBe(digits(tensors[seat]));
+        kuhn.legalMask(state, seat, mask);
+        expect(maskIds(mask)).toEqual(kuhn.toAct(state)[0] === seat ? legal : []);
+      }
+    }
+  });
+
+  it("maps Pass and Bet to check or fold and bet or call, and back", () => {
+    const state = dealt(standard, 0, 1);
+    expect([0, 1].map((id) => kuhn.actionOf(id, state, 0))).toEqual([{ type: "check" }, { type: "bet" }]);
+    move(state, { type: "bet" });
+    expect([0, 1].map((id) => kuhn.actionOf(id, state, 1))).toEqual([{ type: "fold" }, { type: "call" }]);
+    const types: KuhnAction["type"][] = ["check", "fold", "bet", "call"];
+    expect(types.map((type) => kuhn.actionId({ type }, state, 1))).toEqual([0, 0, 1, 1]);
+    const mask = new Uint8Array([7, 7]);
+    kuhn.legalMask(state, 0, mask);
+    expect([...mask]).toEqual([0, 0]);
+    kuhn.legalMask(start(standard), 0, mask); // the deal is pending
+    expect([...mask]).toEqual([0, 0]);
+  });
+
+  it("refuses ids out of range or out of turn, naming the legal ones", () => {
+    const state = dealt(standard, 0, 1);
+    const wide = kuhn.actionOf(2, state, 0) as ActionError;
+    expect(wide.code).toBe("illegal_action");
+    expect(wide.message).toBe("action id 2 is out of range: ids are integers in [0, 1]. Legal now: ids 0, 1.");
+    expect((kuhn.actionOf(0.5, state, 0) as ActionError).code).toBe("illegal_action");
+    expect((kuhn.actionOf(0, state, 1) as ActionError).code).toBe("not_your_turn");
+  });
+
+  it("recalls every hand of a longer match: cards seen, betting and who acted first", () => {
+    const textarena = config({}, "textarena");
+    expect(kuhn.observationShape(textarena)).toEqual([55]);
+    // Hand 1: player 1 (K) bets, player 0 (J) folds; hand 2: Q against J, player 0 checks.
+    const state = dealt(textarena, 0, 2);
+    play(state, ["[bet]", "[fold]"], [[1, 0]]);
+    play(state, ["[check]"]);
+    const hand1 = "011000|01";
+    expect(tensorOf(state, 0)).toBe(digits(`10|010|100000|10|100|000|${hand1}|${zeros(28)}`));
+    expect(tensorOf(state, 1)).toBe(digits(`01|100|100000|10|001|000|${hand1}|${zeros(28)}`));
+    expect(tensorOf(state, "public")).toBe(digits(`00|000|100000|10|000|000|${hand1}|${zeros(28)}`));
+    // Player 1 bets and player 0 calls: a showdown shows both cards. Hand 3: K against Q, both check.
+    play(state, ["[bet]", "[call]"], [[2, 1]]);
+    const hand2 = "100101|10";
+    expect(tensorOf(state, 1)).toBe(digits(`01|010|000000|01|001|000|${hand1}|100|010|${hand2}|${zeros(14)}`));
+    play(state, ["[check]", "[check]"]);
+    // Over: the first block shows the last hand, as OpenSpiel's terminal tensor does.
+    expect(tensorOf(state, 0)).toBe(
+      digits(`10|001|101000|00|100|000|${hand1}|010|100|${hand2}|001|010|101000|01`),
+    );
+  });
+
+  it("plays whole matches through the ids alone, every legal id a legal action with that id", () => {
+    for (const cfg of [standard, config({}, "textarena"), config({ rounds: 4, firstPlayer: 1 })]) {
+      const rng = new Rng(`numeric-${cfg.rounds}`);
+      const mask = new Uint8Array(kuhn.actionCount(cfg));
+      for (let match = 0; match < 50; match++) {
+        const state = kuhn.init(cfg, rng);
+        for (let toAct = kuhn.toAct(state); toAct.length > 0; toAct = kuhn.toAct(state)) {
+          const seat = toAct[0];
+          kuhn.legalMask(state, 1 - seat, mask);
+          expect(maskIds(mask)).toEqual([]);
+          kuhn.legalMask(state, seat, mask);
+          const ids = maskIds(mask);
+          for (const id of ids) {
+            const action = kuhn.actionOf(id, state, seat) as KuhnAction;
+            expect(kuhn.parse(action, state, seat)).toEqual(action);
+            expect(kuhn.actionId(action, state, seat)).toBe(id);
+          }
+          expect(tensorOf(state, seat)).toBe(tensorOf(kuhn.clone(state), seat));
+          const moves: (KuhnAction | undefined)[] = [undefined, undefined];
+          moves[seat] = kuhn.actionOf(rng.pick(ids), state, seat) as KuhnAction;
+          kuhn.apply(state, moves, rng);
+        }
+      }
+    }
+  });
+});
+
+describe("kuhn-poker: long matches list a bounded history", () => {
+  it("refuses a match past 300 hands whose observations would list them all, and says why", () => {
+    expect(() => config({ rounds: 301 })).toThrow(ConfigError);
+    expect(() => config({ rounds: 301 })).toThrow(/must set `history` \(at most 300\)/);
+    expect(() => config({ rounds: 100_001, history: 0 })).toThrow(ConfigError);
+  });
+
+  it("lists only the last `history` finished hands, numbered as they were played", () => {
+    const cfg = config({ rounds: 100_000, history: 2 });
+    const rng = new Rng("history");
+    const state = kuhn.init(cfg, rng);
+    for (let played = 0; played < 5;) {
+      const seat = kuhn.toAct(state)[0];
+      const moves: (KuhnAction | undefined)[] = [undefined, undefined];
+      moves[seat] = { type: "check" };
+      kuhn.apply(state, moves, rng);
+      if (kuhn.observe(state, 0).actions.length === 0) played++;
+    }
+    const obs = kuhn.observe(state, 0);
+    expect(obs.hand).toBe(6);
+    expect(obs.history).toHaveLength(2);
+    expect(kuhn.describe(obs)).toMatch(/^- Hand 4: .*\n- Hand 5: /m);
+    expect(() => kuhn.observationShape(cfg)).toThrow(/only the last 2 of 100000 hands/);
+    expect(kuhn.observationShape(config({ rounds: 3, history: 2 }))).toEqual([55]);
   });
 });

@@ -5,18 +5,16 @@ import { profile, strategyPolicy, type TabularPolicy } from "../../games/analysi
 import { buildTree } from "../../games/analysis/tree.ts";
 import { ActionError } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
+import { maskIds, shapeSize } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
-  chanceOdds,
   deal,
+  DEALS,
   type LeducAction,
   type LeducConfig,
   leducPoker as leduc,
-  leducPokerExact,
   type LeducState,
-  play as playAction,
   rankKey,
-  resolveChance,
   revealPublic,
   start,
 } from "../../games/leduc-poker/game.ts";
@@ -40,7 +38,7 @@ function strategy(name: string): Strategy {
 }
 
 const standard = config();
-const tree = buildTree(leducPokerExact, standard);
+const tree = buildTree(leduc, standard);
 const policy = (name: string): TabularPolicy => strategyPolicy(tree, leduc, strategy(name));
 const value = (a: string, b: string) => expectedValue(tree, profile(tree, [policy(a), policy(b)]));
 
@@ -51,13 +49,20 @@ function dealt(c0: number, c1: number, cfg = standard): LeducState {
   return state;
 }
 
+/** Plays `action` for the seat to act, leaving any deal that follows pending. */
+function move(state: LeducState, action: LeducAction): readonly number[] {
+  const moves: (LeducAction | undefined)[] = [undefined, undefined];
+  moves[state.player] = action;
+  return leduc.play(state, moves);
+}
+
 /** Applies inputs as the seats to act send them; `board` is the public card when round 2 needs one. */
 function play(state: LeducState, inputs: unknown[], board?: number): (readonly number[])[] {
   return inputs.map((input) => {
     const action = leduc.parse(input, state, state.player);
     if (action instanceof ActionError) throw new Error(action.message);
-    const rewards = playAction(state, action);
-    if (chanceOdds(state).length === 4) revealPublic(state, board!);
+    const rewards = move(state, action);
+    if (leduc.chance(state).length === 4) revealPublic(state, board!);
     return rewards;
   });
 }
@@ -149,11 +154,12 @@ describe("leduc-poker: rules", () => {
   it("deals the public card from the four cards left, uniformly through the Rng", () => {
     const state = dealt(0, 5);
     play(state, ["call"]);
-    playAction(state, { type: "call" });
-    expect(chanceOdds(state)).toEqual([0.25, 0.25, 0.25, 0.25]);
+    move(state, { type: "call" });
+    expect(leduc.chance(state)).toEqual([0.25, 0.25, 0.25, 0.25]);
+    expect(leduc.toAct(state)).toEqual([]);
     const boards = [0, 1, 2, 3].map((k) => {
       const copy = leduc.clone(state);
-      resolveChance(copy, k);
+      leduc.resolve(copy, k);
       return leduc.observe(copy, "public").publicCard;
     });
     expect(boards).toEqual(["J2", "Q1", "Q2", "K1"]);
@@ -276,7 +282,7 @@ describe("leduc-poker: observations", () => {
     expect(() => deal(start(standard), 2, 2)).toThrow(/distinct/);
     const state = dealt(0, 1);
     play(state, ["call"]);
-    playAction(state, { type: "call" });
+    move(state, { type: "call" });
     expect(() => revealPublic(state, 1)).toThrow(/neither player holds/);
   });
 });
@@ -305,5 +311,189 @@ describe("leduc-poker: strategies", () => {
     const seats = [strategy("nash"), strategy("random")];
     for (let seed = 0; seed < 4000; seed++) sum += playMatch(leduc, standard, seats, seed).returns[0];
     expect(sum / 4000).toBeGreaterThan(0.5);
+  });
+});
+
+/**
+ * Every decision and terminal state of OpenSpiel's two-player Leduc playthroughs open_spiel/integration_tests/
+ * playthroughs/leduc_poker_1540482260.txt, leduc_poker_3977671846.txt and leduc_poker_773740114.txt in
+ * google-deepmind/open_spiel at commit 112b77704631fc2ce7ad8e4581f6ca09798ce15a: History() (the private cards,
+ * action ids, and the public card once round 1 closes), InformationStateTensor(0) and (1) with ◉ as 1 and ◯ as
+ * 0 and `|` between its fields (player, private_card, community_card, then betting round 1 and round 2: the
+ * playthrough prints betting [2, 4, 2] as four rows of an action each, round 1 on the left), and LegalActions()
+ * of the seat to act (none at the end).
+ */
+const OPEN_SPIEL_STATES: readonly { history: number[]; tensors: [string, string]; legal: number[] }[] = [
+  // leduc_poker_1540482260.txt
+  {
+    history: [5, 1],
+    tensors: ["10|000001|000000|00000000|00000000", "01|010000|000000|00000000|00000000"],
+    legal: [1, 2],
+  },
+  {
+    history: [5, 1, 2],
+    tensors: ["10|000001|000000|01000000|00000000", "01|010000|000000|01000000|00000000"],
+    legal: [0, 1, 2],
+  },
+  {
+    history: [5, 1, 2, 0],
+    tensors: ["10|000001|000000|01000000|00000000", "01|010000|000000|01000000|00000000"],
+    legal: [],
+  },
+  // leduc_poker_3977671846.txt
+  {
+    history: [1, 0],
+    tensors: ["10|010000|000000|00000000|00000000", "01|100000|000000|00000000|00000000"],
+    legal: [1, 2],
+  },
+  {
+    history: [1, 0, 1],
+    tensors: ["10|010000|000000|10000000|00000000", "01|100000|000000|10000000|00000000"],
+    legal: [1, 2],
+  },
+  {
+    history: [1, 0, 1, 2],
+    tensors: ["10|010000|000000|10010000|00000000", "01|100000|000000|10010000|00000000"],
+    legal: [0, 1, 2],
+  },
+  {
+    history: [1, 0, 1, 2, 1, 3],
+    tensors: ["10|010000|000100|10011000|00000000", "01|100000|000100|10011000|00000000"],
+    legal: [1, 2],
+  },
+  {
+    history: [1, 0, 1, 2, 1, 3, 1],
+    tensors: ["10|010000|000100|10011000|10000000", "01|100000|000100|10011000|10000000"],
+    legal: [1, 2],
+  },
+  {
+    history: [1, 0, 1, 2, 1, 3, 1, 1],
+    tensors: ["10|010000|000100|10011000|10100000", "01|100000|000100|10011000|10100000"],
+    legal: [],
+  },
+  // leduc_poker_773740114.txt
+  {
+    history: [0, 3],
+    tensors: ["10|100000|000000|00000000|00000000", "01|000100|000000|00000000|00000000"],
+    legal: [1, 2],
+  },
+  {
+    history: [0, 3, 2],
+    tensors: ["10|100000|000000|01000000|00000000", "01|000100|000000|01000000|00000000"],
+    legal: [0, 1, 2],
+  },
+  {
+    history: [0, 3, 2, 0],
+    tensors: ["10|100000|000000|01000000|00000000", "01|000100|000000|01000000|00000000"],
+    legal: [],
+  },
+];
+
+/** The tensor of `viewer`'s observation as digits, to compare with a `|`-separated expectation. */
+function tensorOf(state: LeducState, viewer: number | "public"): string {
+  const tensor = new Float32Array(shapeSize(leduc.observationShape(state.config)));
+  leduc.encode(leduc.observe(state, viewer), tensor);
+  return tensor.join("");
+}
+
+const digits = (layout: string) => layout.replaceAll("|", "");
+
+describe("leduc-poker: numeric face", () => {
+  it("is OpenSpiel's for one hand: its tensors and legal action ids in every state of its playthroughs", () => {
+    expect(leduc.observationShape(standard)).toEqual([30]);
+    expect(leduc.actionCount(standard)).toBe(3);
+    const mask = new Uint8Array(3);
+    for (const { history, tensors, legal } of OPEN_SPIEL_STATES) {
+      const [c0, c1] = history;
+      const state = start(standard);
+      // OpenSpiel deals a private card at a time; one chance event here deals both.
+      leduc.resolve(state, DEALS.findIndex(([a, b]) => a === c0 && b === c1));
+      for (const entry of history.slice(2)) {
+        if (leduc.chance(state).length > 0) {
+          // The public card is chance's outcome by OpenSpiel's card number; here, its place among the four left.
+          leduc.resolve(state, [0, 1, 2, 3, 4, 5].filter((card) => card !== c0 && card !== c1).indexOf(entry));
+        } else move(state, leduc.actionOf(entry, state, state.player) as LeducAction);
+      }
+      for (const seat of [0, 1]) {
+        expect(tensorOf(state, seat), `${history} seat ${seat}`).toBe(digits(tensors[seat]));
+        leduc.legalMask(state, seat, mask);
+        expect(maskIds(mask)).toEqual(leduc.toAct(state)[0] === seat ? legal : []);
+      }
+    }
+  });
+
+  it("maps ids to fold, call and raise, and back", () => {
+    const state = dealt(0, 2);
+    const mask = new Uint8Array(3);
+    leduc.legalMask(state, 0, mask);
+    expect([...mask]).toEqual([0, 1, 1]);
+    expect([1, 2].map((id) => leduc.actionOf(id, state, 0))).toEqual([{ type: "call" }, { type: "raise" }]);
+    play(state, ["raise", "raise"]);
+    leduc.legalMask(state, 0, mask);
+    expect([...mask]).toEqual([1, 1, 0]);
+    expect(leduc.actionOf(0, state, 0)).toEqual({ type: "fold" });
+    const raise = leduc.actionOf(2, state, 0) as ActionError;
+    expect(raise.message).toBe("action id 2 is not legal now. Legal now: ids 0, 1.");
+    expect((leduc.actionOf(-1, state, 0) as ActionError).message).toMatch(/out of range: ids are integers in \[0, 2\]/);
+    expect((leduc.actionOf(1, state, 1) as ActionError).code).toBe("not_your_turn");
+    const types: LeducAction["type"][] = ["fold", "call", "raise"];
+    expect(types.map((type) => leduc.actionId({ type }, state, 0))).toEqual([0, 1, 2]);
+    leduc.legalMask(state, 1, mask);
+    expect([...mask]).toEqual([0, 0, 0]);
+  });
+
+  it("recalls every hand of a longer match: cards seen, public cards, betting and who acted first", () => {
+    const cfg = config({ hands: 2 });
+    expect(leduc.observationShape(cfg)).toEqual([104]);
+    // Hand 1: Q2 against K1; check, raise, call; the public Q1; raise, call: Q2 pairs and wins at showdown.
+    const state = dealt(3, 4, cfg);
+    play(state, ["call", "raise", "call"], 2);
+    play(state, ["raise", "call"]);
+    // Hand 2: J1 against K2, player 1 first raises.
+    deal(state, 0, 5);
+    play(state, ["raise"]);
+    const hand1 = "001000|10011000|01100000|10";
+    const later = "0".repeat(36);
+    expect(tensorOf(state, 0)).toBe(digits(`10|100000|000000|01000000|00000000|01|000100|000010|${hand1}|${later}`));
+    expect(tensorOf(state, 1)).toBe(digits(`01|000001|000000|01000000|00000000|01|000010|000100|${hand1}|${later}`));
+    expect(tensorOf(state, "public")).toBe(
+      digits(`00|000000|000000|01000000|00000000|01|000100|000010|${hand1}|${later}`),
+    );
+    // Player 0 folds: its card stays hidden from player 1, and the match is over.
+    play(state, ["fold"]);
+    expect(tensorOf(state, 1)).toBe(
+      digits(`01|000001|000000|01000000|00000000|00|000010|000100|${hand1}|000001|000000|000000|01000000|00000000|01`),
+    );
+  });
+
+  it("plays whole matches through the ids alone, every legal id a legal action with that id", () => {
+    for (const cfg of [standard, config({ hands: 5, firstPlayer: 1 })]) {
+      const rng = new Rng(`numeric-${cfg.hands}`);
+      const mask = new Uint8Array(leduc.actionCount(cfg));
+      for (let match = 0; match < 50; match++) {
+        const state = leduc.init(cfg, rng);
+        for (let toAct = leduc.toAct(state); toAct.length > 0; toAct = leduc.toAct(state)) {
+          const seat = toAct[0];
+          leduc.legalMask(state, 1 - seat, mask);
+          expect(maskIds(mask)).toEqual([]);
+          leduc.legalMask(state, seat, mask);
+          const ids = maskIds(mask);
+          expect(ids).toEqual(
+            leduc.legal(state, seat).map((form) =>
+              leduc.actionId((form as { action: LeducAction }).action, state, seat)
+            ),
+          );
+          for (const id of ids) {
+            const action = leduc.actionOf(id, state, seat) as LeducAction;
+            expect(leduc.parse(action, state, seat)).toEqual(action);
+            expect(leduc.actionId(action, state, seat)).toBe(id);
+          }
+          expect(tensorOf(state, seat)).toBe(tensorOf(leduc.clone(state), seat));
+          const moves: (LeducAction | undefined)[] = [undefined, undefined];
+          moves[seat] = leduc.actionOf(rng.pick(ids), state, seat) as LeducAction;
+          leduc.apply(state, moves, rng);
+        }
+      }
+    }
   });
 });

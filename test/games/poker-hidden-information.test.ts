@@ -16,9 +16,7 @@ import { randomAction } from "../../policies/baselines/random.ts";
 interface Poker {
   readonly game: AnyGame;
   readonly cards: number;
-  start(): unknown;
   deal(state: unknown, c0: number, c1: number): void;
-  play(state: unknown, action: Action): void;
   /** Deals the public card if the hand waits for it (Leduc). */
   reveal(state: unknown, card: number): void;
 }
@@ -27,19 +25,16 @@ const games: Poker[] = [
   {
     game: kuhn.kuhnPoker,
     cards: kuhn.CARDS.length,
-    start: () => kuhn.start(configure<kuhn.KuhnConfig>(kuhn.kuhnPoker, {}).config),
     deal: (s, c0, c1) => kuhn.deal(s as kuhn.KuhnState, c0, c1),
-    play: (s, a) => void kuhn.play(s as kuhn.KuhnState, a as kuhn.KuhnAction),
     reveal: () => {},
   },
   {
     game: leduc.leducPoker,
     cards: leduc.CARDS.length,
-    start: () => leduc.start(configure<leduc.LeducConfig>(leduc.leducPoker, {}).config),
     deal: (s, c0, c1) => leduc.deal(s as leduc.LeducState, c0, c1),
-    play: (s, a) => void leduc.play(s as leduc.LeducState, a as leduc.LeducAction),
     reveal: (s, card) => {
-      if (leduc.chanceOdds(s as leduc.LeducState).length > 0) leduc.revealPublic(s as leduc.LeducState, card);
+      const state = s as leduc.LeducState;
+      if (leduc.leducPoker.chance(state).length > 0) leduc.revealPublic(state, card);
     },
   },
 ];
@@ -60,7 +55,7 @@ for (const poker of games) {
         // The viewer's card, two candidates for the other's, and a public card none of them holds.
         const [own, other, otherAlt, board] = rng.shuffle(Array.from({ length: poker.cards }, (_, i) => i));
         const twins = [other, otherAlt].map((hidden) => {
-          const state = poker.start();
+          const state = poker.game.start(configure(poker.game).config);
           poker.deal(state, viewer === 0 ? own : hidden, viewer === 0 ? hidden : own);
           return state;
         });
@@ -70,8 +65,10 @@ for (const poker of games) {
           compared++;
           const seat = poker.game.toAct(twins[0])[0];
           last = randomAction(rng.pick(poker.game.legal(twins[0], seat)), rng);
+          const moves: (Action | undefined)[] = [undefined, undefined];
+          moves[seat] = last;
           for (const state of twins) {
-            poker.play(state, last);
+            poker.game.play(state, moves);
             poker.reveal(state, board ?? 0);
           }
         }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { ActionError } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
+import { NumericFaceError } from "../../games/core/game.ts";
+import { maskIds } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
   simpleNegotiation as sn,
@@ -345,5 +348,150 @@ describe("simple-negotiation: strategies", () => {
     // Welfare-max offers 10 Wood for 10 Gold, which gains greedy 100, so it accepts.
     expect(play("welfare-max", "greedy")).toEqual([100, 100]);
     expect(play("random", "random")).toEqual([0, 0]);
+  });
+});
+
+describe("simple-negotiation: the numeric face", () => {
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+  const mask = (state: SnState, seat: number) => {
+    const out = new Uint8Array(sn.actionCount(state.config)).fill(7);
+    sn.legalMask(state, seat, out);
+    return maskIds(out);
+  };
+  /** The tensor's nonzero entries, by index. */
+  const tensor = (state: SnState, seat: number) => {
+    const out = new Float32Array(sn.observationShape(state.config)[0]).fill(Number.NaN);
+    sn.encode(sn.observe(state, seat), out);
+    return Object.fromEntries([...out.entries()].filter(([, x]) => x !== 0));
+  };
+
+  it("has pass, accept, deny and every swap of one resource for the other; no chance", () => {
+    // 20 Wood and 20 Gold in all: 400 swaps of Wood for Gold, then 400 of Gold for Wood.
+    expect(sn.actionCount(standard)).toBe(803);
+    expect(sn.observationShape(standard)).toEqual([130]);
+    expect(sn.observationShape(config({}, "long"))).toEqual([350]);
+    const small = config({ inventory: [[3, 0], [1, 5]] });
+    expect(sn.actionCount(small)).toBe(3 + 2 * 4 * 5);
+    const state = sn.start(standard);
+    expect(sn.chance(state)).toEqual([]);
+    expect(() => sn.resolve(state, 0)).toThrow(RangeError);
+    expect(sn.actionOf(0, state, 0)).toEqual({ type: "chat", text: "" });
+    expect(sn.actionOf(3, state, 0)).toEqual({ type: "offer", give: { Wood: 1 }, get: { Gold: 1 } });
+    expect(sn.actionOf(3 + 2 * 20 + 1, state, 0)).toEqual({ type: "offer", give: { Wood: 3 }, get: { Gold: 2 } });
+    expect(sn.actionOf(403 + 20 + 4, state, 0)).toEqual({ type: "offer", give: { Gold: 2 }, get: { Wood: 5 } });
+    // Asking for all 20 Wood of the game is allowed (it cannot be accepted while the other holds only 10).
+    expect(sn.actionOf(403 + 9 * 20 + 19, state, 0)).toEqual({ type: "offer", give: { Gold: 10 }, get: { Wood: 20 } });
+  });
+
+  it("has no face where the swaps would be too many", () => {
+    const huge = config({ inventory: [[1000, 1000], [0, 0]] });
+    expect(() => sn.actionCount(huge)).toThrow(NumericFaceError);
+    expect(() => sn.observationShape(huge)).toThrow(/simple-negotiation has no numeric face here: .*2000000 swaps/);
+  });
+
+  it("masks the pass, offers of what the seat holds, and the answers to an offer made to it", () => {
+    const state = sn.init(standard, rng);
+    expect(mask(state, 0)).toEqual([0, ...range(3, 203), ...range(403, 603)]);
+    expect(mask(state, 1)).toEqual([]);
+    act(state, { type: "offer", give: { Wood: 3 }, get: { Gold: 12 } });
+    // Player 1 holds only 10 Gold: it may deny, not accept.
+    expect(mask(state, 1)).toEqual([0, 2, ...range(3, 203), ...range(403, 603)]);
+    act(state, { type: "deny" }, "[Offer: 3 Wood -> 2 Gold]");
+    expect(mask(state, 1)).toEqual([0, 1, 2, ...range(3, 203), ...range(403, 603)]);
+    act(state, "[Accept]");
+    // Player 0 now holds 7 Wood and 12 Gold.
+    expect(mask(state, 0)).toEqual([0, ...range(3, 143), ...range(403, 643)]);
+  });
+
+  it("gives ids only to the pass, bare answers and swaps, and refuses ids not legal now", () => {
+    const state = sn.init(standard, rng);
+    act(state, "[Offer: 3 Wood -> 2 Gold]");
+    const id = (action: SnAction) => sn.actionId(action, state, 1);
+    expect(id({ type: "chat", text: "" })).toBe(0);
+    expect(id({ type: "chat", text: "hello" })).toBe(-1);
+    expect(id({ type: "accept" })).toBe(1);
+    expect(id({ type: "accept", text: "deal" })).toBe(-1);
+    expect(id({ type: "deny" })).toBe(2);
+    expect(id({ type: "offer", give: { Wood: 3 }, get: { Gold: 2 } })).toBe(44);
+    expect(id({ type: "offer", give: { Gold: 20 }, get: { Wood: 20 } })).toBe(802);
+    expect(id({ type: "offer", give: { Wood: 3 }, get: { Gold: 2 }, text: "fair?" })).toBe(-1);
+    expect(id({ type: "offer", give: { Wood: 1, Gold: 1 }, get: { Gold: 3 } })).toBe(-1);
+    expect(id({ type: "offer", give: { Wood: 1 }, get: { Gold: 21 } })).toBe(-1);
+    expect(sn.actionOf(1, state, 1)).toEqual({ type: "accept" });
+    const stale = sn.actionOf(1, state, 0) as ActionError;
+    expect(stale.code).toBe("not_your_turn");
+    act(state, "[Deny]");
+    const none = sn.actionOf(1, state, 0) as ActionError;
+    expect(none.code).toBe("illegal_action");
+    expect(none.message).toMatch(/^action id 1 is not legal now\. Legal now: ids 0, 3, 4, /);
+    expect((sn.actionOf(803, state, 0) as ActionError).message).toMatch(/out of range: ids are integers in \[0, 802\]/);
+  });
+
+  it("encodes seat, progress, inventories, own values, gains, the offer waiting and the log", () => {
+    const state = sn.init(standard, rng);
+    act(state, "[Offer: 3 Wood -> 2 Gold] deal?");
+    // Player 1: seat 1, one action taken, 10 of each held by both, its values 15 and 5, player 0's offer of
+    // 3 Wood for 2 Gold waiting, and in the log an offer (3 Wood given, 2 Gold asked) with text.
+    expect(tensor(state, 1)).toEqual({
+      1: 1,
+      3: 1,
+      13: 10,
+      14: 10,
+      15: 10,
+      16: 10,
+      17: 15,
+      18: 5,
+      24: 1,
+      26: 3,
+      29: 2,
+      31: 1,
+      34: 3,
+      37: 2,
+      39: 1,
+    });
+    act(state, "[Accept]");
+    // Player 0 after the trade: 7 Wood and 12 Gold (player 1: 13 and 8), a gain of 15, and an accept logged.
+    expect(tensor(state, 0)).toEqual({
+      0: 1,
+      4: 1,
+      13: 7,
+      14: 12,
+      15: 13,
+      16: 8,
+      17: 5,
+      18: 15,
+      22: 15,
+      31: 1,
+      34: 3,
+      37: 2,
+      39: 1,
+      42: 1,
+    });
+  });
+
+  it("shows the other's values and gain once the game is over", () => {
+    const state = sn.init(config({ maxTurns: 2 }), rng);
+    act(state, { type: "offer", give: { Gold: 1 }, get: { Wood: 1 } }, "accept");
+    // 20 + 11·2 = 42 entries. Player 1 gave 1 Wood (worth 15 to it) for 1 Gold (5); player 0 gave 1 Gold (15 to
+    // it) for 1 Wood (5): both lost 10, and both values are shown. The log's slots start at 22 and 32.
+    expect(tensor(state, 1)).toEqual({
+      1: 1,
+      4: 1,
+      5: 11,
+      6: 9,
+      7: 9,
+      8: 11,
+      9: 15,
+      10: 5,
+      11: 5,
+      12: 15,
+      13: 1,
+      14: -10,
+      15: -10,
+      23: 1,
+      27: 1,
+      28: 1,
+      34: 1,
+    });
   });
 });

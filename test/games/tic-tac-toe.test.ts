@@ -160,3 +160,62 @@ describe("tic-tac-toe: turns, observations and parsing", () => {
     expect(ttt.describe(ttt.observe(state, "public"))).toContain("The game is over: player 0 won.");
   });
 });
+
+describe("tic-tac-toe: the numeric face (OpenSpiel's tic_tac_toe)", () => {
+  const tensor = (state: TttState, seat: number) => {
+    const out = new Float32Array(27).fill(Number.NaN);
+    ttt.encode(ttt.observe(state, seat), out);
+    return Array.from(out);
+  };
+
+  it("has 9 ids, one per cell, and OpenSpiel's observation shape in both variants; no chance", () => {
+    for (const config of [textarena, openspiel]) {
+      expect(ttt.actionCount(config)).toBe(9);
+      expect(ttt.observationShape(config)).toEqual([3, 3, 3]);
+      const state = ttt.start(config);
+      expect(ttt.chance(state)).toEqual([]);
+      expect(() => ttt.resolve(state, 0)).toThrow(RangeError);
+    }
+    expect(ttt.actionId(mark(7), play().state, 0)).toBe(7);
+  });
+
+  it("masks the empty cells for the seat to move and nothing for the other", () => {
+    const { state } = play(4, 0);
+    const mask = new Uint8Array(9).fill(7);
+    ttt.legalMask(state, 0, mask);
+    expect(Array.from(mask)).toEqual([0, 1, 1, 1, 0, 1, 1, 1, 1]);
+    ttt.legalMask(state, 1, mask);
+    expect(Array.from(mask)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    ttt.legalMask(play(0, 3, 1, 4, 2).state, 1, mask.fill(7));
+    expect(Array.from(mask)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it("maps ids to marks, and refuses taken, missing and other seats' ids naming the legal ones", () => {
+    const { state } = play(4, 0);
+    expect(ttt.actionOf(2, state, 0)).toEqual(mark(2));
+    const taken = ttt.actionOf(4, state, 0) as ActionError;
+    expect(taken.code).toBe("illegal_action");
+    expect(taken.message).toBe("action id 4 is not legal now. Legal now: ids 1, 2, 3, 5, 6, 7, 8.");
+    expect((ttt.actionOf(9, state, 0) as ActionError).message).toMatch(
+      /^action id 9 is out of range: ids are integers in \[0, 8\]/,
+    );
+    expect((ttt.actionOf(2, state, 1) as ActionError).code).toBe("not_your_turn");
+  });
+
+  it("encodes planes empty, player 1's marks, player 0's marks (OpenSpiel's empty, nought, cross), whatever the marks", () => {
+    // Player 0 in the centre, player 1 in the corner.
+    const expected = [
+      ...[0, 1, 1, 1, 0, 1, 1, 1, 1],
+      ...[1, 0, 0, 0, 0, 0, 0, 0, 0],
+      ...[0, 0, 0, 0, 1, 0, 0, 0, 0],
+    ];
+    const { state } = play(4, 0);
+    expect(tensor(state, 0)).toEqual(expected);
+    expect(tensor(state, 1)).toEqual(expected);
+    const crosses = ttt.init(openspiel, rng);
+    for (const cell of [4, 0]) ttt.apply(crosses, Object.assign([], { [ttt.toAct(crosses)[0]]: mark(cell) }), rng);
+    expect(ttt.observe(crosses, 0).board[4]).toBe("X");
+    expect(tensor(crosses, 0)).toEqual(expected);
+    expect(tensor(ttt.start(textarena), 0)).toEqual([...new Array(9).fill(1), ...new Array(18).fill(0)]);
+  });
+});

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type Action, ActionError } from "../../games/core/action.ts";
 import { ConfigError, configure } from "../../games/core/config.ts";
+import { NumericFaceError } from "../../games/core/game.ts";
+import { shapeSize } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
 import {
   beats,
@@ -554,5 +556,147 @@ describe("trust-and-split: state", () => {
     expect(JSON.parse(JSON.stringify(obs))).toEqual(obs);
     expect(obs).toMatchObject({ game: "trust-and-split", seat: 0, round: 1, rounds: 10, phase: "message" });
     expect(() => tas.observe(state, 2)).toThrow(RangeError);
+  });
+});
+
+describe("trust-and-split: explicit chance", () => {
+  it("draws the first speaker, then each round's hands, with nobody to act until both are drawn", () => {
+    const state = tas.start(rps);
+    expect(tas.chance(state)).toEqual([0.5, 0.5]);
+    expect(tas.toAct(state)).toEqual([]);
+    expect(tas.legal(state, 0)).toEqual([]);
+    expect(tas.observe(state, 0)).toMatchObject({ starter: null, speaker: null, hand: null });
+    tas.resolve(state, 1);
+    expect(tas.chance(state)).toEqual(new Array(6).fill(1 / 6));
+    expect(tas.toAct(state)).toEqual([]);
+    // Outcome k deals hand k >> 1 to seat 0 and hand (k >> 1) + 1 + (k & 1) mod 3 to seat 1.
+    tas.resolve(state, 3);
+    expect(tas.chance(state)).toEqual([]);
+    expect(tas.toAct(state)).toEqual([1]);
+    expect(() => tas.resolve(state, 0)).toThrow(/no chance event is due/);
+    expect([tas.observe(state, 0).hand, tas.observe(state, 1).hand]).toEqual(["paper", "rock"]);
+    chat(state, new Rng(0));
+    tas.play(state, [claim(5), claim(5)]);
+    expect(tas.chance(state)).toEqual(new Array(6).fill(1 / 6));
+    expect(tas.observe(state, 0)).toMatchObject({ round: 2, starter: 0, hand: null });
+  });
+
+  it("alternating: after round 1 the outcome is the winning hand, dealt to last round's loser", () => {
+    const state = tas.start(alternating);
+    tas.resolve(state, 0);
+    tas.resolve(state, 0); // rock for seat 0, paper for seat 1: seat 1 wins round 1
+    chat(state, new Rng(0));
+    tas.play(state, [claim(5), claim(5)]);
+    expect(tas.chance(state)).toEqual([1 / 3, 1 / 3, 1 / 3]);
+    tas.resolve(state, SCISSORS);
+    expect([state.hands[2], state.hands[3]]).toEqual([SCISSORS, PAPER]);
+  });
+
+  it("ties: the 37 deals of three items, by code ascending, drawn exactly as the rejection loop drew them", () => {
+    const state = tas.start(noPress);
+    tas.resolve(state, 0);
+    expect(tas.chance(state)).toEqual(new Array(37).fill(1 / 37));
+    const first = tas.clone(state);
+    tas.resolve(first, 0); // code 9: item 0 high for both
+    expect(tas.observe(first, 0).values).toEqual([[10, 1, 1], [10, 1, 1]]);
+    tas.resolve(state, 36); // code 63: everything high
+    expect(tas.observe(state, 0).values).toEqual([[10, 10, 10], [10, 10, 10]]);
+    for (let seed = 0; seed < 200; seed++) {
+      const rng = new Rng(seed);
+      rng.int(2);
+      let bits: number;
+      do bits = rng.next(); while ((bits & (bits >>> 3) & 7) === 0);
+      const high = (bit: number) => (bits & (1 << bit) ? 10 : 1);
+      const values = tas.observe(tas.init(noPress, new Rng(seed)), 0).values;
+      expect(values).toEqual([[high(0), high(1), high(2)], [high(3), high(4), high(5)]]);
+    }
+  });
+});
+
+describe("trust-and-split: numeric face", () => {
+  function mask(state: TasState, seat: number): number[] {
+    const out = new Uint8Array(tas.actionCount(state.config));
+    tas.legalMask(state, seat, out);
+    return Array.from(out);
+  }
+
+  function tensor(state: TasState, viewer: number | "public"): number[] {
+    const out = new Float32Array(shapeSize(tas.observationShape(state.config)));
+    tas.encode(tas.observe(state, viewer), out);
+    return Array.from(out);
+  }
+
+  /** A round-1 state of `cfg` with the given first speaker and deal. */
+  function dealt(cfg: TasConfig, starter: number, deal: number): TasState {
+    const state = tas.start(cfg);
+    tas.resolve(state, starter);
+    tas.resolve(state, deal);
+    return state;
+  }
+
+  it("has an id per claim, the items as digits, plus the empty message when there is talk", () => {
+    expect(tas.actionCount(rps)).toBe(12);
+    expect(tas.actionCount(noPress)).toBe(1331);
+    expect(tas.actionCount(config({ quantity: 1000, messages: 0 }))).toBe(1001);
+    expect(tas.observationShape(rps)).toEqual([165]);
+    expect(tas.observationShape(noPress)).toEqual([289]);
+    const tooMany = config({ items: ["a", "b", "c", "d", "e"] });
+    expect(() => tas.actionCount(tooMany)).toThrow(NumericFaceError);
+    expect(() => tas.actionCount(tooMany)).toThrow(/161051 claims, more than 65536 action ids/);
+  });
+
+  it("offers only the empty message in the chat, and every claim after it", () => {
+    const state = dealt(rps, 1, 0);
+    expect(mask(state, 1)).toEqual([...new Array(11).fill(0), 1]);
+    expect(mask(state, 0)).toEqual(new Array(12).fill(0));
+    expect(tas.actionOf(11, state, 1)).toEqual({ type: "message", text: "" });
+    expect((tas.actionOf(4, state, 1) as ActionError).message).toMatch(
+      /action id 4 is not legal now\. Legal now: ids 11\./,
+    );
+    expect(tas.actionId({ type: "message", text: "" }, state, 1)).toBe(11);
+    expect(tas.actionId({ type: "message", text: "I hold rock" }, state, 1)).toBe(-1);
+    chat(state, new Rng(0));
+    expect(mask(state, 0)).toEqual([...new Array(11).fill(1), 0]);
+    expect(tas.actionOf(7, state, 0)).toEqual({ type: "split", take: [7] });
+    expect(tas.actionId({ type: "split", take: [7] }, state, 0)).toBe(7);
+  });
+
+  it("reads several items' counts as the digits of the id, the first item's most significant", () => {
+    const state = dealt(noPress, 0, 0);
+    expect(mask(state, 0)).toEqual(new Array(1331).fill(1));
+    expect(tas.actionOf(3 * 121 + 10 * 11, state, 1)).toEqual({ type: "split", take: [3, 10, 0] });
+    expect(tas.actionId({ type: "split", take: [3, 10, 0] }, state, 1)).toBe(473);
+    expect(tas.actionId({ type: "split", take: [10, 10, 10] }, state, 1)).toBe(1330);
+    expect((tas.actionOf(1331, state, 0) as ActionError).code).toBe("illegal_action");
+  });
+
+  it("encodes the round so far and every finished round, own side first", () => {
+    // rock for seat 0, paper for seat 1: seat 1 holds the upper hand.
+    const state = dealt(config({ rounds: 2 }), 0, 0);
+    tas.play(state, [say("I hold paper")]);
+    tas.play(state, [undefined, say("")]);
+    tas.play(state, [claim(7), claim(5)]);
+    tas.resolve(state, 5); // round 2: scissors for seat 0, paper for seat 1
+    // seat | phase | progress | starter (own, other) | talk | low/high | hand | values
+    const now = [0, 1, 1, 0, 0, 0.5, 1, 0, 0, 0.1, 0, 1, 0, 0, 0];
+    // played | own hand, other hand | own, other high | claims | received | points / (10·1·10)
+    const round1 = [1, 0, 1, 0, 1, 0, 0, 1, 0, 0.5, 0.7, 50 / 120, 70 / 120, 500 / 1200, 70 / 1200];
+    expect(tensor(state, 1)).toEqual([...now, ...round1, ...new Array(15).fill(0)].map(Math.fround));
+    tas.play(state, [undefined, say("")]);
+    const seat0 = tensor(state, 0);
+    expect(seat0.slice(0, 15)).toEqual([1, 0, 1, 0, 0, 0.5, 0, 1, 0.5, 0.1, 0, 0, 1, 0, 0].map(Math.fround));
+    expect(seat0.slice(15, 30)).toEqual(
+      [1, 1, 0, 0, 0, 1, 0, 0, 1, 0.7, 0.5, 70 / 120, 50 / 120, 70 / 1200, 500 / 1200].map(Math.fround),
+    );
+    expect(tensor(state, "public").slice(0, 15)).toEqual(
+      [0, 0, 1, 0, 0, 0.5, 0, 1, 0.5, 0.1, 0, 0, 0, 0, 0].map(Math.fround),
+    );
+  });
+
+  it("encodes public values under ties, 1 for high", () => {
+    const state = dealt(config({ rounds: 1, messages: 0 }, "no-press"), 1, 1); // code 11: theirs 0b001, mine 0b011
+    expect(tas.observe(state, 0).values).toEqual([[10, 10, 1], [10, 1, 1]]);
+    const out = tensor(state, 0);
+    expect(out.slice(0, 19)).toEqual([1, 0, 0, 1, 0, 0, 0, 1, 0, 0.1, 0, 0, 0, 1, 1, 0, 1, 0, 0].map(Math.fround));
   });
 });
