@@ -1,4 +1,4 @@
-import type { AnyGame } from "./core/game.ts";
+import { type AnyGame, NumericFaceError } from "./core/game.ts";
 import { configSchema } from "./core/config.ts";
 import { dealOrNoDeal } from "./deal-or-no-deal/game.ts";
 import { donorGame } from "./donor-game/game.ts";
@@ -10,7 +10,7 @@ import { simpleNegotiation } from "./simple-negotiation/game.ts";
 import { ticTacToe } from "./tic-tac-toe/game.ts";
 import { trustAndSplit } from "./trust-and-split/game.ts";
 
-/** Every game Ludus hosts. Adding one here is all it takes for every layer to offer it. */
+/** Every game Ludus hosts, at its current version. Adding one here is all it takes for every layer to offer it. */
 export const games: readonly AnyGame[] = [
   ipd,
   donorGame,
@@ -23,38 +23,106 @@ export const games: readonly AnyGame[] = [
   ticTacToe,
 ];
 
+/**
+ * Earlier versions of games, kept when a game's version is bumped so that every stored match stays
+ * viewable, verifiable and exportable: move the old rules beside the new (e.g. games/<id>/v1.ts) and list
+ * them here.
+ */
+const earlierVersions: readonly AnyGame[] = [];
+
 /** An unknown game id, with the ids that exist. */
 export class UnknownGameError extends Error {
-  constructor(id: string) {
-    super(`unknown game \`${id}\` (games: ${games.map((g) => g.id).join(", ")})`);
+  constructor(id: string, ids: readonly string[] = games.map((g) => g.id)) {
+    super(`unknown game \`${id}\` (games: ${ids.join(", ")})`);
     this.name = "UnknownGameError";
   }
 }
 
-export function getGame(id: string): AnyGame {
-  const game = games.find((g) => g.id === id);
-  if (!game) throw new UnknownGameError(id);
-  return game;
+/** A version of a game this build does not have, with the versions it does. */
+export class UnknownVersionError extends Error {
+  constructor(readonly game: string, readonly version: number, readonly versions: readonly number[]) {
+    super(`${game} version ${version} is not in this build (versions: ${versions.join(", ")})`);
+    this.name = "UnknownVersionError";
+  }
 }
 
-/** A game as the registry publishes it (JSON): everything a lobby, client or CLI needs to offer it. */
+/** Games by (id, version): the current version of each, and every earlier one kept. */
+export class GameRegistry {
+  readonly #byId = new Map<string, Map<number, AnyGame>>();
+  readonly #current = new Map<string, AnyGame>();
+
+  constructor(current: readonly AnyGame[], earlier: readonly AnyGame[] = []) {
+    for (const game of [...current, ...earlier]) {
+      const versions = this.#byId.get(game.id) ?? new Map<number, AnyGame>();
+      if (versions.has(game.version)) throw new Error(`${game.id} version ${game.version} is registered twice`);
+      this.#byId.set(game.id, versions.set(game.version, game));
+    }
+    for (const game of current) this.#current.set(game.id, game);
+    for (const game of earlier) {
+      if (!this.#current.has(game.id)) throw new Error(`${game.id} has earlier versions but no current one`);
+      if (game.version >= this.#current.get(game.id)!.version) {
+        throw new Error(`${game.id} version ${game.version} is listed as earlier than the current one`);
+      }
+    }
+  }
+
+  /** The game `id` at `version` (the current version when omitted). */
+  get(id: string, version?: number): AnyGame {
+    const versions = this.#byId.get(id);
+    if (!versions) throw new UnknownGameError(id, [...this.#current.keys()]);
+    if (version === undefined) return this.#current.get(id)!;
+    const game = versions.get(version);
+    if (!game) throw new UnknownVersionError(id, version, this.versions(id));
+    return game;
+  }
+
+  /** The versions of `id` this build can load, oldest first (none for an unknown id). */
+  versions(id: string): number[] {
+    return [...(this.#byId.get(id)?.keys() ?? [])].sort((a, b) => a - b);
+  }
+}
+
+export const registry = new GameRegistry(games, earlierVersions);
+
+/** The current version of game `id`, or the version a record pins. */
+export function getGame(id: string, version?: number): AnyGame {
+  return registry.get(id, version);
+}
+
+/** A game as the registry publishes it (JSON): everything a lobby, client, CLI or trainer needs to offer it. */
 export function gameInfo(game: AnyGame) {
   return {
     id: game.id,
     version: game.version,
+    versions: registry.versions(game.id),
     title: game.title,
     summary: game.summary,
     seats: game.seats,
     defaultVariant: game.defaultVariant,
     variants: Object.fromEntries(
-      Object.entries(game.variants).map((
-        [name, v],
-      ) => [name, {
-        description: v.description,
-        config: v.config,
-        seats: game.seatCount(game.schema.parse(v.config)),
-      }]),
+      Object.entries(game.variants).map(([name, v]) => {
+        const config = game.schema.parse(v.config);
+        return [name, {
+          description: v.description,
+          config: v.config,
+          seats: game.seatCount(config),
+          ...numericInfo(game, config),
+        }];
+      }),
     ),
     config: configSchema(game),
   };
+}
+
+/** A config's tensor shape and action count, or why the numeric face does not cover it. */
+export function numericInfo(
+  game: AnyGame,
+  config: unknown,
+): { observationShape: readonly number[]; actionCount: number } | { numericFace: string } {
+  try {
+    return { observationShape: game.observationShape(config), actionCount: game.actionCount(config) };
+  } catch (error) {
+    if (error instanceof NumericFaceError) return { numericFace: error.message };
+    throw error;
+  }
 }

@@ -1,9 +1,10 @@
-import type { Action } from "../games/core/action.ts";
 import { configure } from "../games/core/config.ts";
+import { Episode } from "../games/core/episode.ts";
 import type { AnyGame } from "../games/core/game.ts";
 import { GAME_STREAM, Rng, type Seed, seedToBigInt } from "../games/core/rng.ts";
+import { playEpisode, type StepListener } from "../games/core/seat.ts";
 import { createStrategy } from "./baselines/index.ts";
-import { type Strategy, type StrategyContext, StrategyError } from "./strategy.ts";
+import { type Strategy, StrategyError, strategySeat } from "./strategy.ts";
 
 /** Headless self-play: built-in strategies in every seat, in-process, no clocks, no transport. */
 
@@ -13,18 +14,15 @@ export const STRATEGY_STREAM = 1;
 
 export interface MatchOutcome {
   readonly returns: readonly number[];
-  /** Calls to `apply`. */
+  /** Steps taken (a simultaneous step of several seats is one). */
   readonly steps: number;
   /** Seat actions (a simultaneous step of k seats counts k). */
   readonly actions: number;
 }
 
-/** Called after every step, for tests and recorders: who moved what, and the step's rewards. */
-export type StepListener = (moves: readonly (Action | undefined)[], rewards: readonly number[]) => void;
-
 /**
- * Plays one match to the end. The seed fixes everything: the game's chance comes from stream 0
- * of it and the strategies' coin flips from stream 1.
+ * Plays one match to the end through the episode engine. The seed fixes everything: the game's chance
+ * comes from stream 0 of it and the strategies' coin flips from stream 1.
  */
 export function playMatch(
   game: AnyGame,
@@ -37,30 +35,14 @@ export function playMatch(
   if (strategies.length !== seats) {
     throw new RangeError(`${game.id} with this config has ${seats} seats, got ${strategies.length} strategies`);
   }
-  const gameRng = new Rng(seed, GAME_STREAM);
-  const strategyRng = new Rng(seed, STRATEGY_STREAM);
-  const state = game.init(config, gameRng);
-  const moves: (Action | undefined)[] = new Array(seats).fill(undefined);
-  let steps = 0;
+  const episode = new Episode(game, config, seed);
+  const rng = new Rng(seed, STRATEGY_STREAM);
   let actions = 0;
-  for (let toAct = game.toAct(state); toAct.length > 0; toAct = game.toAct(state)) {
-    for (let i = 0; i < toAct.length; i++) {
-      const seat = toAct[i];
-      const context: StrategyContext = {
-        seat,
-        legal: game.legal(state, seat),
-        observation: () => game.observe(state, seat),
-        rng: strategyRng,
-      };
-      moves[seat] = strategies[seat].act(context);
-    }
-    const rewards = game.apply(state, moves, gameRng);
+  playEpisode(episode, strategies.map((strategy) => strategySeat(strategy, rng)), (moves, rewards) => {
+    for (let i = 0; i < moves.length; i++) if (moves[i] !== undefined) actions++;
     onStep?.(moves, rewards);
-    for (let i = 0; i < toAct.length; i++) moves[toAct[i]] = undefined;
-    steps++;
-    actions += toAct.length;
-  }
-  return { returns: game.returns(state), steps, actions };
+  });
+  return { returns: episode.returns(), steps: episode.steps, actions };
 }
 
 export interface SimulationOptions {

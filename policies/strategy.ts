@@ -1,5 +1,6 @@
 import type { Action, ActionSpace } from "../games/core/action.ts";
 import type { Rng } from "../games/core/rng.ts";
+import type { Seat } from "../games/core/seat.ts";
 
 /** What a built-in strategy sees when it is to act: nothing beyond its seat's observation. */
 export interface StrategyContext<A extends Action = Action, O = unknown> {
@@ -51,4 +52,9 @@ export function numberArg(def: string, arg: string | undefined, min: number, max
     throw new StrategyError(`strategy \`${def}\` takes a number in [${min}, ${max}], got ${JSON.stringify(text)}`);
   }
   return value;
+}
+
+/** A built-in strategy as the episode engine's seat: it answers at once, drawing its coin flips from `rng`. */
+export function strategySeat(strategy: Strategy, rng: Rng): Seat {
+  return { decide: (turn) => strategy.act({ seat: turn.seat, legal: turn.legal, observation: turn.observation, rng }) };
 }

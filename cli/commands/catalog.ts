@@ -21,6 +21,11 @@ export function registerCatalog(program: Command, io: Io): void {
         io.out(`${g.id} v${g.version} — ${g.title} (${seats} seats)\n  ${g.summary}\n  variants:\n`);
         for (const [name, v] of Object.entries(g.variants)) {
           io.out(`    ${name}${name === g.defaultVariant ? " (default)" : ""}: ${v.description}\n`);
+          io.out(
+            "observationShape" in v
+              ? `      tensors: observation [${v.observationShape.join(", ")}], ${v.actionCount} action ids\n`
+              : `      tensors: none (${v.numericFace})\n`,
+          );
         }
         io.out("  config (--config JSON; defaults before any variant's preset):\n");
         for (const [key, p] of Object.entries(g.config.properties ?? {}) as [string, ConfigProperty][]) {

@@ -164,6 +164,20 @@ describe("ludus help and listings", () => {
     expect(games.out).toMatch(/names \(optional\): the agents' names/);
     const json = JSON.parse((await ludus("games", "--json")).out);
     expect(json.games.map((g: { id: string }) => g.id)).toEqual(registry.map((g) => g.id));
+    // Every variant of every game has a numeric face: a tensor shape and a number of action ids (OpenSpiel's for
+    // Kuhn and Leduc).
+    for (const game of json.games) {
+      expect(game.versions).toContain(game.version);
+      for (const variant of Object.values(game.variants) as { observationShape: number[]; actionCount: number }[]) {
+        expect(variant.observationShape.every((n) => Number.isInteger(n) && n > 0)).toBe(true);
+        expect(Number.isInteger(variant.actionCount)).toBe(true);
+      }
+    }
+    const kuhn = json.games.find((g: { id: string }) => g.id === "kuhn-poker");
+    const leduc = json.games.find((g: { id: string }) => g.id === "leduc-poker");
+    expect(kuhn.variants.standard).toMatchObject({ observationShape: [11], actionCount: 2 });
+    expect(leduc.variants.standard).toMatchObject({ observationShape: [30], actionCount: 3 });
+    expect(games.out).toMatch(/standard \(default\): .*\n {6}tensors: observation \[11\], 2 action ids/);
     const strategies = await ludus("strategies", "--game", "donor-game");
     expect(strategies.out).toMatch(/donate\[:f\]/);
     expect((await ludus("strategies", "--game", "go")).code).toBe(2);

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { ActionError } from "../../games/core/action.ts";
+import { Episode } from "../../games/core/episode.ts";
+import { maskIds, shapeSize } from "../../games/core/numeric.ts";
+import { Rng } from "../../games/core/rng.ts";
+import { games, numericInfo } from "../../games/registry.ts";
+
+/**
+ * The numeric face every game offers learners, checked over random playouts of every variant that pick
+ * only masked action ids: a numeric policy can always play on, every masked id is a legal action that
+ * maps back to its id, unmasked ids are refused naming the legal ones, and tensors are finite and a
+ * function of the observation alone.
+ */
+
+const SEEDS = Array.from({ length: 6 }, (_, i) => `numeric-${i}`);
+
+for (const game of games) {
+  describe(`${game.id}: the numeric face`, () => {
+    for (const [variant, { config: preset }] of Object.entries(game.variants)) {
+      const config = game.schema.parse(preset);
+      it(`${variant}: fixed shapes, masks that match the legal actions, tensors from observations`, () => {
+        const info = numericInfo(game, config);
+        expect(info).toHaveProperty("observationShape");
+        const shape = game.observationShape(config);
+        const count = game.actionCount(config);
+        for (const n of shape) expect(Number.isInteger(n) && n > 0).toBe(true);
+        expect(Number.isInteger(count) && count > 0).toBe(true);
+        const seats = game.seatCount(config);
+        const mask = new Uint8Array(count);
+        const tensor = new Float32Array(shapeSize(shape));
+        const again = new Float32Array(shapeSize(shape)).fill(Number.NaN);
+        for (const seed of SEEDS) {
+          const episode = new Episode(game, config, seed);
+          const picker = new Rng(seed, 7);
+          while (!episode.over) {
+            const moves = new Array(seats).fill(undefined);
+            for (let seat = 0; seat < seats; seat++) {
+              const observation = episode.observe(seat);
+              tensor.fill(Number.NaN);
+              game.encode(observation, tensor);
+              for (const x of tensor) expect(Number.isFinite(x)).toBe(true);
+              game.encode(JSON.parse(JSON.stringify(observation)), again);
+              expect(again).toEqual(tensor);
+              mask.fill(7);
+              const ids = maskIds(episode.legalMask(seat, mask));
+              for (const bit of mask) expect(bit === 0 || bit === 1).toBe(true);
+              if (!episode.toAct.includes(seat)) {
+                expect(ids).toEqual([]);
+                expect(episode.actionOf(0, seat)).toBeInstanceOf(ActionError);
+                continue;
+              }
+              expect(ids.length).toBeGreaterThan(0);
+              for (const id of ids) {
+                const action = episode.actionOf(id, seat);
+                expect(action).not.toBeInstanceOf(ActionError);
+                expect(episode.parse(action, seat)).not.toBeInstanceOf(ActionError);
+                expect(episode.actionId(action as never, seat)).toBe(id);
+              }
+              const refused = [count, -1, 0.5, ...Array.from(mask.keys()).filter((id) => mask[id] === 0)];
+              for (const id of refused.slice(0, 4)) {
+                const error = episode.actionOf(id, seat) as ActionError;
+                expect(error).toBeInstanceOf(ActionError);
+                expect(error.code).toBe("illegal_action");
+                expect(error.message).toContain(`ids ${ids.join(", ")}`);
+              }
+              moves[seat] = episode.actionOf(ids[picker.int(ids.length)], seat);
+            }
+            episode.step(moves);
+          }
+        }
+      });
+
+      it(`${variant}: chance is explicit, its odds a distribution`, () => {
+        const state = game.start(config);
+        const rng = new Rng(`${variant}-chance`);
+        for (let guard = 0; guard < 10_000; guard++) {
+          const odds = game.chance(state);
+          if (odds.length === 0) break;
+          expect(game.toAct(state)).toEqual([]);
+          expect(odds.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+          game.resolve(state, rng.int(odds.length));
+        }
+        expect(game.chance(state)).toEqual([]);
+        expect(game.toAct(state).length).toBeGreaterThan(0);
+      });
+    }
+  });
+}
