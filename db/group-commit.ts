@@ -46,24 +46,27 @@ interface Batch {
   /** The latest row of each match written in this batch (a row is the whole record, so the last wins). */
   readonly matches: Map<string, MatchRecord>;
   readonly steps: StepRecordRow[];
+  /** Decisions appended in bulk (a match nobody waits on): COPYed, ahead of the batch's statement. */
+  readonly bulk: StepRecordRow[];
   readonly waiters: Waiter[];
 }
 
-const emptyBatch = (): Batch => ({ matches: new Map(), steps: [], waiters: [] });
+const emptyBatch = (): Batch => ({ matches: new Map(), steps: [], bulk: [], waiters: [] });
 
 /** `earlier` then `later` as one batch: steps and waiters in order, the later row of a match winning. */
 const merge = (earlier: Batch, later: Batch): Batch => ({
   matches: new Map([...earlier.matches, ...later.matches]),
   steps: [...earlier.steps, ...later.steps],
+  bulk: [...earlier.bulk, ...later.bulk],
   waiters: [...earlier.waiters, ...later.waiters],
 });
 
 const MATCH_COLUMNS = "id text, game text, game_version integer, variant text, config jsonb, seed text, " +
   "seats jsonb, conduct jsonb, statuses jsonb, returns jsonb, end_reason text, culprit integer, steps integer, " +
-  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text";
+  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text, group_id text";
 const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation json, action json, " +
   "input json, legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, " +
-  "rewards json, writer text, at timestamptz";
+  "rewards json, writer text, at timestamptz, offered json, legal_ids json, prompt text";
 const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0]).join(", ");
 
 /**
@@ -109,6 +112,7 @@ function matchRow(m: MatchRecord): Record<string, unknown> {
     ended_at: m.endedAt,
     error: m.error ?? null,
     invite: m.invite ?? null,
+    group_id: m.group ?? null,
   };
 }
 
@@ -130,7 +134,33 @@ function stepRow(s: StepRecordRow, writer: string): Record<string, unknown> {
     rewards: s.rewards,
     writer,
     at: s.at,
+    offered: s.offered ?? null,
+    legal_ids: s.legalIds ?? null,
+    prompt: s.prompt ?? null,
   };
+}
+
+const COPY_COLUMNS = "match_id, seq, turn, seat, observation, action, input, legal, error, attempts, defaulted, " +
+  "latency_ms, meta, rewards, writer, at, offered, legal_ids, prompt";
+
+/** A JSON value in COPY's text format: `\N` for null, backslashes doubled (JSON holds no raw tab or newline). */
+const copyJson = (value: unknown): string =>
+  value === null || value === undefined ? "\\N" : JSON.stringify(value).replaceAll("\\", "\\\\");
+
+/** A text value in COPY's text format. */
+const copyText = (value: string | null | undefined): string =>
+  value === null || value === undefined ? "\\N" : value.replace(/[\\\n\r\t]/g, (c) => COPY_ESCAPES[c]);
+const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** One decision as a line of `COPY steps (COPY_COLUMNS)`. */
+function copyLine(s: StepRecordRow, writer: string): string {
+  return `${copyText(s.matchId)}\t${s.seq}\t${s.turn}\t${s.seat}\t${copyJson(s.observation)}\t${copyJson(s.action)}\t${
+    copyJson(s.input)
+  }\t${s.legal ? "t" : "f"}\t${copyJson(s.error)}\t${copyJson(s.attempts)}\t${copyText(s.defaulted)}\t${s.latencyMs}\t${
+    copyJson(s.meta)
+  }\t${copyJson(s.rewards)}\t${copyText(writer)}\t${s.at.toISOString()}\t${copyJson(s.offered)}\t${
+    copyJson(s.legalIds)
+  }\t${copyText(s.prompt)}\n`;
 }
 
 /** Connection failures worth retrying; anything else is the batch's own fault. */
@@ -156,11 +186,13 @@ function byMatch(batch: Batch): Batch[] {
   };
   for (const [id, match] of batch.matches) part(id).matches.set(id, match);
   for (const step of batch.steps) part(step.matchId).steps.push(step);
+  for (const step of batch.bulk) part(step.matchId).bulk.push(step);
   for (const waiter of batch.waiters) part(waiter.matchId).waiters.push(waiter);
   return [...parts.values()];
 }
 
-const matchesIn = (batch: Batch) => new Set([...batch.matches.keys(), ...batch.steps.map((s) => s.matchId)]).size;
+const matchesIn = (batch: Batch) =>
+  new Set([...batch.matches.keys(), ...batch.steps.map((s) => s.matchId), ...batch.bulk.map((s) => s.matchId)]).size;
 
 /**
  * Group commit for every live match of a server: writes wait a short window, then go to the database
@@ -198,10 +230,17 @@ export class GroupCommit {
     return this.wait(match.id);
   }
 
-  /** Appends a decision; resolves once it is durable. */
-  appendStep(step: StepRecordRow): Promise<void> {
-    this.next.steps.push(step);
-    return this.wait(step.matchId);
+  /**
+   * Appends a decision; or a match's decisions in bulk, in order, written with COPY (for a match whose
+   * writes nobody waits on, many at a time). Resolves once they are durable.
+   */
+  appendStep(step: StepRecordRow | readonly StepRecordRow[]): Promise<void> {
+    if (!Array.isArray(step)) {
+      this.next.steps.push(step as StepRecordRow);
+      return this.wait((step as StepRecordRow).matchId);
+    }
+    for (const row of step) this.next.bulk.push(row);
+    return this.wait(step[0].matchId);
   }
 
   /**
@@ -230,7 +269,7 @@ export class GroupCommit {
 
   /** Records not yet durable. */
   get buffered(): number {
-    const size = (b?: Batch) => (b ? b.steps.length + b.matches.size : 0);
+    const size = (b?: Batch) => (b ? b.steps.length + b.bulk.length + b.matches.size : 0);
     return size(this.next) + size(this.inFlight);
   }
 
@@ -301,6 +340,7 @@ export class GroupCommit {
     const batch: Batch = {
       matches: new Map(all.matches),
       steps: all.steps.splice(0, this.options.maxBatch),
+      bulk: all.bulk.splice(0),
       waiters: [],
     };
     all.matches.clear();
@@ -308,7 +348,10 @@ export class GroupCommit {
   }
 
   private async flush(): Promise<void> {
-    if (this.closed || this.inFlight || (this.next.waiters.length === 0 && this.next.steps.length === 0)) return;
+    const next = this.next;
+    if (this.closed || this.inFlight || (next.waiters.length === 0 && next.steps.length + next.bulk.length === 0)) {
+      return;
+    }
     const batch = this.take();
     this.inFlight = batch;
     this.flushSince = performance.now();
@@ -351,14 +394,23 @@ export class GroupCommit {
     else this.idle.splice(0).forEach((resolve) => resolve());
   }
 
-  /** Writes one batch in one statement: how to tell its waiters, or the error. */
+  /**
+   * Writes one batch: its bulk decisions with COPY, then the rest in one statement. How to tell its
+   * waiters, or the error.
+   */
   private async commit(batch: Batch): Promise<{ settle: () => void } | { error: unknown }> {
     let conflicts = new Map<string, number>();
     try {
-      const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
-      const steps = JSON.stringify(batch.steps.map((s) => stepRow(s, this.writer)));
-      const [{ inserted }] = await this.sql.query<{ inserted: number }>(WRITE_BATCH, [matches, steps]);
-      if (inserted < batch.steps.length) conflicts = await this.conflicts(batch);
+      // Bulk rows already there (a COPY whose reply was lost, then retried) make COPY refuse them all: they
+      // go through the statement below instead, which skips what is there and checks whose it is.
+      const copied = batch.bulk.length > 0 && await this.copySteps(batch.bulk);
+      const steps = copied ? batch.steps : [...batch.steps, ...batch.bulk];
+      if (steps.length > 0 || batch.matches.size > 0) {
+        const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
+        const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
+        const [{ inserted }] = await this.sql.query<{ inserted: number }>(WRITE_BATCH, [matches, rows]);
+        if (inserted < steps.length) conflicts = await this.conflicts(steps);
+      }
     } catch (caught) {
       return { error: caught ?? new Error("the replay store failed without saying why") };
     }
@@ -371,6 +423,19 @@ export class GroupCommit {
         }
       },
     };
+  }
+
+  /** COPYs decisions; false when some were already there (a unique violation), and nothing was written. */
+  private async copySteps(rows: readonly StepRecordRow[]): Promise<boolean> {
+    let text = "";
+    for (const row of rows) text += copyLine(row, this.writer);
+    try {
+      await this.sql.copyIn(`steps (${COPY_COLUMNS})`, text);
+      return true;
+    } catch (error) {
+      if ((error as { code?: unknown })?.code === "23505") return false;
+      throw error;
+    }
   }
 
   private fail(batch: Batch, error: unknown): void {
@@ -426,8 +491,8 @@ export class GroupCommit {
    * Some steps were already there: ours from a commit whose reply was lost (fine), or another writer's
    * (the matches whose log is not ours, with the first such sequence number).
    */
-  private async conflicts(batch: Batch): Promise<Map<string, number>> {
-    const keys = JSON.stringify(batch.steps.map((s) => ({ match_id: s.matchId, seq: s.seq })));
+  private async conflicts(steps: readonly StepRecordRow[]): Promise<Map<string, number>> {
+    const keys = JSON.stringify(steps.map((s) => ({ match_id: s.matchId, seq: s.seq })));
     const foreign = await this.sql.query<{ match_id: string; seq: number }>(
       `SELECT s.match_id, min(s.seq) AS seq FROM steps s
        JOIN json_to_recordset($1::text::json) AS k(match_id text, seq integer) ON s.match_id = k.match_id AND s.seq = k.seq

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { games } from "../games/registry.ts";
+import { games, registry } from "../games/registry.ts";
 import type { MatchFilter, MatchPosition } from "./store.ts";
 
 /** A filter, cursor or format a reader got wrong: said back to them as is (HTTP 400, CLI exit 2). */
@@ -11,7 +11,7 @@ export class QueryError extends Error {
 }
 
 /** The filter parameters that HTTP queries and `ludus export` flags share. */
-export const FILTER_KEYS = ["game", "variant", "participant", "from", "to"] as const;
+export const FILTER_KEYS = ["game", "version", "variant", "participant", "from", "to"] as const;
 
 function time(key: string, value: string): Date {
   const parsed = /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
@@ -56,6 +56,12 @@ export function parseFilter(params: Iterable<[string, string]>, allowed: readonl
         }
         filter.game = value;
         break;
+      case "version":
+        if (!/^\d{1,9}$/.test(value)) {
+          throw new QueryError(`\`version\` must be a game version (an integer), got "${value}"`);
+        }
+        filter.version = Number(value);
+        break;
       case "variant":
       case "participant":
         if (value === "") throw new QueryError(`\`${key}\` must not be empty`);
@@ -65,6 +71,15 @@ export function parseFilter(params: Iterable<[string, string]>, allowed: readonl
       case "to":
         filter[key] = time(key, value);
         break;
+    }
+  }
+  if (filter.version !== undefined) {
+    if (filter.game === undefined) throw new QueryError("`version` needs `game`: versions are per game");
+    const versions = registry.versions(filter.game);
+    if (!versions.includes(filter.version)) {
+      throw new QueryError(
+        `${filter.game} version ${filter.version} is not in this build (versions: ${versions.join(", ")})`,
+      );
     }
   }
   if (filter.from && filter.to && filter.from >= filter.to) {
@@ -79,6 +94,7 @@ function fingerprint(kind: string, filter: MatchFilter): string {
     kind,
     filter.game ?? null,
     filter.variant ?? null,
+    filter.version ?? null,
     filter.participant ?? null,
     filter.from?.toISOString() ?? null,
     filter.to?.toISOString() ?? null,
@@ -111,6 +127,39 @@ export function decodeCursor(kind: string, filter: MatchFilter, cursor: string):
     );
   }
   return { createdAt: parsed.t, id: parsed.id };
+}
+
+/**
+ * An export's cursor: the end sequence of the last match it read, bound to the export it came from.
+ * Exports read in the order matches end, so resuming never skips a match that ended late.
+ */
+export function encodeEndCursor(kind: string, filter: MatchFilter, endSeq: number): string {
+  return Buffer.from(JSON.stringify({ q: fingerprint(kind, filter), e: endSeq })).toString("base64url");
+}
+
+/** The end sequence an export cursor names; refuses one that is malformed, from another query or from a listing. */
+export function decodeEndCursor(kind: string, filter: MatchFilter, cursor: string): number {
+  let parsed: { q?: unknown; e?: unknown; t?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw new QueryError("`cursor` is not a cursor this server issued; pass the cursor a previous export gave");
+  }
+  if (typeof parsed?.q === "string" && typeof parsed.t === "string") {
+    throw new QueryError(
+      "`cursor` is a match listing's cursor, or an export cursor from before exports followed the order " +
+        "matches end in; start the export again without it (use `from` to skip old matches)",
+    );
+  }
+  if (typeof parsed?.q !== "string" || !Number.isSafeInteger(parsed.e) || (parsed.e as number) < 0) {
+    throw new QueryError("`cursor` is not a cursor this server issued; pass the cursor a previous export gave");
+  }
+  if (parsed.q !== fingerprint(kind, filter)) {
+    throw new QueryError(
+      "`cursor` belongs to a different query (other filters or another format); repeat the filters it was issued with",
+    );
+  }
+  return parsed.e as number;
 }
 
 /** The position of a match, for a cursor after it. */

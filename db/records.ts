@@ -49,6 +49,10 @@ export interface MatchRecord {
    * restore the match (never served: it is a capability).
    */
   readonly invite?: string | null;
+  /** The seed group it belongs to (the same start played several times), as its creator named it. */
+  readonly group?: string | null;
+  /** Its place in the order matches end in (1, 2, ... with gaps): where an incremental export resumes. Null until it ends. */
+  readonly endSeq?: number | null;
 }
 
 /** A refused attempt at a decision. */
@@ -84,4 +88,10 @@ export interface StepRecordRow {
   /** The step's rewards (every seat) on the decision that completed the step; null on the others. */
   rewards: readonly number[] | null;
   readonly at: Date;
+  /** The legal action forms the seat was offered (null in records written before they were kept). */
+  readonly offered?: unknown;
+  /** The legal action ids (the numeric face's mask, as its set ids) where the game has one for the config. */
+  readonly legalIds?: readonly number[] | null;
+  /** The text the seat was shown (its turn frame's `text`); null for a seat shown JSON only. */
+  readonly prompt?: string | null;
 }

@@ -1,7 +1,8 @@
 import { type Action, ActionError } from "../games/core/action.ts";
-import type { AnyGame, Viewer } from "../games/core/game.ts";
-import { GAME_STREAM, Rng } from "../games/core/rng.ts";
-import { games } from "../games/registry.ts";
+import { type AnyGame, NumericFaceError, type Viewer } from "../games/core/game.ts";
+import { maskIds } from "../games/core/numeric.ts";
+import { Episode } from "../games/core/episode.ts";
+import { registry, UnknownGameError, UnknownVersionError } from "../games/registry.ts";
 import type { MatchRecord, StepRecordRow } from "./records.ts";
 
 /**
@@ -28,15 +29,18 @@ export class ReplayError extends Error {
   }
 }
 
+/** What re-simulation reads of a stored decision. */
+export type ReplayRow = Pick<StepRecordRow, "seq" | "turn" | "seat" | "action">;
+
 /** One game step as re-simulated, with the decisions stored for it. */
-export interface ReplayTurn {
+export interface ReplayTurn<R extends ReplayRow = StepRecordRow> {
   readonly kind: "turn";
   /** The game step's index (0-based), as the rows' `turn`. */
   readonly turn: number;
   /** The seats the game asked to act. */
   readonly toAct: readonly number[];
   /** The stored decisions of this turn, in sequence order. */
-  readonly rows: readonly StepRecordRow[];
+  readonly rows: readonly R[];
   /** What each row's seat saw when it was asked (aligned with `rows`): what its stored observation must be. */
   readonly observations: readonly unknown[];
   /** What the requested viewer sees before the step is applied (undefined when none was requested). */
@@ -48,6 +52,12 @@ export interface ReplayTurn {
    * unfinished with decisions after it. The replay stops here.
    */
   readonly problem?: ReplayError;
+  /**
+   * With `numeric`, and where the game has a numeric face for the config: per row, the seat's legal action
+   * ids and the id of the action it took (-1 for none: no id in the discretisation, or no move).
+   */
+  readonly legalIds?: readonly (readonly number[])[];
+  readonly actionIds?: readonly number[];
 }
 
 /** Where the re-simulation ended. */
@@ -63,30 +73,38 @@ export interface ReplayEnd {
   readonly view: unknown;
 }
 
-export type ReplayEvent = ReplayTurn | ReplayEnd;
+export type ReplayEvent<R extends ReplayRow = StepRecordRow> = ReplayTurn<R> | ReplayEnd;
 
-/** The game a match was recorded with, if this build still has that version of it. */
+/** The game a match was recorded with, at the version it pins, if this build has that version. */
 export function replayableGame(match: MatchRecord): AnyGame {
-  const game = games.find((g) => g.id === match.game);
-  if (!game) {
-    throw new ReplayError(
-      "game",
-      `game \`${match.game}\` is not in this build (games: ${games.map((g) => g.id).join(", ")})`,
-      {},
-      null,
-      match.game,
-    );
+  try {
+    return registry.get(match.game, match.gameVersion);
+  } catch (error) {
+    if (error instanceof UnknownGameError) throw new ReplayError("game", error.message, {}, null, match.game);
+    if (error instanceof UnknownVersionError) {
+      const has = error.versions.length === 1
+        ? `version ${error.versions[0]}`
+        : `versions ${error.versions.join(", ")}`;
+      throw new ReplayError(
+        "version",
+        `recorded with ${match.game} version ${match.gameVersion}; this build has ${has}`,
+        {},
+        error.versions,
+        match.gameVersion,
+      );
+    }
+    throw error;
   }
-  if (game.version !== match.gameVersion) {
-    throw new ReplayError(
-      "version",
-      `recorded with ${game.id} version ${match.gameVersion}; this build has version ${game.version}`,
-      {},
-      game.version,
-      match.gameVersion,
-    );
+}
+
+/** A legal-mask buffer for `config`, or undefined where the game has no numeric face for it. */
+function maskFor(game: AnyGame, config: unknown): Uint8Array | undefined {
+  try {
+    return new Uint8Array(game.actionCount(config));
+  } catch (error) {
+    if (error instanceof NumericFaceError) return undefined;
+    throw error;
   }
-  return game;
 }
 
 /**
@@ -97,7 +115,7 @@ function movesOf(
   game: AnyGame,
   state: unknown,
   seats: number,
-  rows: readonly StepRecordRow[],
+  rows: readonly ReplayRow[],
 ): (Action | undefined)[] | ReplayError {
   const moves: (Action | undefined)[] = new Array(seats).fill(undefined);
   for (const row of rows) {
@@ -143,15 +161,22 @@ function guarded<T>(what: ReplayProblem, at: ReplayError["at"], describe: string
  * that cannot even be laid out in turns (another game version, a decision by a seat the game did not ask,
  * a turn out of order, decisions past the game's end) throws ReplayError.
  */
-export function* replayMatch(
+export function* replayMatch<R extends ReplayRow = StepRecordRow>(
   match: MatchRecord,
-  steps: readonly StepRecordRow[],
+  steps: readonly R[],
   viewer?: Viewer | "all",
-): Generator<ReplayEvent, void, void> {
+  { numeric = false }: { numeric?: boolean } = {},
+): Generator<ReplayEvent<R>, void, void> {
   const game = replayableGame(match);
-  const rng = new Rng(match.seed, GAME_STREAM);
-  const state = guarded("config", {}, "the stored config does not start a game", () => game.init(match.config, rng));
+  const episode = guarded(
+    "config",
+    {},
+    "the stored config does not start a game",
+    () => new Episode(game, match.config, match.seed),
+  );
+  const { state } = episode;
   const seats = game.seatCount(match.config);
+  const mask = numeric ? maskFor(game, match.config) : undefined;
   const view = () => {
     if (viewer !== "all") return viewer === undefined ? undefined : game.observe(state, viewer);
     return {
@@ -162,7 +187,7 @@ export function* replayMatch(
   let turn = 0;
   for (let i = 0; i < steps.length;) {
     const first = steps[i];
-    const toAct = game.toAct(state);
+    const toAct = episode.toAct;
     if (toAct.length === 0) {
       throw new ReplayError(
         "sequence",
@@ -205,6 +230,18 @@ export function* replayMatch(
     const observations = rows.map((row) => game.observe(state, row.seat));
     const before = view();
     const moves = movesOf(game, state, seats, rows);
+    const face = numeric && mask && !(moves instanceof ReplayError)
+      ? {
+        legalIds: rows.map((row) => {
+          game.legalMask(state, row.seat, mask);
+          return maskIds(mask);
+        }),
+        actionIds: rows.map((row) => {
+          const move = moves[row.seat];
+          return move === undefined ? -1 : game.actionId(move, state, row.seat);
+        }),
+      }
+      : {};
     const missing = moves instanceof ReplayError ? [] : toAct.filter((seat) => moves[seat] === undefined);
     if (moves instanceof ReplayError || missing.length > 0) {
       // The log ends inside this turn (a forfeit, an abort, a match still running), or cannot go past it.
@@ -220,17 +257,17 @@ export function* replayMatch(
       break;
     }
     const rewards = guarded("action", { seq: rows.at(-1)!.seq, turn }, `turn ${turn} cannot be applied`, () => [
-      ...game.apply(state, moves, rng),
+      ...episode.step(moves),
     ]);
-    yield { kind: "turn", turn, toAct, rows, observations, view: before, rewards };
+    yield { kind: "turn", turn, toAct, rows, observations, view: before, rewards, ...face };
     turn++;
     i = end;
   }
   yield {
     kind: "end",
     turns: turn,
-    over: game.toAct(state).length === 0,
-    returns: [...game.returns(state)],
+    over: episode.over,
+    returns: [...episode.returns()],
     view: view(),
   };
 }

@@ -1,4 +1,5 @@
 import { connect as netConnect, type Socket } from "node:net";
+import { finished } from "node:stream/promises";
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 
@@ -15,6 +16,8 @@ export interface Sql {
   exec(script: string): Promise<void>;
   /** Runs `fn` inside one transaction on one connection. */
   transaction<T>(fn: (tx: Pick<Sql, "query" | "exec">) => Promise<T>): Promise<T>;
+  /** `COPY <target> FROM` rows in COPY's text format: bulk appends, a statement of their own. */
+  copyIn(target: string, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,8 @@ export async function openPglite(dir: string): Promise<Sql> {
     query: (text, params) => run((d) => surface(d).query(text, params)),
     exec: (script) => run((d) => surface(d).exec(script)),
     transaction: (fn) => run((d) => d.transaction((tx) => fn(surface(tx)))),
+    copyIn: (target, text) =>
+      run(async (d) => void (await d.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([text]) }))),
     close: async () => {
       const current = db;
       db = undefined;
@@ -155,6 +160,11 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
           exec: async (script) => void (await tx.unsafe(script).simple()),
         })
       ) as Promise<never>,
+    copyIn: async (target, text) => {
+      const stream = await client.unsafe(`COPY ${target} FROM STDIN`).writable();
+      stream.end(text);
+      await finished(stream);
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }

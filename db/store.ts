@@ -19,6 +19,8 @@ export interface StoreOptions {
 /** Filters for listing and exporting matches; every field is optional. */
 export interface MatchFilter {
   readonly game?: string;
+  /** The game version (with `game`). */
+  readonly version?: number;
   readonly variant?: string;
   /** A participant's name or token id, in any seat. */
   readonly participant?: string;
@@ -37,12 +39,12 @@ export interface MatchPosition {
 }
 
 const MATCH_COLUMNS = `id, game, game_version, variant, config, seed, seats, conduct, statuses, returns,
-  end_reason, culprit, steps, created_at, started_at, ended_at, error`;
+  end_reason, culprit, steps, created_at, started_at, ended_at, error, group_id, end_seq`;
 // The invite is a capability: read back only to restore a match, never for the API or exports.
 const MATCH_SELECT = `SELECT ${MATCH_COLUMNS} FROM matches`;
 
 const STEP_SELECT = `SELECT match_id, seq, turn, seat, observation, action, input, legal, error, attempts, defaulted,
-  latency_ms, meta, rewards, at FROM steps`;
+  latency_ms, meta, rewards, at, offered, legal_ids, prompt FROM steps`;
 
 type Row = Record<string, unknown>;
 
@@ -67,6 +69,8 @@ function toMatch(r: Row): MatchRecord {
     startedAt: r.started_at == null ? null : date(r.started_at),
     endedAt: r.ended_at == null ? null : date(r.ended_at),
     error: (r.error ?? null) as string | null,
+    group: (r.group_id ?? null) as string | null,
+    endSeq: r.end_seq == null ? null : Number(r.end_seq),
     ...("invite" in r ? { invite: (r.invite ?? null) as string | null } : {}),
   };
 }
@@ -88,6 +92,9 @@ function toStep(r: Row): StepRecordRow {
     meta: (r.meta ?? null) as StepRecordRow["meta"],
     rewards: (r.rewards ?? null) as StepRecordRow["rewards"],
     at: date(r.at),
+    offered: r.offered ?? null,
+    legalIds: (r.legal_ids ?? null) as StepRecordRow["legalIds"],
+    prompt: (r.prompt ?? null) as string | null,
   };
 }
 
@@ -107,6 +114,7 @@ function where(
     clauses.push(clause(`$${params.length}`));
   };
   if (filter.game !== undefined) add((n) => `game = ${n}`, filter.game);
+  if (filter.version !== undefined) add((n) => `game_version = ${n}`, filter.version);
   if (filter.variant !== undefined) add((n) => `variant = ${n}`, filter.variant);
   if (filter.participant !== undefined) {
     add(
@@ -284,6 +292,20 @@ export class ReplayStore {
     const rows = await this.sql.query<Row>(
       `${MATCH_SELECT}${w.sql} ORDER BY created_at${direction}, id${direction} LIMIT $${w.params.length + 1}`,
       [...w.params, limit],
+    );
+    return rows.map(toMatch);
+  }
+
+  /**
+   * Up to `limit` ended matches in the order they ended (`end_seq`), after the one with `afterEndSeq`: the
+   * order exports read in, so a match that ends late is read after every match that ended before it.
+   */
+  async endedMatches(filter: MatchFilter, limit: number, afterEndSeq = 0): Promise<MatchRecord[]> {
+    const w = where({ ...filter, ended: true });
+    const clause = `${w.sql ? `${w.sql} AND` : " WHERE"} end_seq > $${w.params.length + 1}`;
+    const rows = await this.sql.query<Row>(
+      `${MATCH_SELECT}${clause} ORDER BY end_seq LIMIT $${w.params.length + 2}`,
+      [...w.params, afterEndSeq, limit],
     );
     return rows.map(toMatch);
   }

@@ -80,8 +80,8 @@ export interface CreateFrame {
   readonly variant?: string;
   /** Overrides of the variant's config. */
   readonly config?: Record<string, unknown>;
-  /** The seat the creator takes (default 0). */
-  readonly seat?: number;
+  /** The seat the creator takes (default 0); null takes none (a match of built-ins the creator only watches). */
+  readonly seat?: number | null;
   /**
    * Other seats, by seat index: `"open"` (someone joins by the invite), a built-in strategy
    * `"strategy:<name[:arg]>"`, or `"self"` (this connection plays that seat too: self-play). Seats not named
@@ -90,6 +90,11 @@ export interface CreateFrame {
   readonly opponents?: Readonly<Record<string, string>>;
   /** Fix the match's seed (for reproducible research matches); a fresh random one by default. */
   readonly seed?: string;
+  /**
+   * A seed group: a name shared by matches of the same start played several times (group-relative
+   * baselines); recorded with the match and exported.
+   */
+  readonly group?: string;
 }
 
 export interface JoinFrame {
@@ -178,8 +183,8 @@ export interface CreatedFrame {
   readonly match: string;
   /** Give this to whoever should take an open seat (`join`, or the browser's invite link). */
   readonly invite: string;
-  /** The creator's seat (`create.seat`). */
-  readonly seat: number;
+  /** The creator's seat (`create.seat`); null when it took none. */
+  readonly seat: number | null;
   /** Every seat this connection holds in the match: `seat`, then the `"self"` opponents. */
   readonly seats: readonly number[];
 }

@@ -7,7 +7,9 @@ import {
   exportDataset,
   type ExportFormat,
   type ExportProgress,
+  fileName,
   FORMATS,
+  isParquet,
   parseDiscount,
 } from "../../db/export/index.ts";
 import { FILTER_KEYS, parseFilter, QueryError } from "../../db/query.ts";
@@ -29,6 +31,7 @@ export class ExportError extends Error {
 interface ExportFlags {
   format: ExportFormat;
   game?: string;
+  version?: string;
   variant?: string;
   participant?: string;
   from?: string;
@@ -91,8 +94,8 @@ async function openSink(out: string, format: ExportFormat, io: Io): Promise<Sink
       close() {},
     };
   }
-  if (format === "parquet" && Deno.stdout.isTerminal()) {
-    throw new QueryError("Parquet is binary: write it to a file (--out turns.parquet) or pipe stdout elsewhere");
+  if (isParquet(format) && Deno.stdout.isTerminal()) {
+    throw new QueryError(`Parquet is binary: write it to a file (--out ${fileName(format)}) or pipe stdout elsewhere`);
   }
   return { name: "stdout", write: (chunk) => writeAll(Deno.stdout, chunk), close() {} };
 }
@@ -166,7 +169,7 @@ async function fromStore(flags: ExportFlags, location: StoreOptions, sink: Sink,
         bar.clear();
         throw new ExportError(
           `interrupted after ${amount(written)}; ` +
-            (flags.format === "parquet"
+            (isParquet(flags.format)
               ? "a Parquet file without its footer cannot be read: run the export again"
               : written.cursor === null
               ? "run the export again"
@@ -219,7 +222,7 @@ async function fromServer(flags: ExportFlags, server: URL, sink: Sink, io: Io): 
   const cutShort = (what: string) =>
     new ExportError(
       `${what}; ${sink.name} is incomplete: ${
-        flags.format === "parquet"
+        isParquet(flags.format)
           ? "run the export again"
           : "resume with the `cursor` of its last row that has one (docs/datasets.md)"
       }`,
@@ -260,7 +263,8 @@ export function registerExport(program: Command, io: Io): void {
     .requiredOption("--format <format>", `the dataset format: ${FORMATS.join(", ")}`, oneOf(FORMATS))
     .requiredOption("--out <file|->", "where to write it: a file, or - for stdout")
     .option("--game <id>", "only this game")
-    .option("--variant <name>", "only this variant")
+    .option("--version <n>", "only this version of the game (with --game; tensors.parquet: default the current one)")
+    .option("--variant <name>", "only this variant (tensors.parquet: default the game's default variant)")
     .option("--participant <name>", "only matches where this participant (name or token id) sat")
     .option("--from <time>", "only matches created at or after this time (ISO 8601 or epoch ms)")
     .option("--to <time>", "only matches created before this time (ISO 8601 or epoch ms)")

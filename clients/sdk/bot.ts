@@ -82,8 +82,10 @@ export interface PlayOptions {
 }
 
 /** A `create` frame's fields (see protocol/frames.ts) and the policy that plays the bot's seats. */
-export interface CreateOptions extends Omit<CreateFrame, "type"> {
+export interface CreateOptions extends Omit<CreateFrame, "type" | "seat"> {
   readonly policy: Policy;
+  /** The seat this bot plays (default 0); a bot that only watches creates with a raw `create` frame. */
+  readonly seat?: number;
 }
 
 /** A private match this bot created: give `invite` to whoever should take an open seat. */
@@ -292,7 +294,7 @@ export class Bot {
       return {
         match: created.match,
         invite: created.invite,
-        seat: created.seat,
+        seat: seats[0].seat,
         seats: seats.map((seat) => seat.seat),
         result: seats[0].end.promise,
         ends,
@@ -429,7 +431,7 @@ export class Bot {
 
   #created(frame: CreatedFrame): void {
     // A resume of a match still waiting for players answers `created` again.
-    if (this.#seats.get(seatKey(frame.match, frame.seat))?.policy) return;
+    if (frame.seat === null || this.#seats.get(seatKey(frame.match, frame.seat))?.policy) return;
     const request = this.#creating.shift();
     if (!request) return;
     request.seats = (frame.seats ?? [frame.seat]).map((seat) =>

@@ -18,18 +18,18 @@ export function episodeLine(entry: ExportMatch): { text: string; rows: number } 
       JSON.stringify(s.attempts)
     },"defaulted":${text(s.defaulted)},"latency_ms":${s.latencyMs},"meta":${JSON.stringify(s.meta)},"rewards":${
       JSON.stringify(s.rewards)
-    },"at":${text(s.at)}}`;
+    },"at":${text(s.at)},"prompt":${text(s.prompt)},"legal_ids":${JSON.stringify(s.legalIds)}}`;
   }
   const line = `{"match_id":${text(m.id)},"game":${text(m.game)},"game_version":${m.gameVersion},"variant":${
     text(m.variant)
-  },"config":${JSON.stringify(m.config)},"seed":${text(m.seed)},"seats":${JSON.stringify(m.seats)},"conduct":${
-    JSON.stringify(m.conduct)
-  },"statuses":${JSON.stringify(m.statuses)},"returns":${JSON.stringify(m.returns)},"end_reason":${
-    text(m.endReason)
-  },"error":${text(m.error ?? null)},"culprit":${m.culprit},"game_steps":${m.steps},"created_at":${
-    time(m.createdAt)
-  },"started_at":${time(m.startedAt)},"ended_at":${time(m.endedAt)},"steps":[${steps}],"cursor":${
-    text(entry.cursor)
-  }}\n`;
+  },"config":${JSON.stringify(m.config)},"seed":${text(m.seed)},"group":${text(m.group ?? null)},"seats":${
+    JSON.stringify(m.seats)
+  },"conduct":${JSON.stringify(m.conduct)},"statuses":${JSON.stringify(m.statuses)},"returns":${
+    JSON.stringify(m.returns)
+  },"end_reason":${text(m.endReason)},"error":${
+    text(m.error ?? null)
+  },"culprit":${m.culprit},"game_steps":${m.steps},"created_at":${time(m.createdAt)},"started_at":${
+    time(m.startedAt)
+  },"ended_at":${time(m.endedAt)},"steps":[${steps}],"cursor":${text(entry.cursor)}}\n`;
   return { text: line, rows: 1 };
 }

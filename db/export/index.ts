@@ -1,14 +1,15 @@
-import { decodeCursor, QueryError } from "../query.ts";
-import type { MatchFilter, MatchPosition, ReplayStore } from "../store.ts";
+import { decodeEndCursor, QueryError } from "../query.ts";
+import type { MatchFilter, ReplayStore } from "../store.ts";
 import { episodeLine } from "./episodes.ts";
-import { parquetChunks } from "./parquet.ts";
+import { parquetChunks, turnsEncoder } from "./parquet.ts";
+import { tensorFilter, tensorsEncoder, tensorSpec } from "./tensors.ts";
 import { type ExportMatch, matchPages } from "./source.ts";
 import { turnLines } from "./turns.ts";
 import { verlLines } from "./verl.ts";
 
 /** Dataset exports of the replay store: ended matches, streamed page by page (docs/datasets.md). */
 
-export const FORMATS = ["episodes.jsonl", "turns.jsonl", "verl.jsonl", "parquet"] as const;
+export const FORMATS = ["episodes.jsonl", "turns.jsonl", "verl.jsonl", "parquet", "tensors.parquet"] as const;
 export type ExportFormat = (typeof FORMATS)[number];
 
 /** What each format is, for the HTTP listing and content types. */
@@ -32,7 +33,19 @@ export const FORMAT_INFO: Readonly<
     contentType: "application/vnd.apache.parquet",
     description: "the turns.jsonl rows as a Parquet file (ZSTD)",
   },
+  "tensors.parquet": {
+    contentType: "application/vnd.apache.parquet",
+    description: "one row per decision of one game variant: observation tensor, legal mask, action id, reward, " +
+      "done, seat, match, group, seed and participant, in fixed-size columns (needs `game`)",
+  },
 };
+
+/** Whether a format is a (binary) Parquet file. */
+export const isParquet = (format: ExportFormat): boolean => format.endsWith("parquet");
+
+/** The file name a format's export is offered as. */
+export const fileName = (format: ExportFormat): string =>
+  format === "parquet" ? "ludus-turns.parquet" : `ludus-${format}`;
 
 /** Matches per page (at most): each page is one read of the store and, in Parquet, one record batch. */
 export const PAGE_SIZE = 200;
@@ -95,14 +108,14 @@ export function parseDiscount(text: string): number {
 }
 
 type JsonlEncoder = (entry: ExportMatch, discount: number) => { text: string; rows: number };
-const JSONL: Record<Exclude<ExportFormat, "parquet">, JsonlEncoder> = {
+const JSONL: Record<Exclude<ExportFormat, "parquet" | "tensors.parquet">, JsonlEncoder> = {
   "episodes.jsonl": episodeLine,
   "turns.jsonl": turnLines,
   "verl.jsonl": verlLines,
 };
 
 /**
- * Streams a dataset of the ended matches that `options.filter` selects, in (created_at, id) order. Bad
+ * Streams a dataset of the ended matches that `options.filter` selects, in the order they ended. Bad
  * options throw a QueryError here, before anything is read; the store is read one page at a time as the
  * consumer pulls, so memory stays bounded and a consumer that stops pulling stops the export.
  */
@@ -116,11 +129,10 @@ export function exportDataset(
   if (!Number.isInteger(limits.matches) || limits.matches < 1 || !(limits.rows >= 1)) {
     throw new RangeError(`pageSize and pageRows must be ≥ 1, got ${limits.matches} and ${limits.rows}`);
   }
-  const filter: MatchFilter = { ...options.filter, ended: true };
+  const tensors = format === "tensors.parquet" ? tensorSpec(options.filter) : undefined;
+  const filter: MatchFilter = { ...(tensors ? tensorFilter(options.filter, tensors) : options.filter), ended: true };
   const kind = cursorKind(format, discount);
-  const after: MatchPosition | undefined = options.cursor === undefined
-    ? undefined
-    : decodeCursor(kind, filter, options.cursor);
+  const after = options.cursor === undefined ? 0 : decodeEndCursor(kind, filter, options.cursor);
   return {
     async *[Symbol.asyncIterator]() {
       const progress = { matches: 0, rows: 0, cursor: options.cursor ?? null };
@@ -132,8 +144,8 @@ export function exportDataset(
       };
       const pages = matchPages(store, kind, filter, limits, after);
       try {
-        if (format === "parquet") {
-          yield* parquetChunks(pages, discount, advance);
+        if (format === "parquet" || format === "tensors.parquet") {
+          yield* parquetChunks(pages, tensors ? tensorsEncoder(tensors) : turnsEncoder(discount), advance);
           return;
         }
         const encode = JSONL[format];

@@ -4,7 +4,7 @@ import type { ExportMatch } from "./source.ts";
 import { type TurnRow, turnRows } from "./turns-view.ts";
 
 /**
- * `parquet`: the turns view as a Parquet file (ZSTD), with the columns and names of `turns.jsonl`;
+ * Parquet exports, streamed. `parquet`: the turns view as a Parquet file (ZSTD), with the columns and names of `turns.jsonl`;
  * JSON-valued columns (observation, messages, action, error) are JSON text.
  *
  * Memory stays bounded: each page of matches becomes one Arrow record batch, handed to parquet-wasm's
@@ -53,18 +53,43 @@ const COLUMNS: readonly Column[] = [
 
 const SCHEMA = new arrow.Schema(COLUMNS.map(([name, type, nullable]) => new arrow.Field(name, type, nullable)));
 
-/** One record batch in parquet-wasm's memory (an empty one carries the schema alone). */
-function recordBatch(rows: readonly TurnRow[]): parquet.RecordBatch {
-  const data = COLUMNS.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]);
+/** Arrow columns as one record batch in parquet-wasm's memory. */
+export function wasmBatch(schema: arrow.Schema, length: number, children: arrow.Data[]): parquet.RecordBatch {
   const batch = new arrow.RecordBatch(
-    SCHEMA,
-    arrow.makeData({ type: new arrow.Struct(SCHEMA.fields), length: rows.length, nullCount: 0, children: data }),
+    schema,
+    arrow.makeData({ type: new arrow.Struct(schema.fields), length, nullCount: 0, children }),
   );
   const table = parquet.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table([batch]), "stream"));
-  const [wasmBatch] = table.recordBatches();
+  const [first] = table.recordBatches();
   table.free();
-  return wasmBatch;
+  return first;
 }
+
+/** The turns view's rows as one record batch (an empty one carries the schema alone). */
+function recordBatch(rows: readonly TurnRow[]): parquet.RecordBatch {
+  return wasmBatch(
+    SCHEMA,
+    rows.length,
+    COLUMNS.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]),
+  );
+}
+
+/** How a Parquet format turns pages of matches into record batches. */
+export interface ParquetEncoder {
+  /** A batch without rows: the schema, written first so that an export without rows is a valid file. */
+  empty(): parquet.RecordBatch;
+  /** A page's rows as a batch (undefined when it has none), and how many. */
+  page(page: readonly ExportMatch[]): { batch?: parquet.RecordBatch; rows: number };
+}
+
+/** The `parquet` format: the turns view. */
+export const turnsEncoder = (discount: number): ParquetEncoder => ({
+  empty: () => recordBatch([]),
+  page(page) {
+    const rows = page.flatMap((entry) => turnRows(entry, discount));
+    return { batch: rows.length > 0 ? recordBatch(rows) : undefined, rows: rows.length };
+  },
+});
 
 const writerProperties = () =>
   new parquet.WriterPropertiesBuilder()
@@ -75,13 +100,13 @@ const writerProperties = () =>
     .build();
 
 /**
- * The Parquet bytes of the turns view of `pages`. `onPage` is told of each page as its rows enter the
- * writer. The writer ends a file cleanly even when its input fails, so the last chunk (the footer) is held
- * back until the input is known to be whole: an export that fails leaves a file no reader accepts.
+ * The Parquet bytes of `pages` as `encoder` lays them out. `onPage` is told of each page as its rows enter
+ * the writer. The writer ends a file cleanly even when its input fails, so the last chunk (the footer) is
+ * held back until the input is known to be whole: an export that fails leaves a file no reader accepts.
  */
 export async function* parquetChunks(
   pages: AsyncIterator<readonly ExportMatch[]>,
-  discount: number,
+  encoder: ParquetEncoder,
   onPage: (page: readonly ExportMatch[], rows: number) => void,
 ): AsyncGenerator<Uint8Array> {
   let failure: { error: unknown } | undefined;
@@ -90,15 +115,15 @@ export async function* parquetChunks(
     async pull(controller) {
       if (!started) {
         started = true;
-        controller.enqueue(recordBatch([])); // the schema, even for an export without rows
+        controller.enqueue(encoder.empty()); // the schema, even for an export without rows
         return;
       }
       try {
         const next = await pages.next();
         if (next.done) return controller.close();
-        const rows = next.value.flatMap((entry) => turnRows(entry, discount));
-        if (rows.length > 0) controller.enqueue(recordBatch(rows));
-        onPage(next.value, rows.length);
+        const { batch, rows } = encoder.page(next.value);
+        if (batch) controller.enqueue(batch);
+        onPage(next.value, rows);
       } catch (error) {
         failure = { error };
         controller.close();

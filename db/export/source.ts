@@ -1,7 +1,7 @@
-import { encodeCursor, positionOf } from "../query.ts";
+import { encodeEndCursor } from "../query.ts";
 import type { MatchRecord } from "../records.ts";
 import { yieldToEventLoop } from "../sql.ts";
-import type { MatchFilter, MatchPosition, ReplayStore } from "../store.ts";
+import type { MatchFilter, ReplayStore } from "../store.ts";
 
 /**
  * A decision row as an export reads it. The observation — most of an export's bytes — stays the JSON text
@@ -25,6 +25,10 @@ export interface StepText {
   readonly rewards: readonly number[] | null;
   /** ISO 8601 in UTC, as `Date.toISOString` writes it. */
   readonly at: string;
+  /** The text the seat was shown, when it was shown text; null otherwise (and in older records). */
+  readonly prompt: string | null;
+  /** The legal action ids offered, where the game has a numeric face (null in older records). */
+  readonly legalIds: readonly number[] | null;
 }
 
 /** An ended match with its decisions, and the cursor that resumes an export after it. */
@@ -47,7 +51,7 @@ FROM unnest($1::text[]) WITH ORDINALITY AS p(id, n)
 CROSS JOIN LATERAL (
   SELECT string_agg(observation::text, E'\\n' ORDER BY seq) AS observations,
     json_agg(json_build_array(seq, turn, seat, action, legal, error, attempts, defaulted, latency_ms, meta, rewards,
-      to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), input) ORDER BY seq)::text AS rest
+      to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), input, prompt, legal_ids) ORDER BY seq)::text AS rest
   FROM steps WHERE match_id = p.id
 ) s
 ORDER BY p.n`;
@@ -66,6 +70,8 @@ type StepColumns = [
   rewards: number[] | null,
   at: string,
   input: unknown,
+  prompt: string | null,
+  legalIds: number[] | null,
 ];
 
 interface PageRow {
@@ -94,6 +100,8 @@ function stepsOf(row: PageRow): StepText[] {
     rewards: c[10],
     at: c[11],
     input: c[12],
+    prompt: c[13],
+    legalIds: c[14],
   }));
 }
 
@@ -130,7 +138,7 @@ export interface PageLimits {
 }
 
 /**
- * Pages of ended matches in (created_at, id) order after `after`, each with its decisions. Up to READ_AHEAD
+ * Pages of ended matches in the order they ended, after end sequence `after`, each with its decisions. Up to READ_AHEAD
  * pages are read while the caller encodes one, so a PostgreSQL server works while the exporter does.
  */
 export async function* matchPages(
@@ -138,16 +146,16 @@ export async function* matchPages(
   kind: string,
   filter: MatchFilter,
   limits: PageLimits,
-  after: MatchPosition | undefined,
+  after: number,
 ): AsyncGenerator<ExportMatch[]> {
-  const cursorOf = (match: MatchRecord) => encodeCursor(kind, filter, positionOf(match));
+  const cursorOf = (match: MatchRecord) => encodeEndCursor(kind, filter, match.endSeq!);
   /** The previous page's matches, and whether the store had no more after them. */
   let previous = Promise.resolve<{ matches: readonly MatchRecord[]; last: boolean } | undefined>(undefined);
   const read = (): Promise<ExportMatch[]> => {
     const matches = previous.then(async (before) => {
       if (before?.last) return { matches: [], last: true };
-      const position = before ? positionOf(before.matches[before.matches.length - 1]) : after;
-      const found = await store.matches(filter, limits.matches, position);
+      const position = before ? before.matches[before.matches.length - 1].endSeq! : after;
+      const found = await store.endedMatches(filter, limits.matches, position);
       const page = withinBudget(found, limits.rows);
       return { matches: page, last: found.length < limits.matches && page.length === found.length };
     });

@@ -19,7 +19,10 @@ export interface TurnRow {
   readonly seq: number;
   /** JSON text. */
   readonly observation: string;
-  /** The observation as the game's text for LLM seats; null when this code cannot render it. */
+  /**
+   * The text the seat was shown (a text seat's turn frame, kept as shown); for a seat shown JSON, the game's
+   * rendering of the observation; null when this build cannot render it.
+   */
   readonly prompt: string | null;
   /** JSON text of the chat messages an LLM seat attached (`meta.prompt`), or null. */
   readonly messages: string | null;
@@ -93,7 +96,8 @@ export function turnRows(entry: ExportMatch, discount: number): TurnRow[] {
       turn: s.turn,
       seq: s.seq,
       observation: s.observation,
-      prompt: describeObservation(match.game, s.observation),
+      // As the seat was shown it; rendered by the game only for a seat that was shown JSON.
+      prompt: s.prompt ?? describeObservation(match.game, match.gameVersion, s.observation),
       messages: Array.isArray(meta?.prompt) ? JSON.stringify(meta.prompt) : null,
       response: typeof meta?.response === "string" ? meta.response : null,
       action: s.action === null ? null : JSON.stringify(s.action),

@@ -11,7 +11,7 @@ import { turnRows } from "./turns-view.ts";
 export function verlLines(entry: ExportMatch, discount: number): { text: string; rows: number } {
   const { match } = entry;
   const rows = turnRows(entry, discount);
-  const system = rulesText(match.game, match.config);
+  const system = rulesText(match.game, match.gameVersion, match.config);
   const systemMessage = system === null ? "" : `{"role":"system","content":${text(system)}},`;
   const head = `{"data_source":${text(match.game)},"prompt":`;
   let out = "";

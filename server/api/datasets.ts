@@ -4,6 +4,7 @@ import {
   type ExportFormat,
   exportFormat,
   type ExportProgress,
+  fileName,
   FORMAT_INFO,
   FORMATS,
   parseDiscount,
@@ -21,15 +22,13 @@ import { type ApiRoute, error, pathSegment, send } from "../http.ts";
 /** Trailers sent after a complete body (a body cut short has none). */
 export const TRAILERS = { cursor: "x-ludus-cursor", rows: "x-ludus-rows", matches: "x-ludus-matches" } as const;
 
-export const fileName = (format: ExportFormat): string =>
-  format === "parquet" ? "ludus-turns.parquet" : `ludus-${format}`;
-
 function listing() {
   return {
     formats: FORMATS.map((name) => ({ name, path: `/datasets/${name}`, ...FORMAT_INFO[name] })),
     parameters: {
-      game: "a game id",
-      variant: "a variant name",
+      game: "a game id (required by tensors.parquet)",
+      version: "a version of the game (with game; tensors.parquet: default the current one)",
+      variant: "a variant name (tensors.parquet: default the game's default variant)",
       participant: "a participant's name or token id, in any seat",
       from: "matches created at or after this time (ISO 8601 or epoch ms)",
       to: "matches created before this time (ISO 8601 or epoch ms)",

@@ -20,6 +20,8 @@ export function matchSummary(match: MatchRecord) {
     id: match.id,
     game: match.game,
     variant: match.variant,
+    gameVersion: match.gameVersion,
+    group: match.group ?? null,
     seats: match.seats,
     statuses: match.statuses,
     returns: match.returns,
@@ -96,6 +98,9 @@ function decision(row: StepRecordRow) {
     meta: row.meta,
     latencyMs: row.latencyMs,
     at: row.at,
+    offered: row.offered ?? null,
+    legalIds: row.legalIds ?? null,
+    prompt: row.prompt ?? null,
   };
 }
 

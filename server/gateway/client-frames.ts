@@ -45,10 +45,11 @@ const schemas = new Map<string, z.ZodType>([
       game: id,
       variant: id.optional(),
       config: z.record(z.string(), z.unknown()).optional(),
-      seat: seat.optional(),
+      seat: seat.nullable().optional(),
       opponents: z.record(z.string().regex(/^\d{1,4}$/, "opponents are keyed by seat number"), z.string().max(128))
         .optional(),
       seed: z.string().min(1).max(128).optional(),
+      group: id.optional(),
     }),
   ],
   ["join", z.strictObject({ type: z.literal("join"), match: id })],

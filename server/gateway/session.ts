@@ -226,8 +226,8 @@ export class BotSession {
    */
   private announce(match: Match, seats: readonly number[], sit = false): void {
     match.deliver(() => {
-      this.send({ type: "created", match: match.id, invite: match.invite, seat: seats[0], seats });
-      if (sit && !this.closed) this.sit(match, seats);
+      this.send({ type: "created", match: match.id, invite: match.invite, seat: seats[0] ?? null, seats });
+      if (sit && !this.closed && seats.length > 0) this.sit(match, seats);
     });
   }
 

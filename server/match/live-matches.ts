@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError, configure } from "../../games/core/config.ts";
-import { getGame, UnknownGameError } from "../../games/registry.ts";
+import type { AnyGame } from "../../games/core/game.ts";
+import { getGame, UnknownGameError, UnknownVersionError } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { StrategyError } from "../../policies/strategy.ts";
 import type { ConductPolicy, CreateFrame, ErrorCode, SeatKind } from "../../protocol/frames.ts";
@@ -16,6 +17,8 @@ export interface NewMatch {
   readonly variant?: string;
   readonly config?: unknown;
   readonly seed?: string;
+  /** The seed group the match belongs to (see CreateFrame.group). */
+  readonly group?: string;
   /** One per seat: a participant, `{ strategy: "name[:arg]" }` for a built-in, or undefined for an open seat. */
   readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
 }
@@ -102,6 +105,7 @@ export class LiveMatches {
       journal: this.options.store?.writer,
       invite: randomId(12),
       waitingTtlMs: this.options.waitingTtlMs ?? DEFAULT_WAITING_TTL_MS,
+      group: spec.group,
     });
     this.track(match);
     match.open();
@@ -157,12 +161,12 @@ export class LiveMatches {
   }
 
   private rebuild(record: MatchRecord): Match {
-    const game = getGame(record.game);
-    if (game.version !== record.gameVersion) {
-      throw new RestoreError(
-        record.id,
-        `it was played under ${game.id} version ${record.gameVersion}, this server has ${game.version}`,
-      );
+    let game: AnyGame;
+    try {
+      game = getGame(record.game, record.gameVersion); // an earlier version that is kept plays on as it began
+    } catch (error) {
+      if (error instanceof UnknownVersionError) throw new RestoreError(record.id, error.message);
+      throw error;
     }
     return new Match({
       id: record.id,
@@ -185,6 +189,7 @@ export class LiveMatches {
       createdAt: record.createdAt,
       invite: record.invite ?? randomId(12),
       waitingTtlMs: this.options.waitingTtlMs ?? DEFAULT_WAITING_TTL_MS,
+      group: record.group ?? undefined,
     });
   }
 
@@ -208,9 +213,10 @@ export class LiveMatches {
       }
       return n;
     };
-    const mine = seatNumber(request.seat ?? 0, "seat");
+    // `seat: null`: the creator takes no seat (a match between built-ins, say, that it only watches).
+    const mine = request.seat === null ? null : seatNumber(request.seat ?? 0, "seat");
     const seats: (Participant | { strategy: string } | undefined)[] = new Array(count).fill(undefined);
-    const own = [mine];
+    const own = mine === null ? [] : [mine];
     for (const [key, spec] of Object.entries(request.opponents ?? {})) {
       const seat = seatNumber(key, "opponent seat");
       if (seat === mine) {
@@ -232,9 +238,9 @@ export class LiveMatches {
         );
       }
     }
-    seats[mine] = creator;
-    const { variant, seed } = request;
-    return { match: this.create({ game: game.id, variant, config: request.config, seed, seats }), seats: own };
+    if (mine !== null) seats[mine] = creator;
+    const { variant, seed, group } = request;
+    return { match: this.create({ game: game.id, variant, config: request.config, seed, group, seats }), seats: own };
   }
 
   private track(match: Match): void {

@@ -1,10 +1,13 @@
 import { clearImmediate, setImmediate } from "node:timers";
 import { isDeepStrictEqual } from "node:util";
 import { type Action, ActionError, defaultAction, describeSpace } from "../../games/core/action.ts";
-import type { AnyGame } from "../../games/core/game.ts";
+import { Episode } from "../../games/core/episode.ts";
+import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
+import { maskIds } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
-import { GAME_STREAM, STRATEGY_STREAM } from "../../policies/simulate.ts";
-import type { Strategy } from "../../policies/strategy.ts";
+import { type Seat as EngineSeat, turnOf } from "../../games/core/seat.ts";
+import { STRATEGY_STREAM } from "../../policies/simulate.ts";
+import { type Strategy, strategySeat } from "../../policies/strategy.ts";
 import type {
   ConductPolicy,
   EndReason,
@@ -30,6 +33,8 @@ export interface Participant {
   readonly tokenId?: string;
   /** For built-in seats: the strategy that plays. */
   readonly strategy?: Strategy;
+  /** For built-in seats that decide otherwise than a strategy (a policy): asked in-process, and may answer with a promise. */
+  readonly seat?: EngineSeat;
 }
 
 /** A client connected to a seat: a gateway session or a browser room client. Transports stay thin. */
@@ -58,6 +63,8 @@ export interface MatchOptions {
   readonly invite: string;
   /** A match still waiting for open seats this long is aborted (0 or absent: never). */
   readonly waitingTtlMs?: number;
+  /** The seed group it belongs to, recorded with it. */
+  readonly group?: string;
 }
 
 /**
@@ -66,7 +73,8 @@ export interface MatchOptions {
  */
 export interface MatchJournal {
   writeMatch(record: MatchRecord): Promise<void>;
-  appendStep(row: StepRecordRow): Promise<void>;
+  /** One decision, or (for a match nobody is acknowledged in) many in bulk, in order. */
+  appendStep(rows: StepRecordRow | readonly StepRecordRow[]): Promise<void>;
   /** Ends a match whose records were refused, writing only server-made values. */
   closeInError(
     matchId: string,
@@ -144,10 +152,14 @@ interface Decision {
   readonly attempts: AttemptRecord[];
   /** What the seat sees while the decision is open (the state cannot change until it is taken). */
   observation?: unknown;
+  /** The text its turn frame showed the seat, when it asked for text: kept as shown for the record. */
+  prompt?: string;
 }
 
 interface Seat {
   participant?: Participant;
+  /** Who decides in-process for a built-in participant (the engine's Seat). */
+  inProcess?: EngineSeat;
   link?: SeatLink;
   status: SeatStatus;
   clock?: SeatClock;
@@ -182,11 +194,21 @@ const OUTCOME: ReadonlyMap<Outcome, string> = new Map([
 const STEPS_PER_TURN_OF_THE_LOOP = 64;
 
 /**
+ * Decisions of a match whose seats are all in-process written per batch (the group commit's statement
+ * size); a match waits while two batches are unwritten, so however long it runs it never fills the
+ * journal's buffer.
+ */
+const BULK_ROWS = 4000;
+const BULK_IN_FLIGHT = 2;
+
+/**
  * Decisions one match may hold. Each game caps its length, but some (hold'em players raising the minimum
  * against each other) can still make very many long decisions: past this the match is aborted, its
  * record saying why, so no match grows without bound.
  */
 export const MAX_DECISIONS = 20_000;
+/** The same bound for a match whose seats are all in-process: its log goes in bulk and nobody waits on it. */
+export const MAX_IN_PROCESS_DECISIONS = 1_000_000;
 
 /** A seat's `match_end`, from a live match's result or a stored record alike. */
 export function matchEndFrame(end: Omit<MatchEndFrame, "type" | "seat">, seat: number): MatchEndFrame {
@@ -217,11 +239,12 @@ export class Match {
   readonly conduct: ConductPolicy;
   readonly createdAt: Date;
   readonly invite: string;
+  readonly group: string | null;
 
   private phase: Phase = "waiting";
   private opened = false;
-  private state: unknown;
-  private readonly gameRng: Rng;
+  /** The game in play, once started. */
+  private episode?: Episode;
   private readonly strategyRng: Rng;
   private readonly seats: Seat[];
   private readonly clocks: Readonly<Record<SeatKind, ClockSpec>>;
@@ -244,6 +267,14 @@ export class Match {
   /** Journal writes not yet durable; while any are, outgoing frames wait in `outbox`. */
   private unwritten = 0;
   private readonly outbox: (() => void)[] = [];
+  /** Decisions of an in-process match not yet handed to the journal (see BULK_ROWS). */
+  private readonly bulk: StepRecordRow[] = [];
+  /** Set while an in-process match waits for its bulk writes to become durable before it plays on. */
+  private awaitingJournal = false;
+  /** The legal mask's buffer; null where the game has no numeric face for the config. */
+  private mask?: Uint8Array | null;
+  /** Whether every seat decides in-process (built-ins, policies): nothing is acknowledged to anyone. */
+  private inProcessOnly = false;
   /** The decision row that completes the step being collected: it carries the step's rewards. */
   private lastRow?: StepRecordRow;
   /** Logged decisions being replayed by `restore`, by sequence number. */
@@ -264,6 +295,7 @@ export class Match {
     this.config = options.config;
     this.seed = options.seed;
     this.invite = options.invite;
+    this.group = options.group ?? null;
     this.waitingTtlMs = options.waitingTtlMs ?? 0;
     this.conduct = { ...DEFAULT_CONDUCT, ...options.conduct };
     this.clocks = { ...DEFAULT_CLOCKS, ...options.clocks };
@@ -276,7 +308,6 @@ export class Match {
     this.seats = options.participants.map(() => ({ status: "ACTIVE", released: false, joined: false }));
     this.moves = new Array(count).fill(undefined);
     this.meta = new Array(count).fill(undefined);
-    this.gameRng = new Rng(this.seed, GAME_STREAM);
     this.strategyRng = new Rng(this.seed, STRATEGY_STREAM);
     options.participants.forEach((p, seat) => p && this.seatParticipant(seat, p));
   }
@@ -394,6 +425,9 @@ export class Match {
     }
     slot.participant = participant;
     slot.clock = new SeatClock(this.clocks[participant.kind]);
+    if (participant.kind === "builtin") {
+      slot.inProcess = participant.seat ?? strategySeat(participant.strategy!, this.strategyRng);
+    }
   }
 
   participants(): ParticipantView[] {
@@ -464,11 +498,11 @@ export class Match {
 
   /** The public view of the match: what spectators and the table see (null before it started). */
   publicObservation(): unknown {
-    return this.state === undefined ? null : this.game.observe(this.state, "public");
+    return this.episode?.observe("public") ?? null;
   }
 
   observation(seat: number): unknown {
-    return this.state === undefined ? null : this.game.observe(this.state, seat);
+    return this.episode?.observe(seat) ?? null;
   }
 
   /** Each seat's clock now: time left for its decision, and whether that decision's clock is running. */
@@ -484,7 +518,7 @@ export class Match {
 
   /** Seats whose move the match waits for now (in a simultaneous step, a seat that has moved is no longer listed). */
   toAct(): readonly number[] {
-    return this.phase === "playing" ? this.game.toAct(this.state).filter((seat) => this.moves[seat] === undefined) : [];
+    return this.phase === "playing" ? this.episode!.toAct.filter((seat) => this.moves[seat] === undefined) : [];
   }
 
   /** Steps applied so far. */
@@ -544,7 +578,7 @@ export class Match {
       return fail("wrong_sequence", `${why}; ${this.nowFor(seat)}`);
     }
     this.guarded("taking an action", () => {
-      const parsed = this.game.parse(input, this.state, seat);
+      const parsed = this.episode!.parse(input, seat);
       if (parsed instanceof ActionError) {
         decision.attempts.push({ input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) });
         decision.retriesLeft--;
@@ -597,6 +631,7 @@ export class Match {
   suspend(): void {
     if (this.phase === "ended" || this.phase === "suspended") return;
     this.phase = "suspended";
+    this.flushBulk(); // acknowledged to nobody, but what is written need not be played again
     this.stopTimers();
     for (const slot of this.seats) slot.link = undefined;
     this.spectators.clear();
@@ -632,7 +667,8 @@ export class Match {
   private start(): void {
     clearTimeout(this.expiry);
     this.phase = "playing";
-    this.state = this.game.init(this.config, this.gameRng);
+    this.episode = new Episode(this.game, this.config, this.seed);
+    this.inProcessOnly = this.seats.every((slot) => slot.inProcess !== undefined);
     this.startedAt ??= new Date();
     this.writeRecord();
     this.emit({ kind: "start" });
@@ -654,8 +690,12 @@ export class Match {
   private advanceLoop(): void {
     let played = 0;
     while (this.phase === "playing") {
-      const toAct = this.game.toAct(this.state);
+      const toAct = this.episode!.toAct;
       if (toAct.length === 0) return this.finish("completed", null);
+      if (this.inProcessOnly && this.unwritten >= BULK_IN_FLIGHT && !this.log) {
+        this.awaitingJournal = true; // persist() goes on once a batch is durable
+        return;
+      }
       if (!this.log && played++ >= STEPS_PER_TURN_OF_THE_LOOP) {
         // Nobody to wait for (built-ins, released seats): go on after others have had the event loop. Not a
         // setTimeout(0): timers nested this deep are held back 4 ms each.
@@ -664,8 +704,9 @@ export class Match {
       }
       for (const seat of toAct) {
         if (this.pending.has(seat) || this.moves[seat] !== undefined) continue;
-        if (this.nextSeq > MAX_DECISIONS) {
-          this.error = `the match reached its limit of ${MAX_DECISIONS} decisions`;
+        const limit = this.inProcessOnly ? MAX_IN_PROCESS_DECISIONS : MAX_DECISIONS;
+        if (this.nextSeq > limit) {
+          this.error = `the match reached its limit of ${limit} decisions`;
           return this.finish("aborted", null);
         }
         const decision: Decision = {
@@ -678,10 +719,10 @@ export class Match {
         this.pending.set(seat, decision);
         const slot = this.seats[seat];
         const logged = this.log?.get(decision.seq);
-        if (slot.participant!.kind === "builtin") this.playBuiltin(decision, slot.participant!.strategy!);
+        if (slot.inProcess) this.playInProcess(decision, slot);
         else if (logged) this.replay(decision, logged);
         else if (slot.released) {
-          this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, leftAs(slot.status));
+          this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(slot.status));
         } else if (!this.log) this.deliver(() => this.openTurn(decision));
         if (this.phase !== "playing") return;
       }
@@ -690,20 +731,31 @@ export class Match {
     }
   }
 
-  private playBuiltin(decision: Decision, strategy: Strategy): void {
-    const seat = decision.seat;
-    const legal = this.game.legal(this.state, seat);
-    const action = strategy.act({
-      seat,
-      legal,
-      observation: () => this.game.observe(this.state, seat),
-      rng: this.strategyRng,
-    });
+  /**
+   * An in-process seat decides: a built-in at once; one that answers with a promise (a policy) later,
+   * while the match waits for it as for any seat, its clock running.
+   */
+  private playInProcess(decision: Decision, slot: Seat): void {
+    const answer = slot.inProcess!.decide(turnOf(this.episode!, decision.seat));
+    if (!(answer instanceof Promise)) return this.takeInProcess(decision, answer);
+    answer.then(
+      (action) =>
+        this.guarded("an in-process seat's decision", () => {
+          if (this.pending.get(decision.seat) === decision) this.takeInProcess(decision, action);
+        }),
+      (error) =>
+        this.guarded("an in-process seat's decision", () => {
+          throw error;
+        }),
+    );
+  }
+
+  private takeInProcess(decision: Decision, action: Action): void {
     const logged = this.log?.get(decision.seq);
     if (logged && !isDeepStrictEqual(logged.action, action)) {
       throw new RestoreError(
         this.id,
-        `built-in seat ${seat} now plays ${JSON.stringify(action)} at step ${decision.seq}, the log has ${
+        `built-in seat ${decision.seat} now plays ${JSON.stringify(action)} at step ${decision.seq}, the log has ${
           JSON.stringify(logged.action)
         }`,
       );
@@ -731,7 +783,7 @@ export class Match {
       const status = row.error?.code === "timeout" ? "TIMEOUT" : row.error?.code === "withdrawn" ? "ERROR" : "INVALID";
       return this.misconduct(decision, status, status === "INVALID" ? this.conduct.onIllegal : this.conduct.onTimeout);
     }
-    const parsed = this.game.parse(row.action, this.state, decision.seat);
+    const parsed = this.episode!.parse(row.action, decision.seat);
     if (parsed instanceof ActionError) throw new RestoreError(this.id, `step ${row.seq}: ${parsed.message}`);
     this.meta[decision.seat] = row.meta ?? undefined;
     this.resolve(decision, parsed, undefined, row.defaulted, row.input ?? row.action);
@@ -770,7 +822,7 @@ export class Match {
     slot.clock!.charge(latencyMs);
     slot.seq = seq;
     this.moves[seat] = action;
-    this.decided.set(seq, { seat, action, input });
+    if (!this.inProcessOnly) this.decided.set(seq, { seat, action, input }); // for resends; nobody resends here
     if (byPolicy) this.defaulted.push(seat);
     this.writeStep(decision, action, byPolicy, latencyMs, { input });
     if (link) this.send(link, { type: "ack", match: this.id, seq, action, duplicate: false });
@@ -779,7 +831,7 @@ export class Match {
   }
 
   private applyStep(toAct: readonly number[]): void {
-    const rewards = this.game.apply(this.state, this.moves, this.gameRng);
+    const rewards = this.episode!.step(this.moves);
     const step: StepRecord = {
       index: this.steps++,
       seqs: this.seats.map((slot, seat) => (toAct.includes(seat) ? slot.seq : undefined)),
@@ -805,7 +857,7 @@ export class Match {
     const seat = decision.seat;
     if (outcome === "default") {
       const reason = status === "TIMEOUT" ? "timeout" : "illegal";
-      this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, reason);
+      this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, reason);
       return;
     }
     this.writeStep(decision, null, null, performance.now() - decision.startedAt, { timedOut: status === "TIMEOUT" });
@@ -841,7 +893,7 @@ export class Match {
     const nobodyLeft = this.seats.every((s) => !s.participant || s.participant.kind === "builtin" || s.released);
     if (this.phase === "waiting") return this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
     if (outcome === "default" && !nobodyLeft) {
-      if (decision) this.resolve(decision, defaultAction(this.game.legal(this.state, seat)), undefined, leftAs(status));
+      if (decision) this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(status));
       return;
     }
     if (decision && status === "ERROR") return this.misconduct(decision, status, nobodyLeft ? "abort" : outcome);
@@ -857,7 +909,7 @@ export class Match {
     for (const slot of this.seats) if (slot.status === "ACTIVE") slot.status = "DONE";
     let returns = this.seats.map(() => 0);
     try {
-      if (this.state !== undefined) returns = [...this.game.returns(this.state)];
+      if (this.episode) returns = [...this.episode.returns()];
     } catch (error) {
       // A game that cannot say its returns: the match is over anyway, in error.
       reason = "error";
@@ -865,6 +917,7 @@ export class Match {
     }
     this.result = { returns, statuses: this.seats.map((s) => s.status), reason, culprit, steps: this.steps };
     this.endedAt = new Date();
+    this.flushBulk();
     this.writeRecord();
     this.deliver(() => this.seats.forEach((slot, seat) => slot.link?.send(this.endFrame(seat))));
     this.emit({ kind: "end", end: this.result });
@@ -914,7 +967,7 @@ export class Match {
       participants: this.participants(),
       clock: slot.clock!.view(decision ? performance.now() - decision.startedAt : 0),
       conduct: this.conduct,
-      observation: this.game.observe(this.state, seat),
+      observation: this.episode!.observe(seat),
       resumed,
     });
   }
@@ -923,7 +976,7 @@ export class Match {
     const { seat } = decision;
     const slot = this.seats[seat];
     const running = performance.now() - decision.startedAt;
-    const legal = this.game.legal(this.state, seat);
+    const legal = this.episode!.legal(seat);
     const observation = this.observationOf(decision);
     return {
       type: "turn",
@@ -931,7 +984,7 @@ export class Match {
       seq: decision.seq,
       seat,
       observation,
-      ...(slot.link?.text ? { text: this.game.describe(observation) } : {}),
+      ...(slot.link?.text ? { text: decision.prompt ??= this.game.describe(observation) } : {}),
       legal,
       legalText: describeSpace(legal),
       deadline: decision.deadline!,
@@ -942,7 +995,7 @@ export class Match {
 
   /** The observation a decision shows its seat: computed once for its `turn` frames and its record. */
   private observationOf(decision: Decision): unknown {
-    return decision.observation ??= this.game.observe(this.state, decision.seat);
+    return decision.observation ??= this.episode!.observe(decision.seat);
   }
 
   private emit(event: MatchEvent): void {
@@ -966,7 +1019,12 @@ export class Match {
   private persist(write: Promise<void>): void {
     this.unwritten++;
     write.then(() => {
-      if (--this.unwritten > 0) return;
+      --this.unwritten;
+      if (this.awaitingJournal && this.unwritten < BULK_IN_FLIGHT) {
+        this.awaitingJournal = false;
+        this.guarded("playing on", () => this.advance());
+      }
+      if (this.unwritten > 0) return;
       this.guarded("sending what became durable", () => {
         for (const output of this.outbox.splice(0)) output();
       });
@@ -1033,6 +1091,7 @@ export class Match {
       endedAt: this.endedAt,
       error: this.error,
       invite: this.invite,
+      group: this.group,
     }));
   }
 
@@ -1067,8 +1126,33 @@ export class Match {
       meta: this.meta[decision.seat] ?? null,
       rewards: null,
       at: new Date(),
+      offered: this.episode!.legal(decision.seat),
+      legalIds: this.legalIds(decision.seat),
+      prompt: decision.prompt ?? null,
     };
     this.lastRow = row;
-    this.persist(this.journal.appendStep(row));
+    if (!this.inProcessOnly) return this.persist(this.journal.appendStep(row));
+    // Nothing of this match is acknowledged to anyone: its log goes in bulk, off the per-step path.
+    this.bulk.push(row);
+    if (this.bulk.length >= BULK_ROWS) this.flushBulk();
+  }
+
+  /** The seat's legal action ids now, where the game has a numeric face for this config. */
+  private legalIds(seat: number): number[] | null {
+    if (this.mask === undefined) {
+      try {
+        this.mask = new Uint8Array(this.game.actionCount(this.config));
+      } catch (error) {
+        if (!(error instanceof NumericFaceError)) throw error;
+        this.mask = null;
+      }
+    }
+    return this.mask && maskIds(this.episode!.legalMask(seat, this.mask));
+  }
+
+  /** Writes the in-process match's decisions gathered so far, as one batch. */
+  private flushBulk(): void {
+    if (this.bulk.length === 0 || !this.journal || this.journalBroken) return;
+    this.persist(this.journal.appendStep(this.bulk.splice(0)));
   }
 }

@@ -64,8 +64,8 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
           playRecorded({ id: `kuhn-${i}`, game: "kuhn-poker", strategies: ["random"], createdAt: createdAt(10 + i) }),
       ),
     ]);
-    const matches = t.store.matches.bind(t.store);
-    t.store.matches = (...args) => (reads++, matches(...args));
+    const matches = t.store.endedMatches.bind(t.store);
+    t.store.endedMatches = (...args) => (reads++, matches(...args));
     server = await startHttpServer({ port: 0, host: "127.0.0.1" }, { routes: [datasetRoutes(t.store)] });
   });
   afterAll(async () => {
@@ -81,6 +81,7 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
     expect(body.formats[3]).toMatchObject({ name: "parquet", contentType: "application/vnd.apache.parquet" });
     expect(Object.keys(body.parameters)).toEqual([
       "game",
+      "version",
       "variant",
       "participant",
       "from",
@@ -94,12 +95,11 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
     for (const format of FORMATS) {
       const res = await fetchWithTrailers(`${server.url}/datasets/${format}?game=ipd&discount=0.9`);
       expect(res.status, format).toBe(200);
-      expect(res.headers["content-type"]).toBe(
-        format === "parquet" ? "application/vnd.apache.parquet" : "application/x-ndjson",
-      );
+      const binary = format === "parquet" || format === "tensors.parquet";
+      expect(res.headers["content-type"]).toBe(binary ? "application/vnd.apache.parquet" : "application/x-ndjson");
       expect(res.headers["content-disposition"]).toMatch(/^attachment; filename="ludus-/);
       expect(res.trailers["x-ludus-matches"]).toBe("3");
-      if (format === "parquet") {
+      if (binary) {
         const table = arrow.tableFromIPC(parquet.readParquet(res.body).intoIPCStream());
         expect(table.numRows).toBe(Number(res.trailers["x-ludus-rows"]));
         expect(table.numRows).toBe(60);
@@ -123,6 +123,13 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
   it("answers bad filters, parameters and cursors with 400 and unknown formats with 404, saying what is allowed", async () => {
     const cases: [string, number, string, RegExp][] = [
       ["/datasets/csv", 404, "unknown_format", /formats: episodes\.jsonl, turns\.jsonl, verl\.jsonl, parquet/],
+      ["/datasets/tensors.parquet", 400, "bad_query", /`tensors\.parquet` needs `game`/],
+      [
+        "/datasets/tensors.parquet?game=ipd&version=9",
+        400,
+        "bad_query",
+        /ipd version 9 is not in this build \(versions: 1\)/,
+      ],
       ["/datasets/turns.jsonl?game=chess", 400, "bad_query", /no game `chess`; games: ipd/],
       ["/datasets/turns.jsonl?limit=3", 400, "bad_query", /unknown parameter `limit`; allowed: .*cursor, discount/],
       ["/datasets/turns.jsonl?from=yesterday", 400, "bad_query", /`from` must be an ISO 8601 time/],

@@ -1,0 +1,228 @@
+import * as arrow from "apache-arrow";
+import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
+import { shapeSize } from "../../games/core/numeric.ts";
+import { registry, UnknownGameError, UnknownVersionError } from "../../games/registry.ts";
+import { QueryError } from "../query.ts";
+import { replayMatch } from "../replay.ts";
+import type { MatchFilter } from "../store.ts";
+import { type ParquetEncoder, wasmBatch } from "./parquet.ts";
+import type { ExportMatch } from "./source.ts";
+
+/**
+ * `tensors.parquet`: one row per decision of one game version and variant, in fixed-size columns that
+ * pyarrow and PyTorch read with no per-game code — the seat's information-state tensor (encoded from the
+ * observation it was shown), its legal mask and the action id it took — beside the reward, done flag,
+ * seat, match, group, seed and who sat there. The shape is the game's for the variant; a match whose
+ * config gives another shape ends the export with an error naming it.
+ */
+
+/** What a tensors export is fixed to: the game version and variant whose shapes its columns have. */
+export interface TensorSpec {
+  readonly game: AnyGame;
+  readonly variant: string;
+  readonly shape: readonly number[];
+  readonly size: number;
+  readonly actions: number;
+}
+
+/**
+ * The game, version and variant a tensors export covers, from its filter: `game` is required; the version
+ * defaults to the current one and the variant to the game's default. Refusals name what exists.
+ */
+export function tensorSpec(filter: MatchFilter): TensorSpec {
+  if (filter.game === undefined) {
+    throw new QueryError(
+      "`tensors.parquet` needs `game`: its columns have one game's shapes (see `ludus games` for each)",
+    );
+  }
+  let game: AnyGame;
+  try {
+    game = registry.get(filter.game, filter.version);
+  } catch (error) {
+    if (error instanceof UnknownGameError || error instanceof UnknownVersionError) throw new QueryError(error.message);
+    throw error;
+  }
+  const variant = filter.variant ?? game.defaultVariant;
+  if (!Object.hasOwn(game.variants, variant)) {
+    throw new QueryError(
+      `${game.id} has no variant \`${variant}\`; variants: ${Object.keys(game.variants).join(", ")}`,
+    );
+  }
+  const config = game.schema.parse(game.variants[variant].config);
+  try {
+    const shape = game.observationShape(config);
+    return { game, variant, shape, size: shapeSize(shape), actions: game.actionCount(config) };
+  } catch (error) {
+    if (error instanceof NumericFaceError) throw new QueryError(`no tensors for ${variant}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The filter a tensors export reads with: its variant made explicit, so its cursor names it. */
+export const tensorFilter = (filter: MatchFilter, spec: TensorSpec): MatchFilter => ({
+  ...filter,
+  version: spec.game.version,
+  variant: spec.variant,
+});
+
+const utf8 = new arrow.Utf8();
+const int32 = new arrow.Int32();
+const float64 = new arrow.Float64();
+const bool = new arrow.Bool();
+
+type Row = {
+  match: ExportMatch["match"];
+  seat: number;
+  seq: number;
+  turn: number;
+  actionId: number;
+  reward: number;
+  done: boolean;
+  legal: boolean;
+};
+
+/** Per-row scalar columns; the tensor, mask and cursor columns are built beside them. */
+const SCALARS: readonly (readonly [string, arrow.DataType, boolean, (r: Row) => unknown])[] = [
+  ["match_id", utf8, false, (r) => r.match.id],
+  ["game", utf8, false, (r) => r.match.game],
+  ["game_version", int32, false, (r) => r.match.gameVersion],
+  ["variant", utf8, false, (r) => r.match.variant],
+  ["group", utf8, true, (r) => r.match.group ?? null],
+  ["seed", utf8, false, (r) => r.match.seed],
+  ["seat", int32, false, (r) => r.seat],
+  ["turn", int32, false, (r) => r.turn],
+  ["seq", int32, false, (r) => r.seq],
+  ["participant_kind", utf8, true, (r) => r.match.seats[r.seat]?.kind ?? null],
+  ["participant_name", utf8, true, (r) => r.match.seats[r.seat]?.name ?? null],
+  ["participant_token", utf8, true, (r) => r.match.seats[r.seat]?.tokenId ?? null],
+  ["participant_strategy", utf8, true, (r) => r.match.seats[r.seat]?.strategy ?? null],
+  ["participant_model", utf8, true, (r) => r.match.seats[r.seat]?.model ?? null],
+  ["participant_policy_version", utf8, true, (r) => r.match.seats[r.seat]?.policyVersion ?? null],
+  ["action_id", int32, false, (r) => r.actionId],
+  ["legal", bool, false, (r) => r.legal],
+  ["reward", float64, false, (r) => r.reward],
+  ["done", bool, false, (r) => r.done],
+  ["return", float64, true, (r) => r.match.returns?.[r.seat] ?? null],
+];
+
+/** The Parquet layout of a tensors export. */
+export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
+  const observationType = new arrow.FixedSizeList(spec.size, new arrow.Field("item", new arrow.Float32(), false));
+  const maskType = new arrow.FixedSizeList(spec.actions, new arrow.Field("item", new arrow.Uint8(), false));
+  const schema = new arrow.Schema(
+    [
+      ...SCALARS.map(([name, type, nullable]) => new arrow.Field(name, type, nullable)),
+      new arrow.Field("observation", observationType, false),
+      new arrow.Field("legal_mask", maskType, false),
+      new arrow.Field("cursor", utf8, true),
+    ],
+    new Map([
+      ["ludus.game", spec.game.id],
+      ["ludus.game_version", String(spec.game.version)],
+      ["ludus.variant", spec.variant],
+      ["ludus.observation_shape", JSON.stringify(spec.shape)],
+      ["ludus.action_count", String(spec.actions)],
+    ]),
+  );
+
+  const encode = (page: readonly ExportMatch[]) => {
+    const rows: Row[] = [];
+    const cursors: (string | null)[] = [];
+    let tensors = new Float32Array(1024 * spec.size);
+    let masks = new Uint8Array(1024 * spec.actions);
+    for (const entry of page) {
+      const { match } = entry;
+      const shape = shapeOf(match);
+      if (shapeSize(shape) !== spec.size || shape.join() !== spec.shape.join()) {
+        throw new QueryError(
+          `match ${match.id} has observations of shape [${shape}], not [${spec.shape}] as the rest of this export ` +
+            "(its config differs from the variant's); export it by itself, or filter it out with `from`/`to`",
+        );
+      }
+      const first = rows.length;
+      for (const event of replayMatch(match, entry.steps, undefined, { numeric: true })) {
+        if (event.kind !== "turn") continue;
+        if (event.problem) throw new QueryError(`match ${match.id} cannot be re-simulated: ${event.problem.message}`);
+        event.rows.forEach((step, k) => {
+          if (step.action === null) return; // the seat never moved: the match ended first
+          const n = rows.length;
+          if ((n + 1) * spec.size > tensors.length) {
+            tensors = grow(tensors, 2 * tensors.length);
+            masks = grow(masks, 2 * masks.length);
+          }
+          spec.game.encode(event.observations[k], tensors.subarray(n * spec.size, (n + 1) * spec.size));
+          for (const id of event.legalIds![k]) masks[n * spec.actions + id] = 1;
+          rows.push({
+            match,
+            seat: step.seat,
+            seq: step.seq,
+            turn: step.turn,
+            actionId: event.actionIds![k],
+            reward: event.rewards?.[step.seat] ?? 0,
+            done: false,
+            legal: step.legal,
+          });
+          cursors.push(null);
+        });
+      }
+      // Each seat's last decision of the match is its terminal one.
+      const seen = new Set<number>();
+      for (let i = rows.length - 1; i >= first && seen.size < match.seats.length; i--) {
+        if (!seen.has(rows[i].seat)) rows[i].done = true;
+        seen.add(rows[i].seat);
+      }
+      if (rows.length > first) cursors[rows.length - 1] = entry.cursor;
+    }
+    return { rows, cursors, tensors: tensors.subarray(0, rows.length * spec.size), masks };
+  };
+
+  const batch = (page: readonly ExportMatch[]) => {
+    const { rows, cursors, tensors, masks } = encode(page);
+    const n = rows.length;
+    const children = [
+      ...SCALARS.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]),
+      arrow.makeData({
+        type: observationType,
+        length: n,
+        nullCount: 0,
+        child: arrow.makeData({ type: new arrow.Float32(), length: n * spec.size, data: tensors }),
+      }),
+      arrow.makeData({
+        type: maskType,
+        length: n,
+        nullCount: 0,
+        child: arrow.makeData({
+          type: new arrow.Uint8(),
+          length: n * spec.actions,
+          data: masks.subarray(0, n * spec.actions),
+        }),
+      }),
+      arrow.vectorFromArray(cursors, utf8).data[0],
+    ];
+    return { batch: wasmBatch(schema, n, children), rows: n };
+  };
+
+  return {
+    empty: () => batch([]).batch,
+    page(page) {
+      const made = batch(page);
+      return made.rows > 0 ? made : { rows: 0 };
+    },
+  };
+}
+
+/** A match's tensor shape, or a QueryError naming the match where its config has no numeric face. */
+function shapeOf(match: ExportMatch["match"]): readonly number[] {
+  try {
+    return registry.get(match.game, match.gameVersion).observationShape(match.config);
+  } catch (error) {
+    if (error instanceof NumericFaceError) throw new QueryError(`match ${match.id}: ${error.message}`);
+    throw error;
+  }
+}
+
+function grow<T extends Float32Array | Uint8Array>(array: T, length: number): T {
+  const bigger = new (array.constructor as new (n: number) => T)(length);
+  bigger.set(array);
+  return bigger;
+}

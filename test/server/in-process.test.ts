@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TokenStore } from "../../server/auth/tokens.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+
+/**
+ * A match whose seats are all in-process (built-ins) runs inside `ludus serve` without holding anyone up:
+ * its decisions go to the store in bulk, off the per-step path, while bots are answered and new matches
+ * start. Checked by events: every ping and every creation is answered while the long match is still playing.
+ */
+
+const HANDS = 100_000;
+
+describe("a long match between built-ins inside ludus serve", () => {
+  let dataDir: string;
+  let server: ServerProcess;
+  let tokens: TokenStore;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "ludus-in-process-"));
+    tokens = new TokenStore(dataDir);
+    server = await startServerProcess(["--data-dir", dataDir]);
+  });
+  afterAll(async () => {
+    server?.child.kill("SIGTERM");
+    await server?.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(`plays ${HANDS.toLocaleString("en")} hands of Kuhn poker while pings are answered and matches are created`, async () => {
+    const bot = await RawBot.connect(server.wsUrl, tokens.create("watcher").token);
+    bot.send({
+      type: "create",
+      game: "kuhn-poker",
+      config: { rounds: HANDS, history: 0 },
+      seat: null,
+      opponents: { "0": "strategy:random", "1": "strategy:nash" },
+      group: "long-run",
+    });
+    const created = await bot.next("created");
+    expect(created).toMatchObject({ seat: null, seats: [] });
+    const summary = async () =>
+      (await (await fetch(`${server.url}/matches?game=kuhn-poker&limit=1`)).json()).matches[0];
+    const live = async () => (await summary()).endedAt === null;
+
+    let answered = 0;
+    let started = 0;
+    // Round after round: a ping, then a new match with a bot seat, each answered while the long match plays.
+    while (await live()) {
+      bot.send({ type: "ping", id: answered });
+      await bot.next("pong", (f) => f.id === answered);
+      answered++;
+      bot.send({ type: "create", game: "ipd", config: { rounds: 1 }, opponents: { "1": "strategy:always-defect" } });
+      const other = await bot.next("created", (f) => f.seat === 0);
+      const turn = await bot.next("turn", (f) => f.match === other.match);
+      bot.act(other.match, turn.seq, { type: "cooperate" });
+      await bot.next("match_end", (f) => f.match === other.match);
+      started++;
+    }
+    expect(answered).toBeGreaterThanOrEqual(3);
+    expect(started).toBe(answered);
+
+    const match = await summary();
+    expect(match).toMatchObject({ id: created.match, endReason: "completed", group: "long-run" });
+    expect(match.steps).toBeGreaterThanOrEqual(2 * HANDS);
+    const health = await (await fetch(`${server.url}/health`)).json();
+    expect(health.store.unwritten).toBe(0);
+    bot.close();
+  });
+});
