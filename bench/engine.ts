@@ -1,6 +1,7 @@
 /**
  * Engine throughput: how fast each game runs under random strategies on one core, in-process
- * (policies/simulate.ts) and through the CLI (`ludus simulate --json` in a fresh process).
+ * (policies/simulate.ts) and through the CLI (`ludus simulate --json` in a fresh process); and, for Kuhn
+ * and Leduc poker, hands per second through the Episode with every decision's tensor and mask built.
  * The same-run baseline is a bare loop per game that does the game's arithmetic on plain arrays
  * with the same RNG and no game contract; `ratio` = engine / bare loop.
  *
@@ -9,7 +10,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
+import type { Action } from "../games/core/action.ts";
 import { configure } from "../games/core/config.ts";
+import { Episode } from "../games/core/episode.ts";
+import { shapeSize } from "../games/core/numeric.ts";
 import { Rng } from "../games/core/rng.ts";
 import { getGame } from "../games/registry.ts";
 import { createStrategy } from "../policies/baselines/index.ts";
@@ -141,6 +145,118 @@ function cliRate(c: Case): { stepsPerSecond: number; wallSeconds: number; unitsP
   return { stepsPerSecond: summary.stepsPerSecond, wallSeconds, unitsPerSecondWall: units / wallSeconds };
 }
 
+/**
+ * The episode engine with a learner's work on every decision: the seat's observation encoded to its
+ * tensor and its legal mask filled, then a uniformly random legal id played. Matches of the default
+ * variant (one hand of Kuhn or Leduc) per second, as a ratio to a bare loop of the same game.
+ */
+function episodeRate(gameId: string): { matchesPerSecond: number; stepsPerSecond: number } {
+  const game = getGame(gameId);
+  const { config } = configure(game, {});
+  const tensor = new Float32Array(shapeSize(game.observationShape(config)));
+  const mask = new Uint8Array(game.actionCount(config));
+  const ids = new Int32Array(mask.length);
+  const picker = new Rng(7);
+  const moves: (Action | undefined)[] = new Array(game.seatCount(config)).fill(undefined);
+  let steps = 0;
+  let next = 0;
+  const matchesPerSecond = rate((batch) => {
+    for (let i = 0; i < batch; i++) {
+      const episode = new Episode(game, config, next++);
+      while (!episode.over) {
+        const toAct = episode.toAct;
+        for (let k = 0; k < toAct.length; k++) {
+          const seat = toAct[k];
+          episode.encode(seat, tensor);
+          episode.legalMask(seat, mask);
+          let n = 0;
+          for (let id = 0; id < mask.length; id++) if (mask[id]) ids[n++] = id;
+          moves[seat] = episode.actionOf(ids[picker.int(n)], seat) as Action;
+        }
+        episode.step(moves);
+        moves.fill(undefined);
+        steps++;
+      }
+    }
+    return batch;
+  }, SECONDS);
+  return { matchesPerSecond, stepsPerSecond: matchesPerSecond * (steps / next) };
+}
+
+/** One hand of Kuhn poker on integers: a deal, random checks and bets, the payoff. */
+function bareKuhn(matches: number, rng: Rng): number {
+  let sink = 0;
+  for (let m = 0; m < matches; m++) {
+    const deal = rng.int(6);
+    const c0 = deal >> 1, c1 = (c0 + 1 + (deal & 1)) % 3;
+    const first = rng.int(2);
+    if (first === 0) { // check
+      if (rng.int(2) === 0) sink += c0 > c1 ? 1 : -1; // check: showdown
+      else sink += rng.int(2) === 0 ? -1 : (c0 > c1 ? 2 : -2); // bet: fold or call
+    } else sink += rng.int(2) === 0 ? 1 : (c0 > c1 ? 2 : -2); // bet: fold or call
+  }
+  return sink === Infinity ? 0 : matches;
+}
+
+/** One hand of Leduc poker on integers: two rounds of random betting with at most two raises each. */
+function bareLeduc(matches: number, rng: Rng): number {
+  let sink = 0;
+  for (let m = 0; m < matches; m++) {
+    const c0 = rng.int(6);
+    let c1 = rng.int(5);
+    if (c1 >= c0) c1++;
+    const put = [1, 1];
+    let folded = -1;
+    let board = -1;
+    for (let round = 0; round < 2 && folded < 0; round++) {
+      if (round === 1) {
+        board = rng.int(4);
+      }
+      const size = round === 0 ? 2 : 4;
+      let raises = 0, acted = 0, player = 0;
+      while (folded < 0) {
+        const facing = put[player] < put[1 - player];
+        const choice = rng.int(raises < 2 ? 3 : 2);
+        if (choice === 0 && facing) folded = player;
+        else if (choice === 2 && raises < 2) {
+          put[player] = put[1 - player] + size;
+          raises++;
+        } else {
+          put[player] = put[1 - player];
+          if (acted > 0) break;
+        }
+        acted++;
+        player = 1 - player;
+      }
+    }
+    const pair0 = board >= 0 && c0 >> 1 === board >> 1, pair1 = board >= 0 && c1 >> 1 === board >> 1;
+    const winner = folded >= 0
+      ? 1 - folded
+      : pair0 !== pair1
+      ? (pair0 ? 0 : 1)
+      : c0 >> 1 === c1 >> 1
+      ? -1
+      : c0 > c1
+      ? 0
+      : 1;
+    sink += winner === 0 ? put[1] : winner === 1 ? -put[0] : 0;
+  }
+  return sink === Infinity ? 0 : matches;
+}
+
+const episodes = [["kuhn-poker", bareKuhn], ["leduc-poker", bareLeduc]] as const;
+const episodeResults = episodes.map(([gameId, bare]) => {
+  const baseline = rate((batch) => bare(batch, new Rng(batch)), SECONDS);
+  const engine = episodeRate(gameId);
+  return {
+    game: gameId,
+    unit: "hands",
+    episode: { handsPerSecond: Math.round(engine.matchesPerSecond), stepsPerSecond: Math.round(engine.stepsPerSecond) },
+    baseline: { handsPerSecond: Math.round(baseline) },
+    ratio: Number((engine.matchesPerSecond / baseline).toFixed(3)),
+  };
+});
+
 const results = cases.map((c) => {
   const bare = rate((batch) => c.bare(batch, new Rng(batch)), SECONDS);
   const engine = engineRate(c);
@@ -163,4 +279,10 @@ const results = cases.map((c) => {
   };
 });
 
-console.log(JSON.stringify({ bench: "engine", seconds: SECONDS, deno: Deno.version.deno, results }, null, 2));
+console.log(
+  JSON.stringify(
+    { bench: "engine", seconds: SECONDS, deno: Deno.version.deno, results, episodes: episodeResults },
+    null,
+    2,
+  ),
+);
