@@ -12,6 +12,10 @@ export interface SeatRecord {
   readonly strategy?: string;
   /** An LLM seat's model, as its agent reported it. */
   readonly model?: string;
+  /** An LLM seat's endpoint, without credentials or query. */
+  readonly endpoint?: string;
+  /** An LLM seat's sampling parameters (temperature, max tokens, seed, ...). */
+  readonly sampling?: Readonly<Record<string, string | number | boolean | null>>;
   /** A policy seat's version. */
   readonly policyVersion?: string;
 }

@@ -50,11 +50,22 @@ export type Outcome = "default" | "forfeit" | "abort";
 
 // ---- client → server ----
 
+/** Who plays behind a token, as an LLM seat declares it: recorded with every seat it takes. */
+export interface AgentInfo {
+  readonly model?: string;
+  /** The endpoint's address (the server keeps it without credentials or query). */
+  readonly endpoint?: string;
+  /** Sampling parameters: temperature, max tokens, seed, top_p, ... */
+  readonly sampling?: Readonly<Record<string, string | number | boolean | null>>;
+}
+
 export interface AuthFrame {
   readonly type: "auth";
   readonly token: string;
   /** Ask for the text rendering of each observation in `turn` frames (for LLM seats). */
   readonly text?: boolean;
+  /** Who plays behind the token (an LLM seat's model, endpoint and sampling), for the record. */
+  readonly agent?: AgentInfo;
 }
 
 export interface QueueFrame {

@@ -1,8 +1,8 @@
-import type { MatchEndFrame } from "../../protocol/frames.ts";
+import type { AgentInfo, MatchEndFrame } from "../../protocol/frames.ts";
 import { Bot, checkPlayOptions, type SeatChoice } from "../sdk/bot.ts";
 import type { FrameFormat, MsgpackCodec } from "../sdk/codec.ts";
 import { LlmAgent, type LlmAgentOptions } from "./agent.ts";
-import type { ChatError } from "./chat.ts";
+import type { ChatError, ChatOptions } from "./chat.ts";
 import { renderer } from "./renderers.ts";
 import type { StrategyRecord } from "./strategy.ts";
 
@@ -61,7 +61,7 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
   checkPlayOptions(play);
   const agent = new LlmAgent(options.agent);
   options.onAgent?.(agent);
-  const bot = await Bot.connect({ url, token, format, msgpack, text: true });
+  const bot = await Bot.connect({ url, token, format, msgpack, text: true, agent: agentInfo(options.agent.chat) });
   agent.attach(bot.connection);
   try {
     const ends = await bot.play({
@@ -73,4 +73,20 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
   } finally {
     await bot.close();
   }
+}
+
+/** What the record keeps of the model behind the seats: its name, endpoint and sampling (never the key). */
+export function agentInfo(chat: ChatOptions): AgentInfo {
+  const sampling: Record<string, string | number | boolean | null> = {};
+  if (chat.temperature !== undefined) sampling.temperature = chat.temperature;
+  if (chat.maxTokens !== undefined) sampling.max_tokens = chat.maxTokens;
+  if (chat.seed !== undefined) sampling.seed = chat.seed;
+  if (chat.reasoningEffort !== undefined) sampling.reasoning_effort = chat.reasoningEffort;
+  if (chat.stop !== undefined) sampling.stop = JSON.stringify(chat.stop);
+  for (const [key, value] of Object.entries(chat.extraBody ?? {})) {
+    if (value === null || ["string", "number", "boolean"].includes(typeof value)) {
+      sampling[key] = value as string | number | boolean | null;
+    }
+  }
+  return { model: chat.model, endpoint: chat.baseUrl, sampling };
 }

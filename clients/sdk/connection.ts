@@ -1,4 +1,5 @@
 import type {
+  AgentInfo,
   ClientFrame,
   ErrorCode,
   ErrorFrame,
@@ -37,6 +38,8 @@ export interface ConnectOptions {
   readonly msgpack?: MsgpackCodec;
   /** Ask for the text rendering of each observation in `turn` frames (for LLM seats). */
   readonly text?: boolean;
+  /** Who plays behind the token (an LLM seat's model, endpoint and sampling): recorded with every seat it takes. */
+  readonly agent?: AgentInfo;
   /** Reconnect after an unexpected drop (the default), or `false` to end the connection instead. */
   readonly reconnect?: ReconnectOptions | false;
   /** How long to wait for `welcome` and for the answer to a request (default 10,000 ms). */
@@ -254,7 +257,7 @@ export class Connection {
 
   /** Opens a socket and authenticates; resolves at `welcome`. */
   #authenticate(): Promise<{ socket: WebSocket; welcome: WelcomeFrame }> {
-    const { url, token, text } = this.#options;
+    const { url, token, text, agent } = this.#options;
     const timeoutMs = this.#options.timeoutMs ?? 10_000;
     return new Promise((resolve, reject) => {
       let socket: WebSocket;
@@ -282,7 +285,10 @@ export class Connection {
       const timer = setTimeout(() => fail(`no welcome within ${timeoutMs} ms`), timeoutMs);
       socket.onerror = (event) => fail((event as ErrorEvent).message || "the connection failed");
       socket.onclose = (event) => fail(`the server closed the socket (${describeClose(event.code, event.reason)})`);
-      socket.onopen = () => socket.send(encodeFrame({ type: "auth", token, ...(text ? { text } : {}) }, this.#msgpack));
+      socket.onopen = () =>
+        socket.send(
+          encodeFrame({ type: "auth", token, ...(text ? { text } : {}), ...(agent ? { agent } : {}) }, this.#msgpack),
+        );
       socket.onmessage = (event) => {
         const frame = decodeFrame(event.data, this.#msgpack);
         if (frame?.type === "welcome") settle(() => resolve({ socket, welcome: frame }));

@@ -97,6 +97,8 @@ const SCALARS: readonly (readonly [string, arrow.DataType, boolean, (r: Row) => 
   ["participant_token", utf8, true, (r) => r.match.seats[r.seat]?.tokenId ?? null],
   ["participant_strategy", utf8, true, (r) => r.match.seats[r.seat]?.strategy ?? null],
   ["participant_model", utf8, true, (r) => r.match.seats[r.seat]?.model ?? null],
+  ["participant_endpoint", utf8, true, (r) => r.match.seats[r.seat]?.endpoint ?? null],
+  ["participant_sampling", utf8, true, (r) => jsonOrNull(r.match.seats[r.seat]?.sampling)],
   ["participant_policy_version", utf8, true, (r) => r.match.seats[r.seat]?.policyVersion ?? null],
   ["action_id", int32, false, (r) => r.actionId],
   ["legal", bool, false, (r) => r.legal],
@@ -220,6 +222,8 @@ function shapeOf(match: ExportMatch["match"]): readonly number[] {
     throw error;
   }
 }
+
+const jsonOrNull = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
 function grow<T extends Float32Array | Uint8Array>(array: T, length: number): T {
   const bigger = new (array.constructor as new (n: number) => T)(length);

@@ -32,7 +32,22 @@ const seat = z.number().int().min(0).max(1023);
 
 // A Map, not an object: a client's `type` must never find an inherited property (`constructor`, `toString`).
 const schemas = new Map<string, z.ZodType>([
-  ["auth", z.strictObject({ type: z.literal("auth"), token: z.string().max(256), text: z.boolean().optional() })],
+  [
+    "auth",
+    z.strictObject({
+      type: z.literal("auth"),
+      token: z.string().max(256),
+      text: z.boolean().optional(),
+      agent: z.strictObject({
+        model: z.string().min(1).max(256).optional(),
+        endpoint: z.string().min(1).max(1024).optional(),
+        sampling: z.record(
+          z.string().max(64),
+          z.union([z.string().max(256), z.number(), z.boolean(), z.null()]),
+        ).refine((o) => Object.keys(o).length <= 32, "at most 32 sampling parameters").optional(),
+      }).optional(),
+    }),
+  ],
   [
     "queue",
     z.strictObject({ type: z.literal("queue"), game: id, variant: id.optional(), selfPlay: z.boolean().optional() }),

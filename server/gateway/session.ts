@@ -1,6 +1,8 @@
 import type { WebSocket } from "ws";
 import type {
   ActFrame,
+  AgentInfo,
+  AuthFrame,
   ClientFrame,
   CreateFrame,
   ErrorCode,
@@ -38,6 +40,8 @@ export class BotSession {
   private format: Format = "json";
   private bot?: TokenRecord;
   private text = false;
+  /** Who plays behind the token, as its `auth` declared it: recorded with every seat this connection takes. */
+  private agent?: AgentInfo;
   private readonly seated = new Map<string, Seated>();
   private readonly tickets = new Set<string>();
   private readonly limit: RateLimit;
@@ -126,7 +130,7 @@ export class BotSession {
     if (frame.type === "ping") {
       return this.send({ type: "pong", ...(frame.id !== undefined ? { id: frame.id } : {}), time: Date.now() });
     }
-    if (frame.type === "auth") return this.auth(frame.token, frame.text ?? false, binary);
+    if (frame.type === "auth") return this.auth(frame, binary);
     if (!this.bot) return this.error("not_authenticated", "send `auth` with your bot token first");
     switch (frame.type) {
       case "queue":
@@ -150,7 +154,7 @@ export class BotSession {
     }
   }
 
-  private auth(token: string, text: boolean, binary: boolean): void {
+  private auth({ token, text = false, agent }: AuthFrame, binary: boolean): void {
     if (this.bot) return this.error("already_authenticated", `this connection is already ${this.bot.name}`);
     if (binary) this.format = "msgpack";
     const bot = this.gateway.tokens.verify(token);
@@ -165,6 +169,7 @@ export class BotSession {
     clearTimeout(this.authTimer);
     this.bot = bot;
     this.text = text;
+    this.agent = agent && recordedAgent(agent);
     const l = this.gateway.limits;
     this.send({
       type: "welcome",
@@ -181,7 +186,12 @@ export class BotSession {
   }
 
   private participant(): Participant {
-    return { kind: this.bot!.kind, name: this.bot!.name, tokenId: this.bot!.id };
+    return {
+      kind: this.bot!.kind,
+      name: this.bot!.name,
+      tokenId: this.bot!.id,
+      ...(this.agent && { agent: this.agent }),
+    };
   }
 
   /** Live matches and queue tickets count against the token's limit, across all its connections. */
@@ -381,4 +391,17 @@ export class BotSession {
     this.seated.clear();
     this.gateway.forget(this);
   }
+}
+
+/** An agent as recorded: its endpoint without credentials, query or fragment (an API key in a URL stays out). */
+function recordedAgent(agent: AgentInfo): AgentInfo {
+  if (agent.endpoint === undefined) return agent;
+  let endpoint = agent.endpoint;
+  try {
+    const url = new URL(agent.endpoint);
+    endpoint = `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    endpoint = agent.endpoint.split(/[?#]/)[0].replace(/\/\/[^/@]*@/, "//");
+  }
+  return { ...agent, endpoint };
 }

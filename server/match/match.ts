@@ -9,6 +9,7 @@ import { type Seat as EngineSeat, turnOf } from "../../games/core/seat.ts";
 import { STRATEGY_STREAM } from "../../policies/simulate.ts";
 import { type Strategy, strategySeat } from "../../policies/strategy.ts";
 import type {
+  AgentInfo,
   ConductPolicy,
   EndReason,
   ErrorCode,
@@ -31,6 +32,8 @@ export interface Participant {
   readonly name: string;
   /** The bot token's id, for remote bots and LLM seats. */
   readonly tokenId?: string;
+  /** Who plays behind the token, as an LLM seat declared it (model, endpoint, sampling). */
+  readonly agent?: AgentInfo;
   /** For built-in seats: the strategy that plays. */
   readonly strategy?: Strategy;
   /** For built-in seats that decide otherwise than a strategy (a policy): asked in-process, and may answer with a promise. */
@@ -1077,6 +1080,7 @@ export class Match {
             name: p.name,
             ...(p.tokenId ? { tokenId: p.tokenId } : {}),
             ...(p.kind === "builtin" ? { strategy: p.name } : {}),
+            ...p.agent,
           }
           : null
       ),

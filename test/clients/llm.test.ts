@@ -115,6 +115,21 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
     }
   });
 
+  it("records who plays: the model, the endpoint and the sampling, never the key", async () => {
+    const fake = await model(oracle);
+    const { ends } = await run(fake, {
+      agent: { chat: { apiKey: "secret", temperature: 0.7, maxTokens: 64, seed: 3, extraBody: { top_p: 0.9 } } },
+    });
+    const record = await server.server.store.match(ends[0].match);
+    expect(record?.seats[0]).toMatchObject({
+      kind: "llm",
+      model: MODEL,
+      endpoint: fake.baseUrl,
+      sampling: { temperature: 0.7, max_tokens: 64, seed: 3, top_p: 0.9 },
+    });
+    expect(JSON.stringify(record?.seats)).not.toContain("secret");
+  });
+
   it("writes the Donor Game strategy first, follows it in every prompt, and passes advice on", async () => {
     const fake = await model(oracle);
     const written: string[] = [];

@@ -131,3 +131,44 @@ describe("remote bots play every game through the gateway", () => {
     }, 60_000);
   }
 });
+
+describe("who plays behind a token", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it("records an agent's model, sampling and endpoint, without the endpoint's credentials or query", async () => {
+    const bot = await RawBot.open(server.wsUrl);
+    bot.send({
+      type: "auth",
+      token: server.token("agent"),
+      agent: {
+        model: "tiny-model",
+        endpoint: "https://user:secret@models.example/v1?api-key=secret#x",
+        sampling: { temperature: 0.5, top_p: 0.9 },
+      },
+    });
+    await bot.next("welcome");
+    bot.send({ type: "create", game: "ipd", config: { rounds: 1 }, opponents: { "1": "strategy:always-defect" } });
+    const created = await bot.next("created");
+    const turn = await bot.next("turn");
+    bot.act(created.match, turn.seq, { type: "cooperate" });
+    await bot.next("match_end");
+    const record = await server.server.store.match(created.match);
+    expect(record?.seats[0]).toMatchObject({
+      name: "agent",
+      model: "tiny-model",
+      endpoint: "https://models.example/v1",
+      sampling: { temperature: 0.5, top_p: 0.9 },
+    });
+    expect(JSON.stringify(record)).not.toContain("secret");
+    // A malformed agent is refused with what is allowed, like any bad frame.
+    const other = await RawBot.open(server.wsUrl);
+    other.send({ type: "auth", token: server.token("agent-2"), agent: { model: 7 } });
+    expect((await other.next("error")).message).toMatch(/agent/);
+    bot.close();
+    other.close();
+  });
+});
