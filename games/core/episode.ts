@@ -68,7 +68,8 @@ export class Episode<S = unknown, O = unknown> {
 
   /** `seat`'s information-state tensor now, into `out`: encoded from its observation, so it holds nothing hidden. */
   encode(seat: number, out: Float32Array): Float32Array {
-    this.game.encode(this.game.observe(this.state, seat), out);
+    if (this.game.encodeState) this.game.encodeState(this.state, seat, out);
+    else this.game.encode(this.game.observe(this.state, seat), out);
     return out;
   }
 

@@ -111,6 +111,12 @@ export interface NumericFace<S, A extends Action, C, O> {
    * product of the shape). Encodes an observation, never a state, so a tensor knows only what `observe` shows.
    */
   encode(observation: O, out: Float32Array): void;
+  /**
+   * The same tensor as `encode(observe(state, seat), out)`, written without building the observation: a fast
+   * path for the engine's hot loops, which must equal it entry for entry (the shared numeric-face test checks
+   * this on every state its playouts reach), so it knows nothing the observation does not show.
+   */
+  encodeState?(state: S, seat: number, out: Float32Array): void;
 }
 
 /** A config a game's numeric face does not cover, said by name. */

@@ -626,4 +626,16 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     return config.rounds === 1 ? ONE_HAND_SHAPE : [PAST_AT + PAST_SIZE * config.rounds];
   },
   encode,
+
+  encodeState(state, seat, out) {
+    // A one-hand match in play or over; anything else through its observation.
+    const ended = state.hand >= state.config.rounds;
+    if (state.config.rounds !== 1 || (!ended && !state.dealt)) return encode(kuhnPoker.observe(state, seat), out);
+    out.fill(0);
+    out[seat] = 1;
+    const at = 0; // the one hand's record
+    out[CARD_AT + state.log[at + seat]] = 1;
+    const bets = state.log[at + BETS];
+    for (let k = 0; k < state.log[at + LENGTH]; k++) out[BETTING_AT + 2 * k + ((bets >> k) & 1)] = 1;
+  },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkFullHistory, checkHistory, firstListedHand, historyKey } from "../core/config.ts";
-import { ActionError, type ActionSpace, describeSpace, type FixedForm, parseInput } from "../core/action.ts";
+import { ActionError, type ActionSpace, describeSpace, parseInput } from "../core/action.ts";
 import { defineGame, type Game, type Viewer } from "../core/game.ts";
 import { idProblem } from "../core/numeric.ts";
 import { grouped, requestedType, seatName, signed } from "../core/text.ts";
@@ -775,9 +775,12 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
   },
 
   legalMask(state, seat, out) {
+    // legalSpace's forms, read off the state without building them.
     out.fill(0);
-    const space = leducPoker.legal(state, seat);
-    for (let i = 0; i < space.length; i++) out[idOf((space[i] as FixedForm<LeducAction>).action)] = 1;
+    if (over(state) || seat !== state.player) return;
+    out[CALL_ID] = 1;
+    if (state.raises >= MAX_RAISES || state.stakes > state.contributions[state.player]) out[FOLD_ID] = 1;
+    if (state.raises < MAX_RAISES) out[RAISE_ID] = 1;
   },
 
   observationShape(config) {
@@ -785,4 +788,24 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
     return config.hands === 1 ? ONE_HAND_SHAPE : [PAST_AT + PAST_SIZE * config.hands];
   },
   encode,
+
+  encodeState(state, seat, out) {
+    // A one-hand match in play or over; anything else (a deal under way, several hands) through its observation.
+    const ended = state.hand >= state.config.hands;
+    if (state.config.hands !== 1 || (!ended && state.pending !== NO_DEAL)) {
+      return encode(leducPoker.observe(state, seat), out);
+    }
+    out.fill(0);
+    out[seat] = 1;
+    const log = state.log;
+    out[PRIVATE_AT + log[seat]] = 1;
+    if (log[BOARD] >= 0) out[PUBLIC_AT + log[BOARD]] = 1;
+    for (let round = 0; round < 2; round++) {
+      const from = ACTIONS + ROUND_SLOTS * round;
+      for (let k = 0; k < log[COUNTS + round]; k++) {
+        const id = log[from + k];
+        if (id !== FOLD_ID) out[BETTING_AT + 2 * (ROUND_SLOTS * round + k) + (id === RAISE_ID ? 1 : 0)] = 1;
+      }
+    }
+  },
 });

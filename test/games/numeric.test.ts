@@ -41,6 +41,12 @@ for (const game of games) {
               for (const x of tensor) expect(Number.isFinite(x)).toBe(true);
               game.encode(JSON.parse(JSON.stringify(observation)), again);
               expect(again).toEqual(tensor);
+              if (game.encodeState) {
+                // The fast path writes exactly the observation's tensor.
+                again.fill(Number.NaN);
+                game.encodeState(episode.state, seat, again);
+                expect(again).toEqual(tensor);
+              }
               mask.fill(7);
               const ids = maskIds(episode.legalMask(seat, mask));
               for (const bit of mask) expect(bit === 0 || bit === 1).toBe(true);
@@ -66,6 +72,11 @@ for (const game of games) {
               moves[seat] = episode.actionOf(ids[picker.int(ids.length)], seat);
             }
             episode.step(moves);
+          }
+          for (let seat = 0; seat < seats && game.encodeState; seat++) {
+            game.encode(episode.observe(seat), tensor);
+            game.encodeState(episode.state, seat, again);
+            expect(again).toEqual(tensor); // at the end too
           }
         }
       });
