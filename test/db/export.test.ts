@@ -206,6 +206,8 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
       meta: s.meta,
       rewards: s.rewards,
       at: s.at.toISOString(),
+      prompt: s.prompt ?? null,
+      legal_ids: s.legalIds ?? null,
     })));
     expect(typeof episode.cursor).toBe("string");
   });

@@ -581,7 +581,8 @@ describe("web app", () => {
       // Offline, the list says the server cannot be reached instead of loading for ever.
       await context.setOffline(true);
       await page.getByRole("link", { name: "Replays" }).click();
-      expect(await page.locator(".replays [role=alert]").textContent()).toMatch(/could not be reached/);
+      // Waits for the new alert: the previous page's (no such game) may still be on screen for a moment.
+      await page.locator(".replays [role=alert]", { hasText: /could not be reached/ }).waitFor();
       await context.setOffline(false);
     },
     TEST_MS,
