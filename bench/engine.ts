@@ -157,7 +157,8 @@ function episodeRate(gameId: string): { matchesPerSecond: number; stepsPerSecond
   const mask = new Uint8Array(game.actionCount(config));
   const ids = new Int32Array(mask.length);
   const picker = new Rng(7);
-  const moves: (Action | undefined)[] = new Array(game.seatCount(config)).fill(undefined);
+  // Packed, and cleared seat by seat: fill() on a holey array costs a third of a Kuhn hand.
+  const moves: (Action | undefined)[] = Array.from({ length: game.seatCount(config) }, () => undefined);
   let steps = 0;
   let next = 0;
   const matchesPerSecond = rate((batch) => {
@@ -174,7 +175,7 @@ function episodeRate(gameId: string): { matchesPerSecond: number; stepsPerSecond
           moves[seat] = episode.actionOf(ids[picker.int(n)], seat) as Action;
         }
         episode.step(moves);
-        moves.fill(undefined);
+        for (let k = 0; k < toAct.length; k++) moves[toAct[k]] = undefined;
         steps++;
       }
     }
