@@ -30,13 +30,15 @@ export function playMatch(
   strategies: readonly Strategy[],
   seed: Seed,
   onStep?: StepListener,
+  /** The strategies' seed, where it differs from the game's (the matches of a seed group). */
+  strategySeed: Seed = seed,
 ): MatchOutcome {
   const seats = game.seatCount(config);
   if (strategies.length !== seats) {
     throw new RangeError(`${game.id} with this config has ${seats} seats, got ${strategies.length} strategies`);
   }
   const episode = new Episode(game, config, seed);
-  const rng = new Rng(seed, STRATEGY_STREAM);
+  const rng = new Rng(strategySeed, STRATEGY_STREAM);
   let actions = 0;
   playEpisode(episode, strategies.map((strategy) => strategySeat(strategy, rng)), (moves, rewards) => {
     for (let i = 0; i < moves.length; i++) if (moves[i] !== undefined) actions++;
@@ -53,6 +55,11 @@ export interface SimulationOptions {
   readonly seats: readonly string[];
   readonly matches: number;
   readonly seed: Seed;
+  /**
+   * Matches per seed group (default 1): each group plays the same start — the same game seed, so the same
+   * deals and draws — with the strategies' coin flips seeded apart, as group-relative baselines need.
+   */
+  readonly groupSize?: number;
 }
 
 export interface SimulationSummary {
@@ -63,6 +70,7 @@ export interface SimulationSummary {
   readonly matches: number;
   readonly seed: string;
   readonly seats: readonly string[];
+  readonly groupSize: number;
   readonly meanReturns: readonly number[];
   /** Standard error of each seat's mean return across matches. */
   readonly stderr: readonly number[];
@@ -77,11 +85,25 @@ export function matchSeed(seed: Seed, index: number): string {
   return `${seedToBigInt(seed)}/${index}`;
 }
 
+/**
+ * The seeds of match i of a run in groups of `groupSize`: the game's seed is its group's ("s/g"), the
+ * strategies' is the match's own ("s/g#k", k its place in the group); with groups of one both are "s/i".
+ */
+export function groupSeeds(seed: Seed, index: number, groupSize: number): { game: string; strategies: string } {
+  if (groupSize === 1) return { game: matchSeed(seed, index), strategies: matchSeed(seed, index) };
+  const game = matchSeed(seed, Math.floor(index / groupSize));
+  return { game, strategies: `${game}#${index % groupSize}` };
+}
+
 /** Plays `matches` matches and summarises the returns per seat. */
 export function simulate(options: SimulationOptions): SimulationSummary {
   const { game, matches } = options;
+  const groupSize = options.groupSize ?? 1;
   if (!Number.isInteger(matches) || matches < 1) {
     throw new RangeError(`matches must be a whole number ≥ 1, got ${matches}`);
+  }
+  if (!Number.isInteger(groupSize) || groupSize < 1 || matches % groupSize !== 0) {
+    throw new RangeError(`matches (${matches}) must be a whole number of groups of ${groupSize}`);
   }
   const { variant, config } = configure(game, options.config ?? {}, options.variant);
   const seats = game.seatCount(config);
@@ -98,7 +120,8 @@ export function simulate(options: SimulationOptions): SimulationSummary {
   let actions = 0;
   const started = performance.now();
   for (let m = 0; m < matches; m++) {
-    const outcome = playMatch(game, config, strategies, matchSeed(options.seed, m));
+    const seeds = groupSeeds(options.seed, m, groupSize);
+    const outcome = playMatch(game, config, strategies, seeds.game, undefined, seeds.strategies);
     for (let s = 0; s < seats; s++) {
       sum[s] += outcome.returns[s];
       sumSq[s] += outcome.returns[s] * outcome.returns[s];
@@ -121,6 +144,7 @@ export function simulate(options: SimulationOptions): SimulationSummary {
     matches,
     seed: String(options.seed),
     seats: specs,
+    groupSize,
     meanReturns: mean,
     stderr,
     steps,

@@ -11,6 +11,7 @@ interface SimulateFlags {
   seats: string[];
   matches: number;
   seed: string;
+  groupSize: number;
   json?: boolean;
 }
 
@@ -26,7 +27,9 @@ function table(summary: SimulationSummary): string {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   return [
-    `${summary.game} v${summary.version} (${summary.variant}), ${summary.matches} match(es), seed ${summary.seed}`,
+    `${summary.game} v${summary.version} (${summary.variant}), ${summary.matches} match(es)${
+      summary.groupSize > 1 ? ` in seed groups of ${summary.groupSize}` : ""
+    }, seed ${summary.seed}`,
     line(header),
     ...rows.map(line),
     `${summary.steps} steps, ${summary.actions} actions, ${
@@ -51,9 +54,21 @@ export function registerSimulate(program: Command, io: Io): void {
     )
     .option("--matches <n>", "how many matches", integerIn(1, 100_000_000), 100)
     .option("--seed <seed>", "the run's seed: a 64-bit integer or any string", "1")
+    .option(
+      "--group-size <k>",
+      "play the same start k times (a seed group: same deals, the strategies' coin flips apart); --matches is a " +
+        "multiple of it",
+      integerIn(1, 100_000),
+      1,
+    )
     .option("--json", "print exactly one JSON object on stdout")
     .addHelpText("after", "\nList a game's strategies with `ludus strategies --game <id>`.")
-    .action((flags: SimulateFlags) => {
+    .action((flags: SimulateFlags, command: Command) => {
+      if (flags.matches % flags.groupSize !== 0) {
+        command.error(
+          `error: --matches (${flags.matches}) must be a multiple of --group-size (${flags.groupSize}): whole groups only`,
+        );
+      }
       const summary = simulate({
         game: getGame(flags.game),
         variant: flags.variant,
@@ -61,6 +76,7 @@ export function registerSimulate(program: Command, io: Io): void {
         seats: flags.seats,
         matches: flags.matches,
         seed: flags.seed,
+        groupSize: flags.groupSize,
       });
       io.out(flags.json ? JSON.stringify(summary) + "\n" : table(summary));
     });

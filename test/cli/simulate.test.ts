@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { Episode } from "../../games/core/episode.ts";
 import { games as registry } from "../../games/registry.ts";
+import { groupSeeds } from "../../policies/simulate.ts";
 import { ludus } from "../support/cli.ts";
 
 describe("ludus simulate", () => {
@@ -30,6 +32,37 @@ describe("ludus simulate", () => {
       stderr: [0, 0],
     });
     expect(summary.stepsPerSecond).toBeGreaterThan(0);
+  });
+
+  it("plays seed groups: the same start k times, the strategies' coin flips apart", async () => {
+    const json = async (...args: string[]) =>
+      JSON.parse((await ludus("simulate", "--game", "kuhn-poker", "--seats", "random", "--json", ...args)).out);
+    const grouped = await json("--matches", "40", "--group-size", "4", "--seed", "3");
+    expect(grouped).toMatchObject({ matches: 40, groupSize: 4 });
+    // Groups of one are the plain run, match for match.
+    const plain = await json("--matches", "40", "--seed", "3");
+    const ones = await json("--matches", "40", "--group-size", "1", "--seed", "3");
+    expect({ ...ones, stepsPerSecond: 0 }).toEqual({ ...plain, stepsPerSecond: 0 });
+    // Within a group every match deals the same cards; the random strategies still choose apart.
+    const kuhn = registry.find((g) => g.id === "kuhn-poker")!;
+    const config = kuhn.schema.parse({});
+    const deals = [0, 1, 2, 3].map((i) => new Episode(kuhn, config, groupSeeds("3", i, 4).game).observe(0));
+    for (const deal of deals) expect(deal).toEqual(deals[0]);
+    const strategySeeds = new Set([0, 1, 2, 3].map((i) => groupSeeds("3", i, 4).strategies));
+    expect(strategySeeds.size).toBe(4);
+    const refused = await ludus(
+      "simulate",
+      "--game",
+      "ipd",
+      "--seats",
+      "random",
+      "--matches",
+      "10",
+      "--group-size",
+      "4",
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/--matches \(10\) must be a multiple of --group-size \(4\)/);
   });
 
   it("gives identical output for the same seed, apart from stepsPerSecond", async () => {
