@@ -13,7 +13,8 @@ import type {
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
 import type { TokenRecord } from "../auth/tokens.ts";
 import { MatchRequestError, requestRefusal } from "../match/live-matches.ts";
-import { type Match, matchEndFrame, type Participant, type SeatLink } from "../match/match.ts";
+import { matchEndFrame } from "../match/frames.ts";
+import { type Match, type Participant, type SeatLink } from "../match/match.ts";
 import { VERSION } from "../version.ts";
 import { decode, encode, type Format, FrameError } from "./client-frames.ts";
 import type { Gateway } from "./gateway.ts";

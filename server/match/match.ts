@@ -1,6 +1,6 @@
 import { clearImmediate, setImmediate } from "node:timers";
 import { isDeepStrictEqual } from "node:util";
-import { type Action, ActionError, defaultAction, describeSpace } from "../../games/core/action.ts";
+import { type Action, ActionError, defaultAction } from "../../games/core/action.ts";
 import { Episode } from "../../games/core/episode.ts";
 import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
 import { maskIds } from "../../games/core/numeric.ts";
@@ -25,6 +25,7 @@ import type { AttemptRecord, DefaultedReason, MatchRecord, SeatRecord, StepRecor
 import { storableText } from "../../db/storable.ts";
 import { type ClockSpec, DEFAULT_CLOCKS, SeatClock } from "./clock.ts";
 import { DEFAULT_CONDUCT } from "./conduct.ts";
+import { ackFrame, matchEndFrame, matchErrorFrame, matchStartFrame, turnFrame } from "./frames.ts";
 
 /** Who sits in a seat, as the replay records it. */
 export interface Participant {
@@ -212,12 +213,6 @@ const BULK_IN_FLIGHT = 2;
 export const MAX_DECISIONS = 20_000;
 /** The same bound for a match whose seats are all in-process: its log goes in bulk and nobody waits on it. */
 export const MAX_IN_PROCESS_DECISIONS = 1_000_000;
-
-/** A seat's `match_end`, from a live match's result or a stored record alike. */
-export function matchEndFrame(end: Omit<MatchEndFrame, "type" | "seat">, seat: number): MatchEndFrame {
-  const { match, returns, statuses, reason, culprit, seed, steps } = end;
-  return { type: "match_end", match, seat, returns, statuses, reason, culprit, seed, steps };
-}
 
 /** A fault's message, fit for the record: one line, bounded, nothing the store would refuse. */
 function faultText(error: unknown): string {
@@ -543,14 +538,7 @@ export class Match {
     link: SeatLink,
   ): void {
     const fail = (code: ErrorCode, message: string, retriesLeft?: number): void => {
-      this.send(link, {
-        type: "error",
-        code,
-        message,
-        match: this.id,
-        ...(typeof seq === "number" ? { seq } : {}),
-        ...(retriesLeft !== undefined ? { retriesLeft } : {}),
-      });
+      this.send(link, matchErrorFrame(this.id, code, message, { seq, retriesLeft }));
     };
     if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 1) {
       return fail("bad_frame", "`seq` must be the whole number from the `turn` frame you are answering");
@@ -565,7 +553,7 @@ export class Match {
         return fail("wrong_sequence", `decision ${seq} belonged to seat ${past.seat}, not ${seat}`);
       }
       if (isDeepStrictEqual(input, past.input) || isDeepStrictEqual(input, past.action)) {
-        return this.send(link, { type: "ack", match: this.id, seq, action: past.action, duplicate: true });
+        return this.send(link, ackFrame(this.id, seq, past.action, true));
       }
       return fail(
         "stale_sequence",
@@ -602,8 +590,7 @@ export class Match {
    */
   withdraw(seat: number, reason: string, link: SeatLink): void {
     const slot = this.seats[seat];
-    const refuse = (code: ErrorCode, message: string) =>
-      this.send(link, { type: "error", code, message, match: this.id });
+    const refuse = (code: ErrorCode, message: string) => this.send(link, matchErrorFrame(this.id, code, message));
     if (slot?.link !== link) {
       return refuse(
         "not_seated",
@@ -829,7 +816,7 @@ export class Match {
     if (!this.inProcessOnly) this.decided.set(seq, { seat, action, input }); // for resends; nobody resends here
     if (byPolicy) this.defaulted.push(seat);
     this.writeStep(decision, action, byPolicy, latencyMs, { input });
-    if (link) this.send(link, { type: "ack", match: this.id, seq, action, duplicate: false });
+    if (link) this.send(link, ackFrame(this.id, seq, action, false));
     if (this.pending.size > 0) this.emit({ kind: "moved", seat });
     this.advance();
   }
@@ -961,42 +948,36 @@ export class Match {
     const slot = this.seats[seat];
     const decision = this.pending.get(seat);
     slot.greeted = true;
-    slot.link?.send({
-      type: "match_start",
+    slot.link?.send(matchStartFrame({
       match: this.id,
-      game: this.game.id,
-      version: this.game.version,
+      game: this.game,
       variant: this.variant,
-      config: this.game.publicConfig(this.config), // a seat's private values reach it through its observation
-      rules: this.game.rules(this.config),
+      config: this.config,
       seat,
       participants: this.participants(),
       clock: slot.clock!.view(decision ? performance.now() - decision.startedAt : 0),
       conduct: this.conduct,
       observation: this.episode!.observe(seat),
       resumed,
-    });
+    }));
   }
 
   private turnFrame(decision: Decision): TurnFrame {
     const { seat } = decision;
     const slot = this.seats[seat];
     const running = performance.now() - decision.startedAt;
-    const legal = this.episode!.legal(seat);
     const observation = this.observationOf(decision);
-    return {
-      type: "turn",
+    return turnFrame({
       match: this.id,
       seq: decision.seq,
       seat,
       observation,
       ...(slot.link?.text ? { text: decision.prompt ??= this.game.describe(observation) } : {}),
-      legal,
-      legalText: describeSpace(legal),
+      legal: this.episode!.legal(seat),
       deadline: decision.deadline!,
       clock: slot.clock!.view(running),
-      retriesLeft: Math.max(0, decision.retriesLeft),
-    };
+      retriesLeft: decision.retriesLeft,
+    });
   }
 
   /** The observation a decision shows its seat: computed once for its `turn` frames and its record. */
