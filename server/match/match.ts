@@ -339,6 +339,7 @@ export class Match {
     if (this.openSeats().length === 0) this.start();
     const unplayed = [...this.log.keys()].filter((seq) => !this.decided.has(seq));
     this.log = undefined;
+    if (this.inProcessOnly) this.decided.clear();
     if (unplayed.length > 0) {
       throw new RestoreError(this.id, `logged decision ${unplayed[0]} was never asked for on replay`);
     }
@@ -351,7 +352,12 @@ export class Match {
     }
     this.writeRecord();
     if (this.phase === "waiting") this.expireIfUnclaimed();
-    for (const decision of this.pending.values()) this.deliver(() => this.openTurn(decision));
+    for (const decision of [...this.pending.values()]) {
+      const slot = this.seats[decision.seat];
+      // An in-process seat plays on from where the log ends; a player's turn waits for it to come back.
+      if (slot.inProcess) this.guarded("playing on after a restore", () => this.playInProcess(decision, slot));
+      else this.deliver(() => this.openTurn(decision));
+    }
   }
 
   get seatCount(): number {
@@ -710,7 +716,8 @@ export class Match {
         this.pending.set(seat, decision);
         const slot = this.seats[seat];
         const logged = this.log?.get(decision.seq);
-        if (slot.inProcess) this.playInProcess(decision, slot);
+        // While restoring, an in-process seat replays what the log has and waits past it (see restore).
+        if (slot.inProcess && (!this.log || logged)) this.playInProcess(decision, slot);
         else if (logged) this.replay(decision, logged);
         else if (slot.released) {
           this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(slot.status));
@@ -813,7 +820,8 @@ export class Match {
     slot.clock!.charge(latencyMs);
     slot.seq = seq;
     this.moves[seat] = action;
-    if (!this.inProcessOnly) this.decided.set(seq, { seat, action, input }); // for resends; nobody resends here
+    // For resends, and for restore to check that the whole log was replayed; nobody resends to an in-process match.
+    if (!this.inProcessOnly || this.log) this.decided.set(seq, { seat, action, input });
     if (byPolicy) this.defaulted.push(seat);
     this.writeStep(decision, action, byPolicy, latencyMs, { input });
     if (link) this.send(link, ackFrame(this.id, seq, action, false));

@@ -2,9 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getGame } from "../../games/registry.ts";
+import { createStrategy } from "../../policies/baselines/index.ts";
+import { playMatch } from "../../policies/simulate.ts";
 import { TokenStore } from "../../server/auth/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
-import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { until } from "../support/until.ts";
 
 /**
  * A match whose seats are all in-process (built-ins) runs inside `ludus serve` without holding anyone up:
@@ -68,5 +72,56 @@ describe("a long match between built-ins inside ludus serve", () => {
     const health = await (await fetch(`${server.url}/health`)).json();
     expect(health.store.unwritten).toBe(0);
     bot.close();
+  });
+});
+
+describe("a long match between built-ins across a crash", () => {
+  it("is played on from its durable log after SIGKILL, to the same end as uninterrupted", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ludus-in-process-crash-"));
+    const tokens = new TokenStore(dataDir);
+    let server = await startServerProcess(["--data-dir", dataDir]);
+    try {
+      const bot = await RawBot.connect(server.wsUrl, tokens.create("watcher").token);
+      const seed = "crash-run";
+      bot.send({
+        type: "create",
+        game: "kuhn-poker",
+        config: { rounds: 20_000, history: 0 },
+        seat: null,
+        seed,
+        opponents: { "0": "strategy:random", "1": "strategy:nash" },
+      });
+      const created = await bot.next("created");
+      const written = async () =>
+        (await (await fetch(`${server.url}/matches?game=kuhn-poker&limit=1`)).json()).matches[0];
+      // Wait until some of its decisions are durable (a bulk batch is 4,000), then kill the server mid-match.
+      await until("a batch of the match written", async () => {
+        const steps = await (await fetch(`${server.url}/matches/${created.match}/view?seat=public`)).json();
+        return (steps.turns?.length ?? 0) > 0;
+      });
+      const before = await written();
+      expect(before.endedAt).toBeNull();
+      server.child.kill("SIGKILL");
+      await server.exited;
+      server = await startServerProcess(["--data-dir", dataDir]);
+      await until("the restored match ended", async () => (await written()).endedAt !== null);
+      const after = await written();
+      expect(after, JSON.stringify(after)).toMatchObject({ id: created.match, endReason: "completed" });
+      // The same seed played uninterrupted, in-process, ends the same.
+      const kuhn = getGame("kuhn-poker");
+      const config = kuhn.schema.parse({ rounds: 20_000, history: 0 });
+      const strategies = ["random", "nash"].map((name) => createStrategy("kuhn-poker", name));
+      expect(after.returns).toEqual(playMatch(kuhn, config, strategies, seed).returns);
+      bot.close();
+      server.child.kill("SIGTERM");
+      await server.exited;
+      // And its stored log re-simulates decision for decision.
+      const verify = await runLudus(["replay", "verify", "--match", created.match, "--data-dir", dataDir]);
+      expect(verify.code, verify.out + verify.err).toBe(0);
+    } finally {
+      server.child.kill("SIGKILL");
+      await server.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
