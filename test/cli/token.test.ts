@@ -19,7 +19,8 @@ describe("ludus token", () => {
     expect(token).toMatch(/^ludus_[0-9a-f]{12}_[A-Za-z0-9_-]{32}$/);
     expect(created.err).toMatch(/token for alpha \(llm\) stored in/);
     const file = readFileSync(join(dir, "tokens.json"), "utf8");
-    expect(file).not.toContain(token.split("_")[2]);
+    // The secret is everything after `ludus_<id>_`: it may itself hold underscores (base64url), even first.
+    expect(file).not.toContain(token.slice("ludus_".length + 12 + 1));
     expect(new TokenStore(dir).verify(token)).toMatchObject({ name: "alpha", kind: "llm", maxMatches: 64 });
 
     const listed = await ludus("token", "list", "--data-dir", dir, "--json");
