@@ -67,6 +67,42 @@ for (const backend of BACKENDS) {
       await again.close();
     });
 
+    it("numbers the ended matches of a store made before end sequences in the order they ended", async () => {
+      const { store, options } = await fresh();
+      // Back to schema 2: what migration 3 adds, removed.
+      await store.sql.exec(`
+        DROP TRIGGER matches_end_seq ON matches; DROP FUNCTION matches_end_seq(); DROP SEQUENCE match_end_seq CASCADE;
+        ALTER TABLE matches DROP COLUMN end_seq, DROP COLUMN group_id;
+        ALTER TABLE steps DROP COLUMN offered, DROP COLUMN legal_ids, DROP COLUMN prompt;
+        DELETE FROM ludus_schema WHERE version = 3;`);
+      const insert = (id: string, created: string, ended: string | null) =>
+        store.sql.query(
+          `INSERT INTO matches (id, game, game_version, variant, config, seed, seats, conduct, statuses, created_at, ended_at)
+           VALUES ($1, 'ipd', 1, 'classic', '{}', '1', '[]', '{}', '[]', $2, $3)`,
+          [id, created, ended],
+        );
+      await insert("early-long", "2026-01-01T00:00:00Z", "2026-01-01T05:00:00Z");
+      await insert("late-short", "2026-01-01T01:00:00Z", "2026-01-01T01:30:00Z");
+      await insert("running", "2026-01-01T02:00:00Z", null);
+      await store.close();
+      const upgraded = await ReplayStore.open(options);
+      try {
+        const rows = await upgraded.sql.query<{ id: string; end_seq: number | null }>(
+          "SELECT id, end_seq FROM matches ORDER BY id",
+        );
+        expect(rows.map((r) => [r.id, r.end_seq === null ? null : Number(r.end_seq)])).toEqual([
+          ["early-long", 2],
+          ["late-short", 1],
+          ["running", null],
+        ]);
+        // The next match to end comes after them.
+        await upgraded.writer.writeMatch({ ...header("next"), endedAt: new Date() });
+        expect((await upgraded.match("next"))!.endSeq).toBeGreaterThan(2);
+      } finally {
+        await upgraded.close();
+      }
+    });
+
     it("refuses a store whose schema is newer than this code", async () => {
       const { store, options } = await fresh();
       await store.sql.query("INSERT INTO ludus_schema (version, name) VALUES ($1, 'from_the_future')", [
