@@ -77,6 +77,12 @@ export interface QueueFrame {
    * meets itself: its tickets wait for other players (or built-ins) instead.
    */
   readonly selfPlay?: boolean;
+  /**
+   * A seed group: tickets of a group meet only each other (or built-ins), and every match of the group starts
+   * from the same seed, drawn when its first match forms, so a group is the same start played against whoever
+   * the pool seats (group-relative baselines). The seed is kept while the server runs.
+   */
+  readonly group?: string;
 }
 
 export interface CancelFrame {

@@ -50,7 +50,13 @@ const schemas = new Map<string, z.ZodType>([
   ],
   [
     "queue",
-    z.strictObject({ type: z.literal("queue"), game: id, variant: id.optional(), selfPlay: z.boolean().optional() }),
+    z.strictObject({
+      type: z.literal("queue"),
+      game: id,
+      variant: id.optional(),
+      selfPlay: z.boolean().optional(),
+      group: id.optional(),
+    }),
   ],
   ["cancel", z.strictObject({ type: z.literal("cancel"), ticket: id })],
   [

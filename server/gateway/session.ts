@@ -7,6 +7,7 @@ import type {
   CreateFrame,
   ErrorCode,
   ErrorFrame,
+  QueueFrame,
   ServerFrame,
   WithdrawFrame,
 } from "../../protocol/frames.ts";
@@ -135,7 +136,7 @@ export class BotSession {
     if (!this.bot) return this.error("not_authenticated", "send `auth` with your bot token first");
     switch (frame.type) {
       case "queue":
-        return this.queue(frame.game, frame.variant, frame.selfPlay ?? false);
+        return this.queue(frame);
       case "cancel":
         if (!this.tickets.delete(frame.ticket) || !this.gateway.matchmaker.cancel(frame.ticket)) {
           return this.error("unknown_ticket", `no waiting ticket \`${frame.ticket}\` on this connection`);
@@ -206,13 +207,14 @@ export class BotSession {
     return false;
   }
 
-  private queue(game: string, variant: string | undefined, selfPlay: boolean): void {
+  private queue({ game, variant, selfPlay = false, group }: QueueFrame): void {
     if (!this.checkCapacity()) return;
     const { ticket, fillAt } = this.gateway.matchmaker.enqueue({
       game,
       variant,
       participant: this.participant(),
       selfPlay,
+      group,
       seated: (match, seat) => {
         this.tickets.delete(ticket.id);
         this.gateway.untrackTicket(this.bot!.id);

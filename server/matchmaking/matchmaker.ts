@@ -13,6 +13,8 @@ export interface Ticket {
   readonly participant: Participant;
   /** May be seated with tickets of its own token (self-play)? */
   readonly selfPlay: boolean;
+  /** The seed group it queues in: it meets only tickets of the same group, and plays the group's start. */
+  readonly group?: string;
   readonly since: number;
   /** Called once, when the ticket has a seat. */
   readonly seated: (match: Match, seat: number) => void;
@@ -54,6 +56,9 @@ export interface MatchmakerOptions {
   readonly pairing?: PairingRule;
 }
 
+/** Seed groups remembered at once: a group unused for longer than this many newer ones starts afresh. */
+const MAX_GROUP_SEEDS = 10_000;
+
 /** How often a paired group retries while the replay store refuses new matches. */
 const RETRY_WHILE_STORE_DOWN_MS = 1000;
 
@@ -62,6 +67,8 @@ export class Matchmaker {
   private readonly pools = new Map<string, Ticket[]>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly pairing: PairingRule;
+  /** Each seed group's seed, drawn at its first match; the oldest are forgotten past MAX_GROUP_SEEDS. */
+  private readonly groupSeeds = new Map<string, string>();
 
   constructor(private readonly matches: LiveMatches, private readonly options: MatchmakerOptions) {
     this.pairing = options.pairing ?? firstComeFirstServed;
@@ -74,6 +81,7 @@ export class Matchmaker {
       variant?: string;
       participant: Participant;
       selfPlay?: boolean;
+      group?: string;
       seated: Ticket["seated"];
     },
   ): { ticket: Ticket; fillAt: number | null } {
@@ -87,6 +95,7 @@ export class Matchmaker {
       variant,
       participant: request.participant,
       selfPlay: request.selfPlay ?? false,
+      ...(request.group !== undefined ? { group: request.group } : {}),
       since: Date.now(),
       seated: request.seated,
     };
@@ -116,9 +125,14 @@ export class Matchmaker {
     return false;
   }
 
-  /** How many wait in each pool, for the lobby. */
+  /** How many wait for each game and variant, for the lobby (seed groups counted in, never named). */
   waiting(): Record<string, number> {
-    return Object.fromEntries([...this.pools].map(([key, pool]) => [key, pool.length]));
+    const counts: Record<string, number> = {};
+    for (const pool of this.pools.values()) {
+      const key = poolKey({ game: pool[0].game, variant: pool[0].variant });
+      counts[key] = (counts[key] ?? 0) + pool.length;
+    }
+    return counts;
   }
 
   close(): void {
@@ -150,6 +164,18 @@ export class Matchmaker {
     this.seat(key, compatibleGroup(pool, seats, ticket), seats);
   }
 
+  /** The seed every match of seed group `group` of a game and variant starts from: unpredictable, then fixed. */
+  private groupSeed(pool: string, group: string): string {
+    const key = `${pool}#${group}`;
+    let seed = this.groupSeeds.get(key);
+    if (seed === undefined) {
+      seed = BigInt(`0x${randomBytes(8).toString("hex")}`).toString();
+      if (this.groupSeeds.size >= MAX_GROUP_SEEDS) this.groupSeeds.delete(this.groupSeeds.keys().next().value!);
+      this.groupSeeds.set(key, seed);
+    }
+    return seed;
+  }
+
   /** Opens a match for `group`; false when the store refuses new matches (the group stays queued). */
   private seat(key: string, group: readonly Ticket[], seats: number): boolean {
     // Random seat order: in asymmetric games (who bets first, who is the donor) nobody keeps an edge by queueing early.
@@ -160,12 +186,13 @@ export class Matchmaker {
     }
     const bySeat = new Array<Ticket | undefined>(seats).fill(undefined);
     group.forEach((t, i) => (bySeat[order[i]] = t));
-    const { game, variant } = group[0];
+    const { game, variant, group: seedGroup } = group[0];
     let match: Match;
     try {
       match = this.matches.create({
         game,
         variant,
+        ...(seedGroup !== undefined ? { group: seedGroup, seed: this.groupSeed(`${game}/${variant}`, seedGroup) } : {}),
         seats: bySeat.map((t) => t?.participant ?? { strategy: this.options.fillStrategy }),
       });
     } catch (error) {
@@ -201,6 +228,7 @@ export class Matchmaker {
   }
 }
 
-function poolKey(t: { game: string; variant: string }): string {
-  return `${t.game}/${t.variant}`;
+/** A pool per game and variant, and one per seed group in it. */
+function poolKey(t: { game: string; variant: string; group?: string }): string {
+  return t.group === undefined ? `${t.game}/${t.variant}` : `${t.game}/${t.variant}#${t.group}`;
 }

@@ -139,6 +139,32 @@ describe("who plays behind a token", () => {
   });
   afterAll(() => server.close());
 
+  it("seats a queued seed group only with its own tickets, every match of it from the same start", async () => {
+    const [a, b, loner] = await Promise.all(
+      ["group-a", "group-b", "loner"].map((name) => RawBot.connect(server.wsUrl, server.token(name))),
+    );
+    for (const bot of [a, b, loner]) bot.play((turn) => (turn.legal[0] as { action: unknown }).action);
+    const round = async () => {
+      a.send({ type: "queue", game: "kuhn-poker", group: "same-deal" });
+      await a.next("queued");
+      // A ticket of no group waits beside the group's: it is not seated with them.
+      b.send({ type: "queue", game: "kuhn-poker", group: "same-deal" });
+      const [ea, eb] = [await a.next("match_end"), await b.next("match_end")];
+      expect(ea.match).toBe(eb.match);
+      return (await server.server.store.match(ea.match))!;
+    };
+    loner.send({ type: "queue", game: "kuhn-poker" });
+    await loner.next("queued");
+    const first = await round();
+    const second = await round();
+    expect(first.group).toBe("same-deal");
+    expect(second).toMatchObject({ group: "same-deal", seed: first.seed });
+    expect(second.id).not.toBe(first.id);
+    const health = await (await fetch(`${server.url}/health`)).json();
+    expect(health.queued).toEqual({ "kuhn-poker/standard": 1 }); // the loner, still waiting; no group is named
+    for (const bot of [a, b, loner]) bot.close();
+  });
+
   it("records an agent's model, sampling and endpoint, without the endpoint's credentials or query", async () => {
     const bot = await RawBot.open(server.wsUrl);
     bot.send({
