@@ -1,4 +1,4 @@
-import type { Action, ActionSpace } from "./action.ts";
+import type { Action, ActionError, ActionSpace } from "./action.ts";
 import type { Episode } from "./episode.ts";
 
 /** What a seat is shown when it must move: nothing beyond its own observation and legal actions. */
@@ -7,6 +7,12 @@ export interface Turn<A extends Action = Action, O = unknown> {
   readonly legal: ActionSpace<A>;
   /** The seat's observation, built on first call (random play never needs it). */
   observation(): O;
+  /** The numeric face, for seats that decide on tensors: the seat's information-state tensor, into `out`. */
+  encode(out: Float32Array): Float32Array;
+  /** The seat's legal action ids, as a mask into `out`. */
+  legalMask(out: Uint8Array): Uint8Array;
+  /** The action an id stands for now (or why it is not legal). */
+  actionOf(id: number): A | ActionError;
 }
 
 /**
@@ -27,6 +33,9 @@ export function turnOf<O>(episode: Episode<unknown, O>, seat: number): Turn<Acti
     seat,
     legal: episode.legal(seat),
     observation: () => observed ??= episode.observe(seat),
+    encode: (out) => episode.encode(seat, out),
+    legalMask: (out) => episode.legalMask(seat, out),
+    actionOf: (id) => episode.actionOf(id, seat),
   };
 }
 
