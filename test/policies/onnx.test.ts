@@ -5,7 +5,10 @@ import { Episode } from "../../games/core/episode.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { playEpisode } from "../../games/core/seat.ts";
 import { getGame } from "../../games/registry.ts";
+import { exploitability } from "../../games/analysis/evaluate.ts";
+import { buildTree } from "../../games/analysis/tree.ts";
 import { PolicyBatcher } from "../../policies/onnx/batcher.ts";
+import { networkPolicy } from "../../policies/onnx/evaluate.ts";
 import { PolicyError, PolicyNetwork } from "../../policies/onnx/network.ts";
 import { policySeat } from "../../policies/onnx/seat.ts";
 import { linearModel } from "../support/onnx-models.ts";
@@ -74,5 +77,20 @@ describe("ONNX policy networks", () => {
     await playEpisode(greedy, [policySeat(batcher, undefined), policySeat(batcher, undefined)]);
     expect(greedy.over).toBe(true);
     await network.release();
+  });
+
+  it("is evaluated exactly over the whole tree: a uniform network is 11/24 exploitable in Kuhn poker", async () => {
+    const tree = buildTree(kuhn, kuhnConfig);
+    const uniform = await PolicyNetwork.load(linearModel(11, 2, new Array(22).fill(0), [0, 0]), kuhn, kuhnConfig);
+    expect(exploitability(tree, await networkPolicy(tree, kuhn, uniform)).exploitability).toBeCloseTo(11 / 24, 6);
+    // Greedy on a network that always prefers Bet (bet, call): the always-raise policy, which loses every fold.
+    const betting = await PolicyNetwork.load(linearModel(11, 2, new Array(22).fill(0), [0, 1]), kuhn, kuhnConfig);
+    const policy = await networkPolicy(tree, kuhn, betting, { greedy: true });
+    for (const set of tree.infosets) {
+      const bet = set.actions.findIndex((a) => a.type === "bet" || a.type === "call");
+      expect(policy[set.offset + bet]).toBe(1);
+    }
+    await uniform.release();
+    await betting.release();
   });
 });
