@@ -74,7 +74,6 @@ export function checkTalk(ctx: z.core.ParsePayload<TalkConfig>): void {
   }
 }
 
-/** A config or variant that a game refuses, with every problem found. */
 /**
  * A poker match's observations list every finished hand, so its stored observations grow with hands²: past
  * `full` hands a match must bound the list with `history` (a long run between programs lists few or none).
@@ -89,7 +88,6 @@ export function historyKey(full: number) {
 /** Refuses a match longer than `full` hands whose observations would list every hand. */
 export function checkHistory(
   ctx: z.core.ParsePayload<{ history?: number | undefined }>,
-  key: string,
   hands: number,
   full: number,
 ): void {
@@ -98,7 +96,7 @@ export function checkHistory(
       code: "custom",
       input: undefined,
       path: ["history"],
-      message: `a match of more than ${full} ${key} must set \`history\` (at most ${full}): its observations cannot ` +
+      message: `a match of more than ${full} hands must set \`history\` (at most ${full}): its observations cannot ` +
         `list all ${grouped(hands)} hands`,
     });
   }
@@ -109,11 +107,12 @@ export function checkHistory(
  * game has no numeric face for it.
  */
 export function checkFullHistory(game: string, hands: number, history: number | undefined): void {
-  if (history !== undefined && history < hands - 1) {
+  // At the end every hand is finished, so the observation must list all of them.
+  if (history !== undefined && history < hands) {
     throw new NumericFaceError(
       game,
       `its observations list only the last ${history} of ${hands} hands (\`history\`), and the ` +
-        "information-state tensor holds every finished hand",
+        `information-state tensor holds every finished hand: leave \`history\` unset or set it to ${hands} or more`,
     );
   }
 }
@@ -122,6 +121,7 @@ export function checkFullHistory(game: string, hands: number, history: number | 
 export const firstListedHand = (handsDone: number, history: number | undefined): number =>
   history === undefined ? 0 : Math.max(0, handsDone - history);
 
+/** A config or variant that a game refuses, with every problem found. */
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[], readonly gameId: string) {
     super(`invalid config for ${gameId}: ${problems.join("; ")}`);

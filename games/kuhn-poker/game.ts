@@ -30,7 +30,7 @@ export const kuhnConfig = z.strictObject({
       "stays at the two antes, so the winner of a hand nets +1 and the loser −1 whatever was bet (TextArena)",
   ),
   history: historyKey(FULL_HISTORY_HANDS),
-}).check((ctx) => checkHistory(ctx, "hands", ctx.value.rounds, FULL_HISTORY_HANDS));
+}).check((ctx) => checkHistory(ctx, ctx.value.rounds, FULL_HISTORY_HANDS));
 export type KuhnConfig = z.infer<typeof kuhnConfig>;
 
 export const CARDS = ["J", "Q", "K"] as const;

@@ -27,7 +27,7 @@ export const leducConfig = z.strictObject({
   firstPlayer: z.int().min(0).max(1).default(0)
     .describe("the seat that acts first in both betting rounds of hand 1 (OpenSpiel's starting_player)"),
   history: historyKey(FULL_HISTORY_HANDS),
-}).check((ctx) => checkHistory(ctx, "hands", ctx.value.hands, FULL_HISTORY_HANDS));
+}).check((ctx) => checkHistory(ctx, ctx.value.hands, FULL_HISTORY_HANDS));
 export type LeducConfig = z.infer<typeof leducConfig>;
 
 /** The deck by OpenSpiel's card numbers: rank = card >> 1. */

@@ -478,6 +478,25 @@ describe("kuhn-poker: long matches list a bounded history", () => {
     expect(obs.history).toHaveLength(2);
     expect(kuhn.describe(obs)).toMatch(/^- Hand 4: .*\n- Hand 5: /m);
     expect(() => kuhn.observationShape(cfg)).toThrow(/only the last 2 of 100000 hands/);
-    expect(kuhn.observationShape(config({ rounds: 3, history: 2 }))).toEqual([55]);
+    // At the end all three hands are finished: a history of two cannot fill the tensor's three hand blocks.
+    expect(() => kuhn.observationShape(config({ rounds: 3, history: 2 }))).toThrow(/set it to 3 or more/);
+    expect(kuhn.observationShape(config({ rounds: 3, history: 3 }))).toEqual([55]);
+    // A history that covers the match gives the tensors of one that is not bounded, to the end.
+    const tensors = (cfg: KuhnConfig) => {
+      const rng = new Rng("bounded");
+      const state = kuhn.init(cfg, rng);
+      const out: number[][] = [];
+      const tensor = new Float32Array(55);
+      for (;;) {
+        kuhn.encode(kuhn.observe(state, 0), tensor);
+        out.push([...tensor]);
+        const toAct = kuhn.toAct(state);
+        if (toAct.length === 0) return out;
+        const moves: (KuhnAction | undefined)[] = [undefined, undefined];
+        moves[toAct[0]] = kuhn.actionOf(1, state, toAct[0]) as KuhnAction;
+        kuhn.apply(state, moves, rng);
+      }
+    };
+    expect(tensors(config({ rounds: 3, history: 3 }))).toEqual(tensors(config({ rounds: 3 })));
   });
 });
