@@ -212,7 +212,7 @@ const BULK_IN_FLIGHT = 2;
  */
 export const MAX_DECISIONS = 20_000;
 /** The same bound for a match whose seats are all in-process: its log goes in bulk and nobody waits on it. */
-export const MAX_IN_PROCESS_DECISIONS = 1_000_000;
+const MAX_IN_PROCESS_DECISIONS = 1_000_000;
 
 /** A fault's message, fit for the record: one line, bounded, nothing the store would refuse. */
 function faultText(error: unknown): string {
@@ -730,12 +730,13 @@ export class Match {
   }
 
   /**
-   * An in-process seat decides: a built-in at once; one that answers with a promise (a policy) later,
-   * while the match waits for it as for any seat, its clock running.
+   * An in-process seat decides: a built-in at once; one that answers with a promise (a policy) later, while
+   * the match waits for it as for any seat, its clock running: past it the conduct policy plays for it.
    */
   private playInProcess(decision: Decision, slot: Seat): void {
     const answer = slot.inProcess!.decide(turnOf(this.episode!, decision.seat));
     if (!(answer instanceof Promise)) return this.takeInProcess(decision, answer);
+    this.openTurn(decision);
     answer.then(
       (action) =>
         this.guarded("an in-process seat's decision", () => {
@@ -840,6 +841,7 @@ export class Match {
       meta: [...this.meta],
     };
     if (this.lastRow) this.lastRow.rewards = step.rewards;
+    if (this.bulk.length >= BULK_ROWS) this.flushBulk();
     for (const seat of toAct) {
       this.moves[seat] = undefined;
       this.meta[seat] = undefined;
@@ -1128,9 +1130,9 @@ export class Match {
     };
     this.lastRow = row;
     if (!this.inProcessOnly) return this.persist(this.journal.appendStep(row));
-    // Nothing of this match is acknowledged to anyone: its log goes in bulk, off the per-step path.
+    // Nothing of this match is acknowledged to anyone: its log goes in bulk, off the per-step path (handed to the
+    // journal by applyStep, once the step's rewards are on its last row).
     this.bulk.push(row);
-    if (this.bulk.length >= BULK_ROWS) this.flushBulk();
   }
 
   /** The seat's legal action ids now, where the game has a numeric face for this config. */

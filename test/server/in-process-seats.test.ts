@@ -5,7 +5,8 @@ import type { Seat } from "../../games/core/seat.ts";
 import { getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { playMatch } from "../../policies/simulate.ts";
-import { Match, type MatchResult } from "../../server/match/match.ts";
+import type { MatchRecord } from "../../db/records.ts";
+import { Match, type MatchJournal, type MatchResult } from "../../server/match/match.ts";
 
 /**
  * In-process seats decide through the engine's Seat: at once (a built-in) or with a promise (a policy).
@@ -21,14 +22,26 @@ const slowFirst: Seat = {
 };
 const first = createStrategy("kuhn-poker", "always-fold"); // check when it can, else fold: the first legal action
 
-function play(seats: [Seat | undefined, Seat | undefined]): Promise<{ result: MatchResult; steps: number }> {
+function play(
+  seats: [Seat | undefined, Seat | undefined],
+  clockMs = 5_000,
+): Promise<{ result: MatchResult; steps: number; error: string | null }> {
+  // What the match writes of itself, kept as its journal would hand it to the store.
+  let recorded: MatchRecord | undefined;
+  const journal: MatchJournal = {
+    writeMatch: (record) => Promise.resolve(void (recorded = record)),
+    appendStep: () => Promise.resolve(),
+    closeInError: () => Promise.resolve(),
+  };
   const match = new Match({
+    journal,
     id: "in-process",
     game: kuhn,
     variant: "standard",
     config,
     seed: "seat-test",
     invite: "unused",
+    clocks: { builtin: { baseMs: clockMs, incrementMs: clockMs, overageMs: 0 } },
     participants: seats.map((seat) => ({
       kind: "builtin" as const,
       name: seat ? "slow-first" : "always-fold",
@@ -40,7 +53,9 @@ function play(seats: [Seat | undefined, Seat | undefined]): Promise<{ result: Ma
     let steps = 0;
     match.subscribe((event) => {
       if (event.kind === "step") steps++;
-      if (event.kind === "end") resolve({ result: event.end, steps });
+      if (event.kind === "end") {
+        queueMicrotask(() => resolve({ result: event.end, steps, error: recorded?.error ?? null }));
+      }
     });
     match.open();
   });
@@ -55,8 +70,24 @@ describe("in-process seats", () => {
   });
 
   it("mixes a seat that answers later with one that answers at once", async () => {
+    // Both seats play the first legal action, so the match is the one always-fold plays against itself.
     const mixed = await play([slowFirst, undefined]);
-    expect(mixed.result.reason).toBe("completed");
-    expect(mixed.result.returns[0] + mixed.result.returns[1]).toBe(0);
+    const direct = playMatch(kuhn, config, [first, first], "seat-test");
+    expect(mixed.result).toMatchObject({ reason: "completed", returns: direct.returns });
+    expect(mixed.steps).toBe(direct.steps);
+  });
+
+  it("plays for a seat whose answer never comes, once its clock runs out", async () => {
+    const silent: Seat = { decide: () => new Promise<Action>(() => {}) };
+    const { result } = await play([silent, undefined], 5);
+    expect(result.reason).toBe("completed"); // the default conduct plays the default action for it
+    expect(result.statuses[0]).toBe("DONE");
+  });
+
+  it("ends the match in error, with the cause, when a seat's answer fails", async () => {
+    const failing: Seat = { decide: () => Promise.reject(new Error("the model is gone")) };
+    const { result, error } = await play([failing, undefined]);
+    expect(result.reason).toBe("error");
+    expect(error).toMatch(/the model is gone/);
   });
 });
