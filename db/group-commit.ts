@@ -46,7 +46,7 @@ interface Batch {
   /** The latest row of each match written in this batch (a row is the whole record, so the last wins). */
   readonly matches: Map<string, MatchRecord>;
   readonly steps: StepRecordRow[];
-  /** Decisions appended in bulk (a match nobody waits on): COPYed, ahead of the batch's statement. */
+  /** Decisions appended in bulk (a match nobody waits on): COPYed ahead of the batch's statement where the store can. */
   readonly bulk: StepRecordRow[];
   readonly waiters: Waiter[];
 }
@@ -273,9 +273,14 @@ export class GroupCommit {
     return size(this.next) + size(this.inFlight);
   }
 
-  /** True while the buffer is past its bound: new matches must be refused. */
+  /**
+   * True while the buffer is past its bound: new matches must be refused. Bulk rows do not count: each match
+   * that writes in bulk waits with two batches unwritten, so they are bounded by the matches themselves, and
+   * counting them would refuse new matches while a few long built-in runs are merely writing.
+   */
   get full(): boolean {
-    return this.buffered >= this.options.maxBuffer;
+    const bulk = this.next.bulk.length + (this.inFlight?.bulk.length ?? 0);
+    return this.buffered - bulk >= this.options.maxBuffer;
   }
 
   /** Why writes are failing (or not answered) right now, or undefined when they are not. */
@@ -403,7 +408,7 @@ export class GroupCommit {
     try {
       // Bulk rows already there (a COPY whose reply was lost, then retried) make COPY refuse them all: they
       // go through the statement below instead, which skips what is there and checks whose it is.
-      const copied = batch.bulk.length > 0 && await this.copySteps(batch.bulk);
+      const copied = batch.bulk.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(batch.bulk);
       const steps = copied ? batch.steps : [...batch.steps, ...batch.bulk];
       if (steps.length > 0 || batch.matches.size > 0) {
         const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
@@ -430,7 +435,7 @@ export class GroupCommit {
     let text = "";
     for (const row of rows) text += copyLine(row, this.writer);
     try {
-      await this.sql.copyIn(`steps (${COPY_COLUMNS})`, text);
+      await this.sql.copyIn!(`steps (${COPY_COLUMNS})`, text);
       return true;
     } catch (error) {
       if ((error as { code?: unknown })?.code === "23505") return false;

@@ -1,5 +1,4 @@
 import { connect as netConnect, type Socket } from "node:net";
-import { finished } from "node:stream/promises";
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 
@@ -16,8 +15,12 @@ export interface Sql {
   exec(script: string): Promise<void>;
   /** Runs `fn` inside one transaction on one connection. */
   transaction<T>(fn: (tx: Pick<Sql, "query" | "exec">) => Promise<T>): Promise<T>;
-  /** `COPY <target> FROM` rows in COPY's text format: bulk appends, a statement of their own. */
-  copyIn(target: string, text: string): Promise<void>;
+  /**
+   * `COPY <target> FROM` rows in COPY's text format: bulk appends, a statement of their own. Embedded store
+   * only: postgres.js resolves a COPY with its stream and drops the error of a refused one (the stream then
+   * never finishes), so on PostgreSQL bulk rows take the batch statement.
+   */
+  copyIn?(target: string, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -160,11 +163,6 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
           exec: async (script) => void (await tx.unsafe(script).simple()),
         })
       ) as Promise<never>,
-    copyIn: async (target, text) => {
-      const stream = await client.unsafe(`COPY ${target} FROM STDIN`).writable();
-      stream.end(text);
-      await finished(stream);
-    },
     close: () => client.end({ timeout: 5 }),
   };
 }

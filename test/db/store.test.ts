@@ -160,6 +160,40 @@ for (const backend of BACKENDS) {
       expect(store.writer.buffered).toBe(0);
     });
 
+    it("writes a match's decisions in bulk (COPY where it can): text kept exactly, a retried batch not doubled", async () => {
+      const { store } = await fresh();
+      // Tabs, newlines, backslashes and quotes in every kind of column COPY's text format must escape.
+      const awkward = 'a\tb\nc\\d "e" \r f';
+      const rows = [1, 2, 3].map((seq): StepRecordRow => ({
+        ...step("bulk", seq, { type: "message", text: awkward }),
+        meta: { response: awkward },
+        prompt: awkward,
+        offered: [{ kind: "text", type: "message", maxLength: 100 }],
+        legalIds: [0, 2],
+      }));
+      await store.writer.appendStep(rows);
+      const stored = await store.steps("bulk");
+      expect(stored.map((r) => [r.seq, r.action, r.meta, r.prompt, r.offered, r.legalIds])).toEqual(
+        rows.map((r) => [r.seq, r.action, r.meta, r.prompt, r.offered, r.legalIds]),
+      );
+      // The same rows again (a retry after a lost reply): COPY refuses them, the batch statement skips them.
+      await store.writer.appendStep(rows);
+      expect(await store.steps("bulk")).toHaveLength(3);
+    });
+
+    it("does not count bulk decisions against the buffer that refuses new matches", async () => {
+      const t = await openTestStore(backend, { groupCommit: { maxBuffer: 10 } });
+      open.push(t);
+      const bulk = Array.from({ length: 50 }, (_, i) => step("long-run", i + 1));
+      const written = t.store.writer.appendStep(bulk);
+      expect(t.store.writer.buffered).toBe(50);
+      expect(t.store.writer.full).toBe(false);
+      const singles = Array.from({ length: 10 }, (_, i) => t.store.writer.appendStep(step("played", i + 1)));
+      expect(t.store.writer.full).toBe(true);
+      await Promise.all([written, ...singles]);
+      expect(t.store.writer.full).toBe(false);
+    });
+
     it("never lets a second writer rewrite or extend a match's sequence behind the first one's back", async () => {
       const first = await fresh();
       const second = await ReplayStore.open(first.options).catch((e) => e);
