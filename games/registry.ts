@@ -32,7 +32,7 @@ const earlierVersions: readonly AnyGame[] = [];
 
 /** An unknown game id, with the ids that exist. */
 export class UnknownGameError extends Error {
-  constructor(id: string, ids: readonly string[] = games.map((g) => g.id)) {
+  constructor(id: string, ids: readonly string[]) {
     super(`unknown game \`${id}\` (games: ${ids.join(", ")})`);
     this.name = "UnknownGameError";
   }
@@ -57,7 +57,10 @@ export class GameRegistry {
       if (versions.has(game.version)) throw new Error(`${game.id} version ${game.version} is registered twice`);
       this.#byId.set(game.id, versions.set(game.version, game));
     }
-    for (const game of current) this.#current.set(game.id, game);
+    for (const game of current) {
+      if (this.#current.has(game.id)) throw new Error(`${game.id} is listed twice as a current game`);
+      this.#current.set(game.id, game);
+    }
     for (const game of earlier) {
       if (!this.#current.has(game.id)) throw new Error(`${game.id} has earlier versions but no current one`);
       if (game.version >= this.#current.get(game.id)!.version) {

@@ -41,7 +41,8 @@ export const FORMAT_INFO: Readonly<
 };
 
 /** Whether a format is a (binary) Parquet file. */
-export const isParquet = (format: ExportFormat): boolean => format.endsWith("parquet");
+export const isParquet = (format: ExportFormat): format is "parquet" | "tensors.parquet" =>
+  format === "parquet" || format === "tensors.parquet";
 
 /** The file name a format's export is offered as. */
 export const fileName = (format: ExportFormat): string =>
@@ -144,7 +145,7 @@ export function exportDataset(
       };
       const pages = matchPages(store, kind, filter, limits, after);
       try {
-        if (format === "parquet" || format === "tensors.parquet") {
+        if (isParquet(format)) {
           yield* parquetChunks(pages, tensors ? tensorsEncoder(tensors) : turnsEncoder(discount), advance);
           return;
         }

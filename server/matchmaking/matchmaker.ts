@@ -56,7 +56,7 @@ export interface MatchmakerOptions {
   readonly pairing?: PairingRule;
 }
 
-/** Seed groups remembered at once: a group unused for longer than this many newer ones starts afresh. */
+/** Seed groups remembered at once: past this many, the group first seen is forgotten and starts afresh. */
 const MAX_GROUP_SEEDS = 10_000;
 
 /** How often a paired group retries while the replay store refuses new matches. */
@@ -67,7 +67,7 @@ export class Matchmaker {
   private readonly pools = new Map<string, Ticket[]>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly pairing: PairingRule;
-  /** Each seed group's seed, drawn at its first match; the oldest are forgotten past MAX_GROUP_SEEDS. */
+  /** Each seed group's seed, by pool, drawn at its first match; the first drawn are forgotten past MAX_GROUP_SEEDS. */
   private readonly groupSeeds = new Map<string, string>();
 
   constructor(private readonly matches: LiveMatches, private readonly options: MatchmakerOptions) {
@@ -164,9 +164,8 @@ export class Matchmaker {
     this.seat(key, compatibleGroup(pool, seats, ticket), seats);
   }
 
-  /** The seed every match of seed group `group` of a game and variant starts from: unpredictable, then fixed. */
-  private groupSeed(pool: string, group: string): string {
-    const key = `${pool}#${group}`;
+  /** The seed every match of a seed group's pool starts from: unpredictable, then fixed. */
+  private groupSeed(key: string): string {
     let seed = this.groupSeeds.get(key);
     if (seed === undefined) {
       seed = BigInt(`0x${randomBytes(8).toString("hex")}`).toString();
@@ -192,7 +191,7 @@ export class Matchmaker {
       match = this.matches.create({
         game,
         variant,
-        ...(seedGroup !== undefined ? { group: seedGroup, seed: this.groupSeed(`${game}/${variant}`, seedGroup) } : {}),
+        ...(seedGroup !== undefined ? { group: seedGroup, seed: this.groupSeed(key) } : {}),
         seats: bySeat.map((t) => t?.participant ?? { strategy: this.options.fillStrategy }),
       });
     } catch (error) {

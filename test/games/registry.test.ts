@@ -34,6 +34,7 @@ describe("the game registry", () => {
     expect(() => new GameRegistry([kuhnPoker], [kuhnPoker])).toThrow(/registered twice/);
     expect(() => new GameRegistry([kuhnPoker], [kuhnV2])).toThrow(/earlier than the current one/);
     expect(() => new GameRegistry([], [kuhnPoker])).toThrow(/no current one/);
+    expect(() => new GameRegistry([kuhnPoker, kuhnV2])).toThrow("kuhn-poker is listed twice as a current game");
   });
 
   it("holds every hosted game at its current version", () => {
