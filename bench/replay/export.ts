@@ -35,7 +35,8 @@ export async function seedEnded(store: ReplayStore, scripts: readonly MatchScrip
 }
 
 /** tensors.parquet covers one game variant: the workload's Kuhn matches; every other format the whole store. */
-const filterOf = (format: ExportFormat) => (format === "tensors.parquet" ? { game: "kuhn-poker" } : {});
+const filterOf = (format: ExportFormat) =>
+  format === "tensors.parquet" ? { game: "kuhn-poker", variant: "textarena" } : {};
 
 /** One whole export: rows (as the exporter counts them; JSONL checked against its lines) and bytes. */
 async function pass(store: ReplayStore, format: ExportFormat): Promise<{ rows: number; bytes: number }> {
