@@ -46,7 +46,7 @@ interface Batch {
   /** The latest row of each match written in this batch (a row is the whole record, so the last wins). */
   readonly matches: Map<string, MatchRecord>;
   readonly steps: StepRecordRow[];
-  /** Decisions appended in bulk (a match nobody waits on): COPYed, ahead of the batch's statement. */
+  /** Decisions appended in bulk (a match nobody waits on): COPYed ahead of the batch's statement where the store can. */
   readonly bulk: StepRecordRow[];
   readonly waiters: Waiter[];
 }
@@ -408,7 +408,7 @@ export class GroupCommit {
     try {
       // Bulk rows already there (a COPY whose reply was lost, then retried) make COPY refuse them all: they
       // go through the statement below instead, which skips what is there and checks whose it is.
-      const copied = batch.bulk.length > 0 && await this.copySteps(batch.bulk);
+      const copied = batch.bulk.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(batch.bulk);
       const steps = copied ? batch.steps : [...batch.steps, ...batch.bulk];
       if (steps.length > 0 || batch.matches.size > 0) {
         const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
@@ -430,20 +430,16 @@ export class GroupCommit {
     };
   }
 
-  /**
-   * COPYs decisions; false when the store refused them and nothing was written (rows already there, on
-   * PostgreSQL seen only as an aborted transaction): the batch statement then writes them, skipping what is
-   * there and saying why if it cannot. A connection failure is thrown, to be retried as any.
-   */
+  /** COPYs decisions; false when some were already there (a unique violation), and nothing was written. */
   private async copySteps(rows: readonly StepRecordRow[]): Promise<boolean> {
     let text = "";
     for (const row of rows) text += copyLine(row, this.writer);
     try {
-      await this.sql.copyIn(`steps (${COPY_COLUMNS})`, text);
+      await this.sql.copyIn!(`steps (${COPY_COLUMNS})`, text);
       return true;
     } catch (error) {
       if (transient(error)) throw error;
-      return false;
+      return false; // refused (rows already there): the batch statement writes them, skipping what is there
     }
   }
 

@@ -15,8 +15,12 @@ export interface Sql {
   exec(script: string): Promise<void>;
   /** Runs `fn` inside one transaction on one connection. */
   transaction<T>(fn: (tx: Pick<Sql, "query" | "exec">) => Promise<T>): Promise<T>;
-  /** `COPY <target> FROM` rows in COPY's text format, in a transaction of their own: bulk appends. */
-  copyIn(target: string, text: string): Promise<void>;
+  /**
+   * `COPY <target> FROM` rows in COPY's text format: bulk appends, a statement of their own. Embedded store
+   * only: postgres.js resolves a COPY with its stream and drops the error of a refused one (the stream then
+   * never finishes), so on PostgreSQL bulk rows take the batch statement.
+   */
+  copyIn?(target: string, text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -159,16 +163,6 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
           exec: async (script) => void (await tx.unsafe(script).simple()),
         })
       ) as Promise<never>,
-    // postgres.js resolves a COPY with its stream and drops the error of a refused one (the stream then never
-    // finishes). In a transaction, the statement after a refused COPY fails (the transaction is aborted), so the
-    // refusal is seen, and nothing waits on the stream.
-    copyIn: async (target, text) => {
-      await client.begin(async (tx) => {
-        const stream = await tx.unsafe(`COPY ${target} FROM STDIN`).writable();
-        stream.end(text);
-        await tx.unsafe("SELECT 1");
-      });
-    },
     close: () => client.end({ timeout: 5 }),
   };
 }
