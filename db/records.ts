@@ -1,7 +1,9 @@
+import type { SeatKind } from "../protocol/frames.ts";
+
 /** The replay store's records, as the server writes them and readers get them back. */
 
 /** Who sat in a seat. `policy` is an in-process ONNX policy seat. */
-export type ParticipantKind = "human" | "bot" | "llm" | "builtin" | "policy";
+export type ParticipantKind = SeatKind;
 
 export interface SeatRecord {
   readonly kind: ParticipantKind;
@@ -16,8 +18,11 @@ export interface SeatRecord {
   readonly endpoint?: string;
   /** An LLM seat's sampling parameters (temperature, max tokens, seed, ...). */
   readonly sampling?: Readonly<Record<string, string | number | boolean | null>>;
-  /** A policy seat's version. */
-  readonly policyVersion?: string;
+  /** A policy seat's registered policy: its id (never reused) and its version of the name. */
+  readonly policyId?: string;
+  readonly policyVersion?: number;
+  /** A policy seat that plays its most likely action instead of sampling. */
+  readonly greedy?: boolean;
 }
 
 export type SeatStatusRecord = "ACTIVE" | "DONE" | "ERROR" | "INVALID" | "TIMEOUT" | "DISCONNECTED";

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node
 import { join } from "node:path";
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 import { migrate, StoreError } from "./migrate.ts";
+import { PolicyRegistry } from "./policies.ts";
 import type { MatchRecord, StepRecordRow } from "./records.ts";
 import { openPglite, openPostgres, type Sql } from "./sql.ts";
 
@@ -228,9 +229,12 @@ export class ReplayStore {
   /** This process's id as a writer of step rows. */
   readonly writerId = randomBytes(6).toString("base64url");
   readonly writer: GroupCommit;
+  /** Trained ONNX policies, beside the matches that seat them. */
+  readonly policies: PolicyRegistry;
 
   private constructor(readonly sql: Sql, private readonly unlock: () => void, options: StoreOptions) {
     this.writer = new GroupCommit(sql, this.writerId, options.groupCommit);
+    this.policies = new PolicyRegistry(sql);
   }
 
   static async open(options: StoreOptions): Promise<ReplayStore> {

@@ -69,12 +69,13 @@ for (const backend of BACKENDS) {
 
     it("numbers the ended matches of a store made before end sequences in the order they ended", async () => {
       const { store, options } = await fresh();
-      // Back to schema 2: what migration 3 adds, removed.
+      // Back to schema 2: what migrations 3 and 4 add, removed.
       await store.sql.exec(`
+        DROP TABLE policies;
         DROP TRIGGER matches_end_seq ON matches; DROP FUNCTION matches_end_seq(); DROP SEQUENCE match_end_seq CASCADE;
         ALTER TABLE matches DROP COLUMN end_seq, DROP COLUMN group_id;
         ALTER TABLE steps DROP COLUMN offered, DROP COLUMN legal_ids, DROP COLUMN prompt;
-        DELETE FROM ludus_schema WHERE version = 3;`);
+        DELETE FROM ludus_schema WHERE version >= 3;`);
       const insert = (id: string, created: string, ended: string | null) =>
         store.sql.query(
           `INSERT INTO matches (id, game, game_version, variant, config, seed, seats, conduct, statuses, created_at, ended_at)
