@@ -3,6 +3,9 @@ import { ConfigError } from "../games/core/config.ts";
 import { UnknownGameError } from "../games/registry.ts";
 import { QueryError } from "../db/query.ts";
 import { StrategyError } from "../policies/strategy.ts";
+import { PolicyError } from "../policies/onnx/network.ts";
+import { PolicyRegistryError } from "../db/policies.ts";
+import { NumericFaceError } from "../games/core/game.ts";
 import { TokenError } from "../server/auth/tokens.ts";
 import { LudusError } from "../clients/sdk/index.ts";
 import { ServeError } from "../server/http.ts";
@@ -13,6 +16,7 @@ import { registerCatalog } from "./commands/catalog.ts";
 import { registerExploitability } from "./commands/exploitability.ts";
 import { LlmRunError, registerLlm } from "./commands/llm.ts";
 import { ExportError, registerExport } from "./commands/export.ts";
+import { registerPolicyCommands } from "./commands/policy.ts";
 import { registerReplay } from "./commands/replay.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSimulate } from "./commands/simulate.ts";
@@ -38,6 +42,7 @@ function program(io: Io): Command {
   registerLlm(root, io);
   registerReplay(root, io);
   registerExport(root, io);
+  registerPolicyCommands(root, io);
   for (const command of root.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError(
       `(run \`ludus ${command.name()} --help\` for usage)`,
@@ -47,7 +52,16 @@ function program(io: Io): Command {
 }
 
 /** Errors that mean the input was wrong, not the program. */
-const USAGE_ERRORS = [ConfigError, StrategyError, UnknownGameError, TokenError, QueryError];
+const USAGE_ERRORS = [
+  ConfigError,
+  StrategyError,
+  UnknownGameError,
+  TokenError,
+  QueryError,
+  PolicyError,
+  PolicyRegistryError,
+  NumericFaceError,
+];
 /** Failures a person can act on that arose while running (a port taken, a server refusing or gone). */
 const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError, LlmRunError];
 

@@ -108,3 +108,12 @@ export const websocketUrl = urlWith(["ws", "wss"], {
   kind: "a ws:// or wss:// URL",
   example: "ws://127.0.0.1:2567/bot",
 });
+
+const serverAddress = urlWith(["http", "https"], {
+  what: "the server's address",
+  kind: "an http:// or https:// address",
+  example: "http://127.0.0.1:2567",
+});
+
+/** A running server's HTTP address. */
+export const serverUrl = (value: string): URL => new URL(serverAddress(value));

@@ -121,11 +121,20 @@ export function gameInfo(game: AnyGame) {
 export function numericInfo(
   game: AnyGame,
   config: unknown,
-): { observationShape: readonly number[]; actionCount: number } | { numericFace: string } {
+): { observationShape: readonly number[]; actionCount: number; encoderVersion: number } | { numericFace: string } {
   try {
-    return { observationShape: game.observationShape(config), actionCount: game.actionCount(config) };
+    return {
+      observationShape: game.observationShape(config),
+      actionCount: game.actionCount(config),
+      encoderVersion: encoderVersion(game),
+    };
   } catch (error) {
     if (error instanceof NumericFaceError) return { numericFace: error.message };
     throw error;
   }
+}
+
+/** The version of `game`'s tensor encoding and action ids (see NumericFace.encoderVersion). */
+export function encoderVersion(game: AnyGame): number {
+  return game.encoderVersion ?? 1;
 }

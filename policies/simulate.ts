@@ -2,8 +2,10 @@ import { configure } from "../games/core/config.ts";
 import { Episode } from "../games/core/episode.ts";
 import type { AnyGame } from "../games/core/game.ts";
 import { GAME_STREAM, Rng, type Seed, seedToBigInt } from "../games/core/rng.ts";
-import { playEpisode, type StepListener } from "../games/core/seat.ts";
+import { playEpisode, type Seat, type StepListener } from "../games/core/seat.ts";
 import { createStrategy } from "./baselines/index.ts";
+import type { PolicyRuntime } from "./onnx/runtime.ts";
+import { isPolicySpec } from "./onnx/spec.ts";
 import { type Strategy, StrategyError, strategySeat } from "./strategy.ts";
 
 /** Headless self-play: built-in strategies in every seat, in-process, no clocks, no transport. */
@@ -33,18 +35,36 @@ export function playMatch(
   /** The strategies' seed, where it differs from the game's (the matches of a seed group). */
   strategySeed: Seed = seed,
 ): MatchOutcome {
-  const seats = game.seatCount(config);
-  if (strategies.length !== seats) {
-    throw new RangeError(`${game.id} with this config has ${seats} seats, got ${strategies.length} strategies`);
+  const rng = new Rng(strategySeed, STRATEGY_STREAM);
+  return playSeats(
+    game,
+    config,
+    strategies.map((strategy) => strategySeat(strategy, rng)),
+    seed,
+    onStep,
+  ) as MatchOutcome;
+}
+
+/** Plays one match with any seats: at once while they all answer at once, else when the last answer came. */
+function playSeats(
+  game: AnyGame,
+  config: unknown,
+  seats: readonly Seat[],
+  seed: Seed,
+  onStep?: StepListener,
+): MatchOutcome | Promise<MatchOutcome> {
+  const count = game.seatCount(config);
+  if (seats.length !== count) {
+    throw new RangeError(`${game.id} with this config has ${count} seats, got ${seats.length} strategies`);
   }
   const episode = new Episode(game, config, seed);
-  const rng = new Rng(strategySeed, STRATEGY_STREAM);
   let actions = 0;
-  playEpisode(episode, strategies.map((strategy) => strategySeat(strategy, rng)), (moves, rewards) => {
+  const done = playEpisode(episode, seats, (moves, rewards) => {
     for (let i = 0; i < moves.length; i++) if (moves[i] !== undefined) actions++;
     onStep?.(moves, rewards);
   });
-  return { returns: episode.returns(), steps: episode.steps, actions };
+  const outcome = () => ({ returns: episode.returns(), steps: episode.steps, actions });
+  return done ? done.then(outcome) : outcome();
 }
 
 export interface SimulationOptions {
@@ -60,6 +80,10 @@ export interface SimulationOptions {
    * deals and draws — with the strategies' coin flips seeded apart, as group-relative baselines need.
    */
   readonly groupSize?: number;
+  /** Where `policy:<name>` seats come from. */
+  readonly policies?: PolicyRuntime;
+  /** Matches in flight at once when a policy plays (its decisions batch across them; default 256). */
+  readonly concurrency?: number;
 }
 
 export interface SimulationSummary {
@@ -95,8 +119,12 @@ export function groupSeeds(seed: Seed, index: number, groupSize: number): { game
   return { game, strategies: `${game}#${index % groupSize}` };
 }
 
-/** Plays `matches` matches and summarises the returns per seat. */
-export function simulate(options: SimulationOptions): SimulationSummary {
+/**
+ * Plays `matches` matches and summarises the returns per seat. Built-ins play one match after another;
+ * with a policy seated, `concurrency` matches are in flight, so its decisions batch. Either way the
+ * summary depends on the seed alone: each match's returns are kept in its place and summed in order.
+ */
+export async function simulate(options: SimulationOptions): Promise<SimulationSummary> {
   const { game, matches } = options;
   const groupSize = options.groupSize ?? 1;
   if (!Number.isInteger(matches) || matches < 1) {
@@ -113,23 +141,43 @@ export function simulate(options: SimulationOptions): SimulationSummary {
       `${game.id} (${variant}) has ${seats} seats: name one strategy per seat, or one for all; got ${specs.length}`,
     );
   }
-  const strategies = specs.map((spec) => createStrategy(game.id, spec));
-  const sum = new Float64Array(seats);
-  const sumSq = new Float64Array(seats);
+  const players = specs.map((spec) => {
+    if (!isPolicySpec(spec)) return createStrategy(game.id, spec);
+    if (!options.policies) throw new StrategyError(`${spec}: policy seats need a replay store's policy registry`);
+    return options.policies.player(spec, game, config);
+  });
+  const returns = new Float64Array(matches * seats);
   let steps = 0;
   let actions = 0;
+  let next = 0;
   const started = performance.now();
-  for (let m = 0; m < matches; m++) {
-    const seeds = groupSeeds(options.seed, m, groupSize);
-    const outcome = playMatch(game, config, strategies, seeds.game, undefined, seeds.strategies);
-    for (let s = 0; s < seats; s++) {
-      sum[s] += outcome.returns[s];
-      sumSq[s] += outcome.returns[s] * outcome.returns[s];
+  const worker = async () => {
+    while (next < matches) {
+      const m = next++;
+      const seeds = groupSeeds(options.seed, m, groupSize);
+      const rng = new Rng(seeds.strategies, STRATEGY_STREAM);
+      const matchSeats = players.map((p, seat) =>
+        "act" in p ? strategySeat(p, rng) : p.seatFor(seeds.strategies, seat)
+      );
+      const played = playSeats(game, config, matchSeats, seeds.game);
+      const outcome = played instanceof Promise ? await played : played;
+      returns.set(outcome.returns, m * seats);
+      steps += outcome.steps;
+      actions += outcome.actions;
     }
-    steps += outcome.steps;
-    actions += outcome.actions;
-  }
+  };
+  const inFlight = players.some((p) => !("act" in p)) ? options.concurrency ?? 256 : 1;
+  await Promise.all(Array.from({ length: Math.min(inFlight, matches) }, worker));
   const seconds = (performance.now() - started) / 1000;
+  const sum = new Float64Array(seats);
+  const sumSq = new Float64Array(seats);
+  for (let m = 0; m < matches; m++) {
+    for (let s = 0; s < seats; s++) {
+      const r = returns[m * seats + s];
+      sum[s] += r;
+      sumSq[s] += r * r;
+    }
+  }
   const mean = [...sum].map((s) => s / matches);
   const stderr = mean.map((mu, s) => {
     if (matches < 2) return 0;
@@ -143,7 +191,7 @@ export function simulate(options: SimulationOptions): SimulationSummary {
     config,
     matches,
     seed: String(options.seed),
-    seats: specs,
+    seats: players.map((p, i) => ("act" in p ? specs[i] : p.name)),
     groupSize,
     meanReturns: mean,
     stderr,

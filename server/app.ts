@@ -1,6 +1,8 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { GATEWAY_PATH } from "../protocol/frames.ts";
+import { configure } from "../games/core/config.ts";
+import { getGame } from "../games/registry.ts";
 import type { ConductPolicy, SeatKind } from "../protocol/frames.ts";
 import { TokenStore } from "./auth/tokens.ts";
 import { DEFAULT_LIMITS, Gateway, type GatewayLimits } from "./gateway/gateway.ts";
@@ -16,6 +18,8 @@ import { matchRoutes } from "./api/matches.ts";
 import { Matchmaker } from "./matchmaking/matchmaker.ts";
 import { BrowserRooms } from "./rooms/browser-rooms.ts";
 import { webAppRoutes } from "./web-app.ts";
+import { policyRoutes } from "./api/policies.ts";
+import { PolicyRuntime, type RuntimeOptions } from "../policies/onnx/runtime.ts";
 
 /**
  * The composition root: one HTTP port carrying the API, the web app (/), the bot gateway (/bot) and the
@@ -35,6 +39,8 @@ export interface ServerOptions {
   /** A lone queued player gets built-in opponents after this wait; null never. */
   readonly fillAfterMs?: number | null;
   readonly fillStrategy?: string;
+  /** Per game, what fills its empty seats instead (a game's own strategy, or `policy:<name>`). */
+  readonly fillByGame?: Readonly<Record<string, string>>;
   readonly conduct?: Partial<ConductPolicy>;
   readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
   readonly limits?: Partial<GatewayLimits>;
@@ -42,6 +48,8 @@ export interface ServerOptions {
   readonly waitingTtlMs?: number;
   /** Private matches one address may open in the browser rooms a second. */
   readonly roomCreatesPerSecond?: number;
+  /** How policy seats run: device (cpu or cuda), threads, batch size and wait. */
+  readonly policies?: Omit<RuntimeOptions, "refreshMs">;
 }
 
 /** How a server stops. */
@@ -69,6 +77,7 @@ export interface LudusServer {
   readonly matches: LiveMatches;
   readonly tokens: TokenStore;
   readonly store: ReplayStore;
+  readonly policies: PolicyRuntime;
   /** Matches brought back from the store at start-up, and those that could not be. */
   readonly restored: Awaited<ReturnType<LiveMatches["restore"]>>;
   /**
@@ -88,17 +97,41 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       onStatus: ({ ok, message }) => (ok ? console.error : console.warn)(`ludus: ${message}`),
     },
   });
+  let policies: PolicyRuntime;
+  try {
+    // Another process may register versions in a shared PostgreSQL store; an embedded one is this process's.
+    policies = await PolicyRuntime.open(store.policies, {
+      ...options.policies,
+      refreshMs: store.backend === "postgres" ? 2_000 : undefined,
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const matches = new LiveMatches({
     clocks: options.clocks,
     conduct: options.conduct,
     store,
     waitingTtlMs: options.waitingTtlMs,
+    policies,
   });
   const restored = await matches.restore();
   const matchmaker = new Matchmaker(matches, {
     fillAfterMs: options.fillAfterMs === undefined ? DEFAULT_FILL_AFTER_MS : options.fillAfterMs,
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
+    fillByGame: options.fillByGame,
   });
+  try {
+    // A fill named for a game must seat there now: a typo is refused at start, not at a player's first wait.
+    for (const [id, spec] of Object.entries(options.fillByGame ?? {})) {
+      const game = getGame(id);
+      matches.checkInProcess(spec, game, configure(game, {}).config);
+    }
+  } catch (error) {
+    await policies.close();
+    await store.close();
+    throw error;
+  }
   const gateway = new Gateway(tokens, matches, matchmaker, { ...DEFAULT_LIMITS, ...options.limits });
   const rooms = await BrowserRooms.start({ matches, matchmaker, createsPerSecond: options.roomCreatesPerSecond });
   const http = await startHttpServer(options, {
@@ -109,9 +142,16 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       queued: matchmaker.waiting(),
       store: { backend: store.backend, unwritten: store.writer.buffered, failure: store.writer.failure ?? null },
     }),
-    routes: [matchRoutes(store), datasetRoutes(store), liveRoutes(matches), webAppRoutes()],
+    routes: [
+      matchRoutes(store),
+      datasetRoutes(store),
+      liveRoutes(matches),
+      policyRoutes(policies, tokens),
+      webAppRoutes(),
+    ],
   }).catch(async (error) => {
     await rooms.close(); // the port was taken: free the process-wide matchmaker for a later try
+    await policies.close();
     await store.close();
     throw error;
   });
@@ -125,6 +165,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     matches,
     tokens,
     store,
+    policies,
     restored,
     close: async (stop: StopOptions = {}) => {
       matchmaker.close();
@@ -144,6 +185,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       gateway.close();
       await rooms.close();
       await http.close();
+      await policies.close();
       const unwritten = await store.close(stop.flushTimeoutMs);
       return { kept, unwritten };
     },

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
+import { QueryError } from "../db/query.ts";
 import { games } from "../games/registry.ts";
 import { catalog } from "./catalog.ts";
 import { VERSION } from "./version.ts";
@@ -23,10 +24,14 @@ export interface HttpExtensions {
   readonly routes?: readonly ApiRoute[];
 }
 
-/** A group of GET routes: `handle` answers (and returns true) when the path is one of its own. */
+/**
+ * A group of routes: `handle` answers (and returns true) when the path is one of its own. GET and HEAD
+ * only, unless `methods` names others it takes (POST, DELETE).
+ */
 export interface ApiRoute {
   /** The routes, for the list a 404 or 405 answer gives, e.g. "GET /matches". */
   readonly describe: string;
+  readonly methods?: readonly string[];
   handle(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
 }
 
@@ -72,6 +77,38 @@ export function error(
   send(res, status, { error: { code, message } }, headers);
 }
 
+/** An expected refusal of a request: its status, code and message. */
+export interface Refusal {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * Answers with what `answer` resolves to (200 and its JSON; undefined when it answered itself), or with the
+ * refusal `refuse` makes of its error (a bad query → 400), or 500 for anything unexpected.
+ */
+export function respond(
+  res: ServerResponse,
+  answer: () => Promise<unknown>,
+  refuse: (cause: unknown) => Refusal | undefined = () => undefined,
+): void {
+  answer().then(
+    (body) => {
+      if (body !== undefined) send(res, 200, body);
+    },
+    (cause) => {
+      if (res.headersSent) return void res.destroy();
+      const refusal = cause instanceof QueryError
+        ? { status: 400, code: "bad_query", message: cause.message }
+        : refuse(cause);
+      if (refusal) return error(res, refusal.status, refusal.code, refusal.message);
+      console.error(`ludus: ${res.req.method} ${res.req.url} failed:`, cause);
+      error(res, 500, "internal_error", `the server could not answer: ${(cause as Error)?.message ?? cause}`);
+    },
+  );
+}
+
 /** A path segment as text, or undefined after answering 400 (`%ff` is not valid percent-encoding). */
 export function pathSegment(res: ServerResponse, raw: string): string | undefined {
   try {
@@ -88,7 +125,10 @@ function route(req: IncomingMessage, res: ServerResponse, startedAt: number, ext
   const path = url.pathname.replace(/\/+$/, "") || "/";
   const routes = [ROUTES, ...(extensions.routes ?? []).map((r) => r.describe)].join(", ");
   if (req.method !== "GET" && req.method !== "HEAD") {
-    return error(res, 405, "method_not_allowed", `${req.method} is not supported; routes: ${routes}`, {
+    for (const extra of extensions.routes ?? []) {
+      if (extra.methods?.includes(req.method!) && extra.handle(req, res, url)) return;
+    }
+    return error(res, 405, "method_not_allowed", `${req.method} is not supported here; routes: ${routes}`, {
       allow: "GET, HEAD",
     });
   }

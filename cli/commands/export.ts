@@ -16,7 +16,7 @@ import { FILTER_KEYS, parseFilter, QueryError } from "../../db/query.ts";
 import { ReplayStore, StoreError, type StoreOptions } from "../../db/store.ts";
 import { TRAILERS } from "../../server/api/datasets.ts";
 import { type Io, processIo } from "../io.ts";
-import { oneOf, storeLocation, urlWith } from "../options.ts";
+import { oneOf, serverUrl, storeLocation } from "../options.ts";
 
 /** `ludus export`: a dataset of the replay store's ended matches, from the store or a running server. */
 
@@ -56,14 +56,6 @@ function discountOption(value: string): number {
     throw new InvalidArgumentError("expected a number in [0, 1] (1 = undiscounted).");
   }
 }
-
-const serverAddress = urlWith(["http", "https"], {
-  what: "the server's address",
-  kind: "an http:// or https:// address",
-  example: "http://127.0.0.1:2567",
-});
-
-const serverUrl = (value: string): URL => new URL(serverAddress(value));
 
 /** Where the bytes go: a file, the process's stdout, or (in tests) the Io's text output. */
 interface Sink {

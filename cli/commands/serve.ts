@@ -8,7 +8,8 @@ import { DEFAULT_ROOM_CREATES_PER_SECOND } from "../../server/rooms/browser-room
 import process from "node:process";
 import { DEFAULT_GROUP_COMMIT } from "../../db/group-commit.ts";
 import type { Io } from "../io.ts";
-import { integerIn } from "../options.ts";
+import { integerIn, oneOf } from "../options.ts";
+import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
 
 interface ServeFlags {
   port: number;
@@ -18,8 +19,12 @@ interface ServeFlags {
   commitWindow: number;
   maxUnwritten: number;
   fillAfter: number;
-  fillStrategy: string;
+  fillStrategy: Fill;
   hold: number;
+  policyDevice: PolicyDevice;
+  policyThreads: number;
+  policyBatch: number;
+  policyWaitUs: number;
   drain: number;
   roomCreates: number;
 }
@@ -31,16 +36,45 @@ function postgresUrl(value: string): string {
   return value;
 }
 
-/** A strategy every game has, since it fills seats of any game. */
-function universalStrategy(value: string): string {
-  const name = value.split(":")[0];
-  if (!games.every((g) => strategiesFor(g.id).some((s) => s.name === name))) {
-    const common = strategiesFor(games[0].id).filter((s) => games.every((g) => strategiesFor(g.id).includes(s)));
-    throw new InvalidArgumentError(
-      `it fills seats of every game; strategies every game has: ${common.map((s) => s.name).join(", ")}.`,
-    );
+/** What fills empty seats: a default every game has, and per game `game=strategy-or-policy` overrides. */
+interface Fill {
+  readonly strategy: string;
+  readonly byGame: Record<string, string>;
+}
+
+/**
+ * `random`, or `random,kuhn-poker=policy:kuhn-ppo,ipd=tit-for-tat`: the default must exist for every game;
+ * a game's own entry is checked against that game (and the policy registry) when the server starts.
+ */
+function fillSpec(value: string): Fill {
+  const fill: Fill = { strategy: DEFAULT_FILL_STRATEGY, byGame: {} };
+  let defaults = 0;
+  for (const entry of value.split(",").map((e) => e.trim())) {
+    const eq = entry.indexOf("=");
+    if (eq < 0) {
+      const name = entry.split(":")[0];
+      if (!games.every((g) => strategiesFor(g.id).some((s) => s.name === name))) {
+        const common = strategiesFor(games[0].id).filter((s) => games.every((g) => strategiesFor(g.id).includes(s)));
+        throw new InvalidArgumentError(
+          `${JSON.stringify(entry)} would fill seats of every game; strategies every game has: ${
+            common.map((s) => s.name).join(", ")
+          } (a game's own strategy or a policy is written game=spec, e.g. kuhn-poker=policy:my-net).`,
+        );
+      }
+      (fill as { strategy: string }).strategy = entry;
+      defaults++;
+    } else {
+      const id = entry.slice(0, eq);
+      if (!games.some((g) => g.id === id)) {
+        throw new InvalidArgumentError(
+          `${JSON.stringify(id)} is not a game; games: ${games.map((g) => g.id).join(", ")}.`,
+        );
+      }
+      fill.byGame[id] = entry.slice(eq + 1);
+    }
   }
-  return value;
+  if (defaults > 1) throw new InvalidArgumentError("name at most one strategy for every game; the rest as game=spec.");
+  return fill;
 }
 
 export function registerServe(program: Command, io: Io): void {
@@ -77,10 +111,21 @@ export function registerServe(program: Command, io: Io): void {
       DEFAULT_FILL_AFTER_MS,
     )
     .option(
-      "--fill-strategy <name>",
-      "the built-in strategy that fills empty seats",
-      universalStrategy,
-      DEFAULT_FILL_STRATEGY,
+      "--fill-strategy <spec>",
+      "what fills empty seats: a built-in strategy every game has, then any game=strategy or game=policy:<name> " +
+        "for one game (e.g. random,kuhn-poker=policy:my-net)",
+      fillSpec,
+      { strategy: DEFAULT_FILL_STRATEGY, byGame: {} },
+    )
+    .option("--policy-device <device>", "where policy networks run: cpu or cuda", oneOf(POLICY_DEVICES), "cpu")
+    .option("--policy-threads <n>", "onnxruntime intra-op threads per policy version", integerIn(1, 256), 1)
+    .option("--policy-batch <n>", "the most decisions one inference batch holds", integerIn(1, 65_536), 256)
+    .option(
+      "--policy-wait-us <µs>",
+      "how long a policy's first waiting decision waits for others to share its batch (0: the rest of this " +
+        "turn of the event loop)",
+      integerIn(0, 100_000),
+      0,
     )
     .option(
       "--hold <s>",
@@ -111,7 +156,14 @@ export function registerServe(program: Command, io: Io): void {
         databaseUrl: flags.databaseUrl,
         groupCommit: { windowMs: flags.commitWindow, maxBuffer: flags.maxUnwritten },
         fillAfterMs: flags.fillAfter === 0 ? null : flags.fillAfter,
-        fillStrategy: flags.fillStrategy,
+        fillStrategy: flags.fillStrategy.strategy,
+        fillByGame: flags.fillStrategy.byGame,
+        policies: {
+          device: flags.policyDevice,
+          threads: flags.policyThreads,
+          maxBatch: flags.policyBatch,
+          waitMs: flags.policyWaitUs / 1000,
+        },
         conduct: { holdMs: flags.hold * 1000 },
         roomCreatesPerSecond: flags.roomCreates,
       });

@@ -2,7 +2,10 @@ import { type Command, Option } from "commander";
 import { games, getGame } from "../../games/registry.ts";
 import { simulate, type SimulationSummary } from "../../policies/simulate.ts";
 import type { Io } from "../io.ts";
-import { integerIn, jsonObject, nameList } from "../options.ts";
+import { integerIn, jsonObject, nameList, storeLocation } from "../options.ts";
+import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
+import { isPolicySpec } from "../../policies/onnx/spec.ts";
+import { withPolicies } from "../policies.ts";
 
 interface SimulateFlags {
   game: string;
@@ -12,6 +15,8 @@ interface SimulateFlags {
   matches: number;
   seed: string;
   groupSize: number;
+  dataDir: string;
+  databaseUrl?: string;
   json?: boolean;
 }
 
@@ -41,7 +46,9 @@ function table(summary: SimulationSummary): string {
 export function registerSimulate(program: Command, io: Io): void {
   program
     .command("simulate")
-    .description("play matches between built-in strategies in-process and summarise the returns")
+    .description(
+      "play matches between built-in strategies and registered policies in-process and summarise the returns",
+    )
     .addOption(
       new Option("--game <id>", "the game to play").choices(games.map((g) => g.id)).makeOptionMandatory(),
     )
@@ -61,23 +68,34 @@ export function registerSimulate(program: Command, io: Io): void {
       integerIn(1, 100_000),
       1,
     )
+    .option("--data-dir <dir>", "with policy seats: the data directory whose store registers them", "data")
+    .option("--database-url <url>", "with policy seats: a PostgreSQL store instead (default: $DATABASE_URL)")
     .option("--json", "print exactly one JSON object on stdout")
-    .addHelpText("after", "\nList a game's strategies with `ludus strategies --game <id>`.")
-    .action((flags: SimulateFlags, command: Command) => {
+    .addHelpText(
+      "after",
+      "\nList a game's strategies with `ludus strategies --game <id>`; a registered policy sits as policy:<name>, " +
+        "policy:<name>@<version>, either with :greedy to play its most likely action.",
+    )
+    .action(async (flags: SimulateFlags, command: Command) => {
       if (flags.matches % flags.groupSize !== 0) {
         command.error(
           `error: --matches (${flags.matches}) must be a multiple of --group-size (${flags.groupSize}): whole groups only`,
         );
       }
-      const summary = simulate({
-        game: getGame(flags.game),
-        variant: flags.variant,
-        config: flags.config,
-        seats: flags.seats,
-        matches: flags.matches,
-        seed: flags.seed,
-        groupSize: flags.groupSize,
-      });
+      const run = (policies?: PolicyRuntime) =>
+        simulate({
+          game: getGame(flags.game),
+          variant: flags.variant,
+          config: flags.config,
+          seats: flags.seats,
+          matches: flags.matches,
+          seed: flags.seed,
+          groupSize: flags.groupSize,
+          policies,
+        });
+      const summary = flags.seats.some(isPolicySpec)
+        ? await withPolicies(storeLocation(flags, command), run)
+        : await run();
       io.out(flags.json ? JSON.stringify(summary) + "\n" : table(summary));
     });
 }

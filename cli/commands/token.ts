@@ -10,7 +10,12 @@ export function registerToken(program: Command, io: Io): void {
     .command("create")
     .description("create a token for a bot and print it (only its hash is stored: keep it)")
     .requiredOption("--name <bot>", "the bot's name, shown to opponents and in replays")
-    .option("--kind <kind>", `what plays with it: ${TOKEN_KINDS.join(" or ")}`, oneOf(TOKEN_KINDS), "bot")
+    .option(
+      "--kind <kind>",
+      "what uses it: bot or llm (a player), or admin (registers policies over HTTP; never plays)",
+      oneOf(TOKEN_KINDS),
+      "bot",
+    )
     .option("--max-matches <n>", "live matches it may sit in at once", integerIn(1, 100_000), DEFAULT_MAX_MATCHES)
     .option("--data-dir <dir>", "the server's data directory", "data")
     .action((flags: { name: string; kind: TokenKind; maxMatches: number; dataDir: string }) => {

@@ -96,6 +96,11 @@ export interface GameRules<S, A extends Action, C, O> extends NumericFace<S, A, 
  * numeric policy plays only what they cover. A config the face does not cover throws NumericFaceError.
  */
 export interface NumericFace<S, A extends Action, C, O> {
+  /**
+   * The version of the tensor encoding and the action ids (default 1), raised whenever either changes: a
+   * policy trained on one version is refused by a game that encodes another.
+   */
+  readonly encoderVersion?: number;
   /** How many action ids there are (OpenSpiel's NumDistinctActions). */
   actionCount(config: C): number;
   /** The id of a legal `action` of `seat` now, or -1 where the discretisation has no id for it. */

@@ -16,9 +16,36 @@ export class PolicyError extends Error {
   }
 }
 
+/** Where inference runs: onnxruntime's CPU provider, or its CUDA provider on a machine with a GPU. */
+export type PolicyDevice = "cpu" | "cuda";
+export const POLICY_DEVICES: readonly PolicyDevice[] = ["cpu", "cuda"];
+
 export interface NetworkOptions {
   /** onnxruntime's intra-op threads (default 1: faster at the small batches live matches make). */
   readonly threads?: number;
+  /** Default cpu. cuda fails, saying why, where onnxruntime-node cannot use a GPU. */
+  readonly device?: PolicyDevice;
+}
+
+/** A session for `model` on `options.device`, or a PolicyError saying why it cannot be had. */
+export async function openSession(model: Uint8Array, options: NetworkOptions): Promise<ort.InferenceSession> {
+  const device = options.device ?? "cpu";
+  try {
+    return await ort.InferenceSession.create(model, {
+      intraOpNumThreads: options.threads ?? 1,
+      executionProviders: [device],
+    });
+  } catch (error) {
+    const why = (error as Error).message.split("\n")[0];
+    if (device === "cuda" && /cuda|provider|shared library/i.test(why)) {
+      throw new PolicyError(
+        `--policy-device cuda: onnxruntime-node cannot use CUDA on this machine (${why}). Its CUDA provider needs ` +
+          "an NVIDIA GPU with CUDA 12 and cuDNN 9, installed with ONNXRUNTIME_NODE_INSTALL_CUDA=v12 npm install; " +
+          "use --policy-device cpu otherwise",
+      );
+    }
+    throw new PolicyError(`not an ONNX model onnxruntime can load: ${why}`);
+  }
 }
 
 const shapeText = (shape: readonly (number | string)[]) => `[${shape.join(", ")}]`;
@@ -48,12 +75,7 @@ export class PolicyNetwork {
   static async load(model: Uint8Array, game: AnyGame, config: unknown, options: NetworkOptions = {}) {
     const shape = game.observationShape(config);
     const actions = game.actionCount(config);
-    let session: ort.InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(model, { intraOpNumThreads: options.threads ?? 1 });
-    } catch (error) {
-      throw new PolicyError(`not an ONNX model onnxruntime can load: ${(error as Error).message.split("\n")[0]}`);
-    }
+    const session = await openSession(model, options);
     const fail = async (why: string) => {
       await session.release();
       throw new PolicyError(`this model does not fit ${game.id}: ${why}`);

@@ -1,10 +1,9 @@
-import type { ServerResponse } from "node:http";
 import type { Viewer } from "../../games/core/game.ts";
 import { checkParams, decodeCursor, encodeCursor, parseFilter, positionOf, QueryError } from "../../db/query.ts";
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { replayableGame, ReplayError, replayMatch } from "../../db/replay.ts";
 import type { MatchOrder, ReplayStore } from "../../db/store.ts";
-import { type ApiRoute, error, pathSegment, send } from "../http.ts";
+import { type ApiRoute, error, pathSegment, respond } from "../http.ts";
 
 /**
  * The replay store over HTTP: a filtered, paginated list of matches, a match's full record, and one
@@ -147,20 +146,6 @@ function seen(viewer: ReplayViewer, rows: readonly StepRecordRow[], rewards: rea
 }
 
 /** Answers with `answer()`'s result, or with the error that says what was wrong; never throws. */
-function respond(res: ServerResponse, answer: () => Promise<unknown>): void {
-  answer().then(
-    (body) => {
-      if (body !== undefined) send(res, 200, body);
-    },
-    (cause) => {
-      if (res.headersSent) return void res.destroy();
-      if (cause instanceof QueryError) return error(res, 400, "bad_query", cause.message);
-      console.error("ludus: replay API request failed:", cause);
-      error(res, 500, "internal_error", `the replay store could not answer: ${(cause as Error)?.message ?? cause}`);
-    },
-  );
-}
-
 const MATCH_PATH = /^\/matches(?:\/([^/]+)(\/view)?)?$/;
 
 export function matchRoutes(store: ReplayStore): ApiRoute {

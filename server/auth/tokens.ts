@@ -4,8 +4,10 @@ import { join } from "node:path";
 import type { SeatKind } from "../../protocol/frames.ts";
 
 /** The kinds a token may play as: a program, or a program that relays a language model. */
-export type TokenKind = Extract<SeatKind, "bot" | "llm">;
-export const TOKEN_KINDS: readonly TokenKind[] = ["bot", "llm"];
+export type PlayerKind = Extract<SeatKind, "bot" | "llm">;
+/** A player's kind, or `admin`: a token that administers the server (registers policies) and never plays. */
+export type TokenKind = PlayerKind | "admin";
+export const TOKEN_KINDS: readonly TokenKind[] = ["bot", "llm", "admin"];
 
 /** A bot's identity as stored: never the secret, only its SHA-256. */
 export interface TokenRecord {

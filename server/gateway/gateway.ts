@@ -1,14 +1,14 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import type { TokenKind, TokenStore } from "../auth/tokens.ts";
+import type { PlayerKind, TokenStore } from "../auth/tokens.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 import { BotSession, CLOSE } from "./session.ts";
 
 export interface GatewayLimits {
   /** Largest frame a connection may send, per token kind; LLM relays carry prompts, so they get more. */
-  readonly frameBytes: Readonly<Record<TokenKind, number>>;
+  readonly frameBytes: Readonly<Record<PlayerKind, number>>;
   /** Before `auth`, only small frames. */
   readonly unauthenticatedFrameBytes: number;
   readonly framesPerSecond: number;
@@ -51,7 +51,7 @@ export class Gateway {
     this.wss.on("connection", (socket) => this.sessions.add(new BotSession(socket, this)));
   }
 
-  frameBytes(kind: TokenKind | undefined): number {
+  frameBytes(kind: PlayerKind | undefined): number {
     return kind ? this.limits.frameBytes[kind] : this.limits.unauthenticatedFrameBytes;
   }
 

@@ -15,6 +15,8 @@ export interface ClockSpec {
 /** Defaults per seat kind: what a process on the same machine, a remote program, an LLM and a person need. */
 export const DEFAULT_CLOCKS: Readonly<Record<SeatKind, ClockSpec>> = {
   builtin: { baseMs: 50, incrementMs: 50, overageMs: 0 },
+  // A batch waits for other matches' decisions, and the first decision of a version waits for it to load.
+  policy: { baseMs: 10_000, incrementMs: 1_000, overageMs: 0 },
   bot: { baseMs: 5_000, incrementMs: 5_000, overageMs: 10_000 },
   llm: { baseMs: 60_000, incrementMs: 60_000, overageMs: 120_000 },
   human: { baseMs: 60_000, incrementMs: 10_000, overageMs: 0 },

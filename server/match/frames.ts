@@ -7,6 +7,7 @@ import type {
   ErrorFrame,
   MatchEndFrame,
   MatchStartFrame,
+  NumericInfo,
   ParticipantView,
   TurnFrame,
 } from "../../protocol/frames.ts";
@@ -35,6 +36,8 @@ export function matchStartFrame(start: {
   readonly conduct: ConductPolicy;
   readonly observation: unknown;
   readonly resumed: boolean;
+  /** The config's numeric face, for a seat that asked for it. */
+  readonly numeric?: NumericInfo;
 }): MatchStartFrame {
   const { game, config } = start;
   return {
@@ -51,6 +54,7 @@ export function matchStartFrame(start: {
     conduct: start.conduct,
     observation: start.observation,
     resumed: start.resumed,
+    ...(start.numeric !== undefined ? { numeric: start.numeric } : {}),
   };
 }
 
@@ -63,6 +67,8 @@ export function turnFrame(turn: {
   /** The observation as text, for a seat that asked for it. */
   readonly text?: string;
   readonly legal: ActionSpace;
+  /** The tensor and legal ids, for a seat that asked for the numeric face of a config that has one. */
+  readonly numeric?: { readonly tensor: readonly number[]; readonly legalIds: readonly number[] };
   readonly deadline: number;
   readonly clock: TurnFrame["clock"];
   readonly retriesLeft: number;
@@ -76,6 +82,7 @@ export function turnFrame(turn: {
     ...(turn.text !== undefined ? { text: turn.text } : {}),
     legal: turn.legal,
     legalText: describeSpace(turn.legal),
+    ...(turn.numeric ? { tensor: turn.numeric.tensor, legalIds: turn.numeric.legalIds } : {}),
     deadline: turn.deadline,
     clock: turn.clock,
     retriesLeft: Math.max(0, turn.retriesLeft),

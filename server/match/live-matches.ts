@@ -4,6 +4,9 @@ import type { AnyGame } from "../../games/core/game.ts";
 import { getGame, UnknownGameError, UnknownVersionError } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { StrategyError } from "../../policies/strategy.ts";
+import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
+import { isPolicySpec } from "../../policies/onnx/spec.ts";
+import { PolicyError } from "../../policies/onnx/network.ts";
 import type { ConductPolicy, CreateFrame, ErrorCode, SeatKind } from "../../protocol/frames.ts";
 import type { ClockSpec } from "./clock.ts";
 import type { MatchRecord } from "../../db/records.ts";
@@ -19,7 +22,10 @@ export interface NewMatch {
   readonly seed?: string;
   /** The seed group the match belongs to (see CreateFrame.group). */
   readonly group?: string;
-  /** One per seat: a participant, `{ strategy: "name[:arg]" }` for a built-in, or undefined for an open seat. */
+  /**
+   * One per seat: a participant, `{ strategy: "name[:arg]" }` for a built-in or `{ strategy: "policy:<name>" }`
+   * for a registered policy, or undefined for an open seat.
+   */
   readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
 }
 
@@ -40,7 +46,9 @@ export function requestRefusal(error: unknown): { code: ErrorCode; message: stri
   if (error instanceof MatchRequestError || error instanceof StoreUnavailableError) return error;
   if (error instanceof UnknownGameError) return { code: "unknown_game", message: error.message };
   if (error instanceof ConfigError) return { code: "bad_config", message: error.message };
-  if (error instanceof StrategyError) return { code: "bad_strategy", message: error.message };
+  if (error instanceof StrategyError || error instanceof PolicyError) {
+    return { code: "bad_strategy", message: error.message };
+  }
   return undefined;
 }
 
@@ -56,6 +64,8 @@ export interface LiveMatchesOptions {
   readonly waitingTtlMs?: number;
   /** The replay store: every match is recorded there. */
   readonly store?: ReplayStore;
+  /** The registered policies seats may name (`policy:<name>`); without it such seats are refused. */
+  readonly policies?: PolicyRuntime;
 }
 
 /** A private match whose invite nobody uses is aborted after this long. */
@@ -65,6 +75,8 @@ export const DEFAULT_WAITING_TTL_MS = 30 * 60_000;
 function randomId(bytes: number): string {
   return randomBytes(bytes).toString("base64url");
 }
+
+const participantsOf = (match: Match) => Array.from({ length: match.seatCount }, (_, s) => match.participant(s));
 
 /** Every live match of this server process, by id, by invite and by the tokens seated in it. */
 export class LiveMatches {
@@ -88,28 +100,67 @@ export class LiveMatches {
     if (spec.seats.length > count) {
       throw new MatchRequestError("bad_config", `${game.id} (${variant}) has ${count} seats, not ${spec.seats.length}`);
     }
-    const participants = Array.from({ length: count }, (_, seat): Participant | undefined => {
-      const s = spec.seats[seat];
-      if (s === undefined || "kind" in s) return s;
-      return { kind: "builtin", name: s.strategy, strategy: createStrategy(game.id, s.strategy) };
-    });
-    const match = new Match({
+    const seed = spec.seed ?? BigInt(`0x${randomBytes(8).toString("hex")}`).toString();
+    const participants: (Participant | undefined)[] = [];
+    let match: Match;
+    try {
+      for (let seat = 0; seat < count; seat++) {
+        const s = spec.seats[seat];
+        participants.push(s === undefined || "kind" in s ? s : this.inProcess(s.strategy, game, config, seed, seat));
+      }
+      match = this.open(game, variant, config, seed, participants, spec.group);
+    } catch (error) {
+      this.letGo(participants);
+      throw error;
+    }
+    this.track(match);
+    match.open();
+    return match;
+  }
+
+  /** A built-in strategy or a registered policy, as the participant of `seat`. */
+  private inProcess(spec: string, game: AnyGame, config: unknown, seed: string, seat: number): Participant {
+    if (!isPolicySpec(spec)) return { kind: "builtin", name: spec, strategy: createStrategy(game.id, spec) };
+    const policies = this.options.policies;
+    if (!policies) throw new StrategyError(`${spec}: this server has no policy registry to seat policies from`);
+    const { name, policy, seat: play } = policies.seat(spec, game, config, seed, seat);
+    return { kind: "policy", name, policy, seat: play };
+  }
+
+  /** Throws the StrategyError a seat named `spec` would get in a match of `config`, seating nothing. */
+  checkInProcess(spec: string, game: AnyGame, config: unknown): void {
+    if (!isPolicySpec(spec)) createStrategy(game.id, spec);
+    else if (!this.options.policies) this.inProcess(spec, game, config, "0", 0);
+    else this.options.policies.resolve(spec, game, config);
+  }
+
+  /** The policy versions of participants no longer playing, given back. */
+  private letGo(participants: readonly (Participant | undefined)[]): void {
+    for (const p of participants) if (p?.policy) this.options.policies?.release(p.policy.id);
+  }
+
+  private open(
+    game: AnyGame,
+    variant: string,
+    config: unknown,
+    seed: string,
+    participants: readonly (Participant | undefined)[],
+    group: string | undefined,
+  ): Match {
+    return new Match({
       id: randomId(9),
       game,
       variant,
       config,
-      seed: spec.seed ?? BigInt(`0x${randomBytes(8).toString("hex")}`).toString(),
+      seed,
       participants,
       clocks: this.options.clocks,
       conduct: this.options.conduct,
       journal: this.options.store?.writer,
       invite: randomId(12),
       waitingTtlMs: this.options.waitingTtlMs ?? DEFAULT_WAITING_TTL_MS,
-      group: spec.group,
+      group,
     });
-    this.track(match);
-    match.open();
-    return match;
   }
 
   /** Throws StoreUnavailableError while the server stops or the replay store's write buffer is full. */
@@ -140,12 +191,14 @@ export class LiveMatches {
     const failed: { id: string; error: string }[] = [];
     if (!store) return { restored, failed };
     for (const record of await store.unfinished()) {
+      let match: Match | undefined;
       try {
-        const match = this.rebuild(record);
+        match = this.rebuild(record);
         match.restore(record, await store.steps(record.id));
         this.track(match);
         restored.push(match);
       } catch (error) {
+        if (match) this.letGo(participantsOf(match));
         const message = (error as Error).message;
         failed.push({ id: record.id, error: message });
         await store.writer.writeMatch({
@@ -174,13 +227,17 @@ export class LiveMatches {
       variant: record.variant,
       config: record.config,
       seed: record.seed,
-      participants: record.seats.map((seat): Participant | undefined => {
+      participants: record.seats.map((seat, i): Participant | undefined => {
         if (!seat) return undefined;
-        if (seat.kind === "builtin") {
-          const name = seat.strategy ?? seat.name;
-          return { kind: "builtin", name, strategy: createStrategy(game.id, name) };
+        if (seat.kind === "builtin" || seat.kind === "policy") {
+          try {
+            // A policy seat's name is the exact version that played, which the store keeps while the match lives.
+            return this.inProcess(seat.strategy ?? seat.name, game, record.config, record.seed, i);
+          } catch (error) {
+            if (error instanceof StrategyError) throw new RestoreError(record.id, error.message);
+            throw error;
+          }
         }
-        if (seat.kind === "policy") throw new RestoreError(record.id, "policy seats cannot be restored yet");
         return { kind: seat.kind, name: seat.name, ...(seat.tokenId ? { tokenId: seat.tokenId } : {}) };
       }),
       clocks: this.options.clocks,
@@ -231,10 +288,14 @@ export class LiveMatches {
         own.push(seat);
       } else if (typeof spec === "string" && spec.startsWith("strategy:")) {
         seats[seat] = { strategy: spec.slice("strategy:".length) };
+      } else if (typeof spec === "string" && isPolicySpec(spec)) {
+        seats[seat] = { strategy: spec };
       } else {
         throw new MatchRequestError(
           "bad_config",
-          `an opponent is "open", "self" or "strategy:<name>", got ${JSON.stringify(spec)}`,
+          `an opponent is "open", "self", "strategy:<name>" or "policy:<name>[@<version>]", got ${
+            JSON.stringify(spec)
+          }`,
         );
       }
     }
@@ -250,6 +311,7 @@ export class LiveMatches {
     match.subscribe((event) => {
       if (event.kind === "seat") this.indexTokens(match);
       if (event.kind !== "end") return;
+      this.letGo(participantsOf(match));
       this.byInvite.delete(match.invite);
       for (const tokenId of match.tokens()) this.unindex(tokenId, match);
       setTimeout(() => {

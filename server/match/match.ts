@@ -3,9 +3,10 @@ import { isDeepStrictEqual } from "node:util";
 import { type Action, ActionError, defaultAction } from "../../games/core/action.ts";
 import { Episode } from "../../games/core/episode.ts";
 import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
-import { maskIds } from "../../games/core/numeric.ts";
+import { maskIds, shapeSize } from "../../games/core/numeric.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { type Seat as EngineSeat, turnOf } from "../../games/core/seat.ts";
+import { numericInfo } from "../../games/registry.ts";
 import { STRATEGY_STREAM } from "../../policies/simulate.ts";
 import { type Strategy, strategySeat } from "../../policies/strategy.ts";
 import type {
@@ -14,6 +15,7 @@ import type {
   EndReason,
   ErrorCode,
   MatchEndFrame,
+  NumericInfo,
   Outcome,
   ParticipantView,
   SeatKind,
@@ -37,15 +39,23 @@ export interface Participant {
   readonly agent?: AgentInfo;
   /** For built-in seats: the strategy that plays. */
   readonly strategy?: Strategy;
-  /** For built-in seats that decide otherwise than a strategy (a policy): asked in-process, and may answer with a promise. */
+  /** For in-process seats that decide otherwise than a strategy (a policy): asked in-process, may answer with a promise. */
   readonly seat?: EngineSeat;
+  /** For policy seats: the registered version that plays, recorded with the seat. */
+  readonly policy?: { readonly id: string; readonly version: number; readonly greedy: boolean };
 }
+
+/** Seats the server plays itself (a built-in strategy, a policy network): no client, no hold, always connected. */
+export const playsInProcess = (participant: Participant | undefined): boolean =>
+  participant?.kind === "builtin" || participant?.kind === "policy";
 
 /** A client connected to a seat: a gateway session or a browser room client. Transports stay thin. */
 export interface SeatLink {
   send(frame: ServerFrame): void;
   /** Whether `turn` frames carry the observation's text rendering. */
   readonly text: boolean;
+  /** Whether `turn` frames carry the numeric face (tensor, legal ids) and `match_start` its sizes. */
+  readonly numeric?: boolean;
 }
 
 export interface MatchOptions {
@@ -158,6 +168,8 @@ interface Decision {
   observation?: unknown;
   /** The text its turn frame showed the seat, when it asked for text: kept as shown for the record. */
   prompt?: string;
+  /** Its tensor and legal ids, once a seat that asked for the numeric face was sent them (resends show the same). */
+  numeric?: { readonly tensor: readonly number[]; readonly legalIds: number[] };
 }
 
 interface Seat {
@@ -271,6 +283,9 @@ export class Match {
   private awaitingJournal = false;
   /** The legal mask's buffer; null where the game has no numeric face for the config. */
   private mask?: Uint8Array | null;
+  /** The config's numeric face as the wire states it, once a seat asked for it; and the tensor's buffer. */
+  private face?: NumericInfo;
+  private tensor?: Float32Array;
   /** Whether every seat decides in-process (built-ins, policies): nothing is acknowledged to anyone. */
   private inProcessOnly = false;
   /** The decision row that completes the step being collected: it carries the step's rewards. */
@@ -346,7 +361,7 @@ export class Match {
     if (this.phase === "ended") return this.writeRecord(); // it ended as the log says; only the record was missing
     for (let seat = 0; seat < this.seats.length; seat++) {
       const slot = this.seats[seat];
-      if (slot.participant?.kind === "builtin" || !slot.participant || slot.released) continue;
+      if (playsInProcess(slot.participant) || !slot.participant || slot.released) continue;
       slot.joined = true;
       slot.hold = setTimeout(() => this.guarded("a seat's hold", () => this.release(seat)), this.conduct.holdMs);
     }
@@ -430,7 +445,7 @@ export class Match {
     }
     slot.participant = participant;
     slot.clock = new SeatClock(this.clocks[participant.kind]);
-    if (participant.kind === "builtin") {
+    if (playsInProcess(participant)) {
       slot.inProcess = participant.seat ?? strategySeat(participant.strategy!, this.strategyRng);
     }
   }
@@ -441,7 +456,7 @@ export class Match {
       kind: s.participant?.kind ?? "bot",
       name: s.participant?.name ?? "(open seat)",
       open: s.participant === undefined,
-      connected: s.participant?.kind === "builtin" || s.link !== undefined,
+      connected: playsInProcess(s.participant) || s.link !== undefined,
       status: s.status,
     }));
   }
@@ -498,7 +513,7 @@ export class Match {
   /** Whether `seat` is held for a client (taken by a non-built-in that has not been released). */
   resumable(seat: number): boolean {
     const slot = this.seats[seat];
-    return slot?.participant !== undefined && slot.participant.kind !== "builtin" && !slot.released;
+    return slot?.participant !== undefined && !playsInProcess(slot.participant) && !slot.released;
   }
 
   /** The public view of the match: what spectators and the table see (null before it started). */
@@ -535,13 +550,46 @@ export class Match {
     return this.result;
   }
 
-  /** Handles an `act` for `seat`; answers `link` with an ack or an error frame. */
+  /** Handles an `act` for `seat` (its action as JSON or text); answers `link` with an ack or an error frame. */
   act(
     seat: number,
     seq: unknown,
     input: unknown,
     meta: Record<string, unknown> | undefined,
     link: SeatLink,
+  ): void {
+    this.take(seat, seq, input, meta, link, () => this.episode!.parse(input, seat));
+  }
+
+  /**
+   * Handles an `act` that names an action id of the game's numeric face: the game's `actionOf` reads it now,
+   * and an id out of range or not legal is an illegal action like any other. Recorded as the action it stands
+   * for, its input kept as `{actionId}` (so a resend is recognised, after a restart too).
+   */
+  actById(
+    seat: number,
+    seq: unknown,
+    actionId: number,
+    meta: Record<string, unknown> | undefined,
+    link: SeatLink,
+  ): void {
+    this.take(seat, seq, { actionId }, meta, link, () => {
+      const face = this.face ??= numericInfo(this.game, this.config);
+      if ("numericFace" in face) {
+        return new ActionError("malformed_action", `${face.numericFace}; answer with \`action\``, "");
+      }
+      return this.episode!.actionOf(actionId, seat);
+    });
+  }
+
+  /** An act's answer: its decision checked (sequence, seat, resends), then `read` gives the action or why not. */
+  private take(
+    seat: number,
+    seq: unknown,
+    input: unknown,
+    meta: Record<string, unknown> | undefined,
+    link: SeatLink,
+    read: () => Action | ActionError,
   ): void {
     const fail = (code: ErrorCode, message: string, retriesLeft?: number): void => {
       this.send(link, matchErrorFrame(this.id, code, message, { seq, retriesLeft }));
@@ -576,7 +624,7 @@ export class Match {
       return fail("wrong_sequence", `${why}; ${this.nowFor(seat)}`);
     }
     this.guarded("taking an action", () => {
-      const parsed = this.episode!.parse(input, seat);
+      const parsed = read();
       if (parsed instanceof ActionError) {
         decision.attempts.push({ input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) });
         decision.retriesLeft--;
@@ -716,9 +764,12 @@ export class Match {
         this.pending.set(seat, decision);
         const slot = this.seats[seat];
         const logged = this.log?.get(decision.seq);
-        // While restoring, an in-process seat replays what the log has and waits past it (see restore).
-        if (slot.inProcess && (!this.log || logged)) this.playInProcess(decision, slot);
-        else if (logged) this.replay(decision, logged);
+        // While restoring, an in-process seat replays what the log has and waits past it (see restore): a
+        // built-in recomputes its logged decisions (which must agree), a policy's are taken as logged, since
+        // its answers arrive later and the log replays at once.
+        if (slot.inProcess && (!this.log || (logged && slot.participant!.kind === "builtin"))) {
+          this.playInProcess(decision, slot);
+        } else if (logged) this.replay(decision, logged);
         else if (slot.released) {
           this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(slot.status));
         } else if (!this.log) this.deliver(() => this.openTurn(decision));
@@ -744,7 +795,8 @@ export class Match {
         }),
       (error) =>
         this.guarded("an in-process seat's decision", () => {
-          throw error;
+          // An answer the clock overtook is moot, whatever went wrong with it.
+          if (this.pending.get(decision.seat) === decision) throw error;
         }),
     );
   }
@@ -893,7 +945,7 @@ export class Match {
     this.emit({ kind: "seat", seat });
     const decision = this.pending.get(seat);
     const outcome = this.conduct.onTimeout;
-    const nobodyLeft = this.seats.every((s) => !s.participant || s.participant.kind === "builtin" || s.released);
+    const nobodyLeft = this.seats.every((s) => !s.participant || playsInProcess(s.participant) || s.released);
     if (this.phase === "waiting") return this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
     if (outcome === "default" && !nobodyLeft) {
       if (decision) this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(status));
@@ -969,6 +1021,7 @@ export class Match {
       conduct: this.conduct,
       observation: this.episode!.observe(seat),
       resumed,
+      ...(slot.link?.numeric ? { numeric: this.face ??= numericInfo(this.game, this.config) } : {}),
     }));
   }
 
@@ -984,10 +1037,24 @@ export class Match {
       observation,
       ...(slot.link?.text ? { text: decision.prompt ??= this.game.describe(observation) } : {}),
       legal: this.episode!.legal(seat),
+      ...(slot.link?.numeric ? { numeric: this.numericOf(decision) } : {}),
       deadline: decision.deadline!,
       clock: slot.clock!.view(running),
       retriesLeft: decision.retriesLeft,
     });
+  }
+
+  /**
+   * A decision's tensor, encoded from the observation it shows (as the tensors dataset encodes the stored one),
+   * and its legal ids; undefined where the config has no numeric face. Only for seats that asked for it.
+   */
+  private numericOf(decision: Decision): Decision["numeric"] {
+    if (decision.numeric) return decision.numeric;
+    const face = this.face ??= numericInfo(this.game, this.config);
+    if ("numericFace" in face) return undefined;
+    const tensor = this.tensor ??= new Float32Array(shapeSize(face.observationShape));
+    this.game.encode(this.observationOf(decision), tensor);
+    return decision.numeric = { tensor: Array.from(tensor), legalIds: this.legalIds(decision.seat)! };
   }
 
   /** The observation a decision shows its seat: computed once for its `turn` frames and its record. */
@@ -1074,6 +1141,9 @@ export class Match {
             name: p.name,
             ...(p.tokenId ? { tokenId: p.tokenId } : {}),
             ...(p.kind === "builtin" ? { strategy: p.name } : {}),
+            ...(p.policy
+              ? { policyId: p.policy.id, policyVersion: p.policy.version, ...(p.policy.greedy ? { greedy: true } : {}) }
+              : {}),
             ...p.agent,
           }
           : null
@@ -1125,7 +1195,7 @@ export class Match {
       rewards: null,
       at: new Date(),
       offered: this.episode!.legal(decision.seat),
-      legalIds: this.legalIds(decision.seat),
+      legalIds: decision.numeric?.legalIds ?? this.legalIds(decision.seat),
       prompt: decision.prompt ?? null,
     };
     this.lastRow = row;

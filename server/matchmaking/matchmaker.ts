@@ -1,7 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { configure } from "../../games/core/config.ts";
 import { getGame } from "../../games/registry.ts";
-import { createStrategy } from "../../policies/baselines/index.ts";
 import { type LiveMatches, StoreUnavailableError } from "../match/live-matches.ts";
 import type { Match, Participant } from "../match/match.ts";
 
@@ -53,6 +52,8 @@ export interface MatchmakerOptions {
   readonly fillAfterMs: number | null;
   /** The built-in strategy (`name[:arg]`) that fills empty seats; it must exist for every game (e.g. `random`). */
   readonly fillStrategy: string;
+  /** Per game, what fills its empty seats instead: a game's own strategy, or a policy (`policy:<name>`). */
+  readonly fillByGame?: Readonly<Record<string, string>>;
   readonly pairing?: PairingRule;
 }
 
@@ -86,9 +87,9 @@ export class Matchmaker {
     },
   ): { ticket: Ticket; fillAt: number | null } {
     const game = getGame(request.game);
-    const { variant } = configure(game, {}, request.variant);
+    const { variant, config } = configure(game, {}, request.variant);
     this.matches.checkAccepting();
-    if (this.options.fillAfterMs !== null) createStrategy(game.id, this.options.fillStrategy);
+    if (this.options.fillAfterMs !== null) this.matches.checkInProcess(this.fillFor(game.id), game, config);
     const ticket: Ticket = {
       id: randomBytes(9).toString("base64url"),
       game: game.id,
@@ -133,6 +134,11 @@ export class Matchmaker {
       counts[key] = (counts[key] ?? 0) + pool.length;
     }
     return counts;
+  }
+
+  /** What fills `gameId`'s empty seats. */
+  fillFor(gameId: string): string {
+    return this.options.fillByGame?.[gameId] ?? this.options.fillStrategy;
   }
 
   close(): void {
@@ -192,7 +198,7 @@ export class Matchmaker {
         game,
         variant,
         ...(seedGroup !== undefined ? { group: seedGroup, seed: this.groupSeed(key) } : {}),
-        seats: bySeat.map((t) => t?.participant ?? { strategy: this.options.fillStrategy }),
+        seats: bySeat.map((t) => t?.participant ?? { strategy: this.fillFor(game) }),
       });
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;

@@ -145,7 +145,8 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     const viewer = this.viewers.get(client.sessionId);
     if (viewer?.seat === undefined || viewer.seat === null || this.match.ended) return;
     this.match.disconnect(viewer.seat, viewer.link);
-    this.allowReconnection(client, Math.max(1, Math.floor(this.match.conduct.holdMs / 1000)));
+    // A room disposed while the browser was away (the server stopping) refuses the wait: nothing to hold then.
+    this.allowReconnection(client, Math.max(1, Math.floor(this.match.conduct.holdMs / 1000))).catch(() => {});
   }
 
   override onReconnect(client: Client): void {

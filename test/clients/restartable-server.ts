@@ -7,6 +7,8 @@ import { type LudusServer, startServer, type Stopped } from "../../server/app.ts
 export interface RestartableServer {
   /** ws://127.0.0.1:PORT/bot, the same across restarts. */
   readonly wsUrl: string;
+  /** Where its tokens and embedded store live. */
+  readonly dataDir: string;
   /** The running server (a new one after each restart). */
   readonly server: LudusServer;
   token(name: string): string;
@@ -26,6 +28,7 @@ export async function startRestartableServer(): Promise<RestartableServer> {
   let running = true;
   return {
     wsUrl: `ws://127.0.0.1:${port}/bot`,
+    dataDir,
     get server() {
       return server;
     },

@@ -132,12 +132,12 @@ describe("trust-and-split strategies", () => {
     expect(new Set(talk.map((m) => m.text))).toEqual(new Set(["I have the upper hand.", "Let's split evenly."]));
   });
 
-  it("known totals: welfare 1000 and greedy 550 a match; welfare against greedy gets a third of the coins", () => {
-    const welfare = simulate({ game: tas, seats: ["welfare"], matches: 200, seed: 1 });
+  it("known totals: welfare 1000 and greedy 550 a match; welfare against greedy gets a third of the coins", async () => {
+    const welfare = await simulate({ game: tas, seats: ["welfare"], matches: 200, seed: 1 });
     expect(welfare.meanReturns[0] + welfare.meanReturns[1]).toBeCloseTo(1000, 9);
     // Each seat holds the upper hand half the time: 500 expected, σ of a match ≈ 158.
     for (const m of welfare.meanReturns) expect(Math.abs(m - 500)).toBeLessThan(60);
-    const greedy = simulate({ game: tas, seats: ["greedy"], matches: 50, seed: 1 });
+    const greedy = await simulate({ game: tas, seats: ["greedy"], matches: 50, seed: 1 });
     expect(greedy.meanReturns[0] + greedy.meanReturns[1]).toBeCloseTo(550, 9);
     const strategies = [createStrategy(tas.id, "welfare"), createStrategy(tas.id, "greedy")];
     const seen: number[] = [];

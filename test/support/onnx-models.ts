@@ -8,24 +8,104 @@ const FLOAT = onnx.TensorProto.DataType.FLOAT;
  * (a dynamic batch first). Real networks are exported by the trainer; this one has the same interface.
  */
 export function linearModel(inputs: number, outputs: number, weights: readonly number[], bias: readonly number[]) {
-  const dims = (width: number) => ({ dim: [{ dimParam: "batch" }, { dimValue: width }] });
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    opsetImport: [{ domain: "", version: 13 }],
-    producerName: "ludus-test",
-    graph: {
-      name: "linear",
-      node: [
-        { opType: "MatMul", input: ["observation", "W"], output: ["product"] },
-        { opType: "Add", input: ["product", "b"], output: ["logits"] },
-      ],
-      initializer: [
-        { name: "W", dataType: FLOAT, dims: [inputs, outputs], floatData: [...weights] },
-        { name: "b", dataType: FLOAT, dims: [outputs], floatData: [...bias] },
-      ],
-      input: [{ name: "observation", type: { tensorType: { elemType: FLOAT, shape: dims(inputs) } } }],
-      output: [{ name: "logits", type: { tensorType: { elemType: FLOAT, shape: dims(outputs) } } }],
-    },
+  return model(inputs, outputs, {
+    node: [
+      { opType: "MatMul", input: ["observation", "W"], output: ["product"] },
+      { opType: "Add", input: ["product", "b"], output: ["logits"] },
+    ],
+    initializer: [weightsOf("W", [inputs, outputs], weights), weightsOf("b", [outputs], bias)],
   });
-  return onnx.ModelProto.encode(model).finish();
+}
+
+/** A float initializer of the given dims. */
+const weightsOf = (name: string, dims: number[], values: ArrayLike<number>) => ({
+  name,
+  dataType: FLOAT,
+  dims,
+  floatData: Array.from(values),
+});
+
+/** A graph from observation [batch, inputs] to logits [batch, outputs], encoded as ONNX bytes. */
+function model(inputs: number, outputs: number, graph: { node: object[]; initializer: object[] }) {
+  const dims = (width: number) => ({ dim: [{ dimParam: "batch" }, { dimValue: width }] });
+  // A copy with a buffer of its own: protobufjs hands out views of a pool it reuses.
+  return new Uint8Array(
+    onnx.ModelProto.encode(onnx.ModelProto.create({
+      irVersion: 8,
+      opsetImport: [{ domain: "", version: 13 }],
+      producerName: "ludus-test",
+      graph: {
+        name: "policy",
+        ...graph,
+        input: [{ name: "observation", type: { tensorType: { elemType: FLOAT, shape: dims(inputs) } } }],
+        output: [{ name: "logits", type: { tensorType: { elemType: FLOAT, shape: dims(outputs) } } }],
+      },
+    })).finish(),
+  );
+}
+
+/**
+ * A 2-layer MLP (observation → hidden ReLU → logits) with small weights drawn from `seed`: the shape of a
+ * small trained policy, for benchmarks and sampling tests.
+ */
+export function mlpModel(inputs: number, hidden: number, outputs: number, seed = 1) {
+  let s = seed >>> 0 || 1;
+  const draw = (n: number, scale: number) =>
+    Array.from({ length: n }, () => {
+      s ^= s << 13, s ^= s >>> 17, s ^= s << 5;
+      return ((s >>> 0) / 2 ** 32 - 0.5) * 2 * scale;
+    });
+  return model(inputs, outputs, {
+    node: [
+      { opType: "MatMul", input: ["observation", "W1"], output: ["h1"] },
+      { opType: "Add", input: ["h1", "b1"], output: ["h2"] },
+      { opType: "Relu", input: ["h2"], output: ["h"] },
+      { opType: "MatMul", input: ["h", "W2"], output: ["l1"] },
+      { opType: "Add", input: ["l1", "b2"], output: ["logits"] },
+    ],
+    initializer: [
+      weightsOf("W1", [inputs, hidden], draw(inputs * hidden, 1 / Math.sqrt(inputs))),
+      weightsOf("b1", [hidden], draw(hidden, 0.1)),
+      weightsOf("W2", [hidden, outputs], draw(hidden * outputs, 1 / Math.sqrt(hidden))),
+      weightsOf("b2", [outputs], draw(outputs, 0.1)),
+    ],
+  });
+}
+
+/**
+ * A table as a network: for each row, a hidden unit that fires (1) on exactly that binary tensor and
+ * nowhere else (weights ±1, bias 1 − its ones), and the row's logits behind it. Any tabular policy of a game
+ * with binary information-state tensors (Kuhn, Leduc) becomes an ONNX model that plays it exactly.
+ */
+export function tableModel(
+  inputs: number,
+  outputs: number,
+  rows: readonly { tensor: ArrayLike<number>; logits: readonly number[] }[],
+) {
+  const w1 = new Float32Array(inputs * rows.length);
+  const b1 = new Float32Array(rows.length);
+  const w2 = new Float32Array(rows.length * outputs);
+  rows.forEach(({ tensor, logits }, r) => {
+    let ones = 0;
+    for (let i = 0; i < inputs; i++) {
+      if (tensor[i] !== 0 && tensor[i] !== 1) throw new RangeError(`tableModel needs binary tensors, got ${tensor[i]}`);
+      w1[i * rows.length + r] = tensor[i] ? 1 : -1;
+      ones += tensor[i];
+    }
+    b1[r] = 1 - ones;
+    logits.forEach((l, a) => (w2[r * outputs + a] = l));
+  });
+  return model(inputs, outputs, {
+    node: [
+      { opType: "MatMul", input: ["observation", "W1"], output: ["h1"] },
+      { opType: "Add", input: ["h1", "b1"], output: ["h2"] },
+      { opType: "Relu", input: ["h2"], output: ["h"] },
+      { opType: "MatMul", input: ["h", "W2"], output: ["logits"] },
+    ],
+    initializer: [
+      weightsOf("W1", [inputs, rows.length], w1),
+      weightsOf("b1", [rows.length], b1),
+      weightsOf("W2", [rows.length, outputs], w2),
+    ],
+  });
 }

@@ -3,7 +3,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Bot } from "../../clients/sdk/index.ts";
 import type { MatchRecord } from "../../db/records.ts";
+import { verifyMatch } from "../../db/verify.ts";
 import { games } from "../../games/registry.ts";
+import { strategiesFor } from "../../policies/baselines/index.ts";
 import type { ParticipantView } from "../../protocol/frames.ts";
 import type { ServerOptions } from "../../server/app.ts";
 import {
@@ -15,6 +17,7 @@ import {
   watch,
   type WatchedPage,
 } from "../support/browser.ts";
+import { mlpModel } from "../support/onnx-models.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { until } from "../support/until.ts";
 
@@ -723,4 +726,106 @@ describe("web app, when the server's hold on a seat runs out", () => {
     await playToEnd(host.page);
     expect((await storedEnd(id)).statuses).toEqual(["DONE", "DISCONNECTED"]);
   }, TEST_MS);
+});
+
+describe("web app, with a registered Kuhn poker policy", () => {
+  serve();
+  const NAME = "kuhn-mlp";
+
+  /** Registers the next version of NAME as an admin does, over HTTP; returns its id. */
+  async function register(seed: number): Promise<string> {
+    const res = await fetch(`${server.url}/policies?name=${NAME}&game=kuhn-poker`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.token(`admin-${seed}`, "admin")}` },
+      body: mlpModel(11, 16, 2, seed) as Uint8Array<ArrayBuffer>,
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  }
+
+  /** The policies a game's card offers once it has asked the server for them. */
+  async function offered(page: Page, game: string): Promise<string[]> {
+    const select = page.locator(`article[data-game="${game}"] select[id$=-vs]`);
+    await page.locator(`article[data-game="${game}"] select[data-policies=listed]`).waitFor();
+    return await select.locator("option[value^='policy:']").allTextContents();
+  }
+
+  it(
+    "a person picks the policy as Kuhn's opponent in the lobby and plays it to the end; the record names its version",
+    async () => {
+      const policyId = await register(7);
+      const { page, errors } = await open("/");
+      // Offered for its own game only: by version, and as the name's latest.
+      expect(await offered(page, "kuhn-poker")).toEqual([`${NAME} (latest)`, `${NAME}@1 (policy)`]);
+      expect(await offered(page, "ipd")).toEqual([]);
+      const card = page.locator('article[data-game="kuhn-poker"]');
+      await card.locator("select[id$=-vs]").selectOption({ label: `${NAME}@1 (policy)` });
+      const play = card.locator("a[data-action=vs-builtin]");
+      expect(await play.textContent()).toBe(`Play vs ${NAME}@1 (policy)`);
+      await screenshot(page, "lobby-policy-opponent");
+      await play.click();
+      const id = await matchIdOf(page);
+
+      // The policy's seat: its exact version by name, its kind, and no clock (the server plays it).
+      const seat = page.locator('.seat-card[data-seat="1"]');
+      expect(await seat.locator(".name").textContent()).toBe(`policy:${NAME}@1`);
+      expect(await seat.locator(".meta").textContent()).toMatch(/^policy/);
+      expect(await seat.locator(".clock").textContent()).toBe("");
+      await nextTurn(page);
+      await screenshot(page, "kuhn-vs-policy");
+      expect(await playToEnd(page)).toBeGreaterThan(0);
+
+      const record = await storedEnd(id);
+      expect(record.seats[0]).toMatchObject({ kind: "human" });
+      expect(record.seats[1]).toMatchObject({ kind: "policy", name: `policy:${NAME}@1`, policyId, policyVersion: 1 });
+      expect(record.statuses).toEqual(["DONE", "DONE"]);
+      const steps = await server.server.store.steps(id);
+      // The network made the policy seat's moves: none was played for it by default.
+      const policyMoves = steps.filter((s) => s.seat === 1);
+      expect(policyMoves.length).toBeGreaterThan(0);
+      expect(policyMoves.filter((s) => s.defaulted !== null)).toEqual([]);
+      expect(verifyMatch(record, steps)).toMatchObject({ ok: true, stepsChecked: steps.length });
+      expect(await shownReturns(page)).toEqual(record.returns);
+      expect(errors).toEqual([]);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "the latest entry seats the newest version; a lobby that cannot list policies still offers the built-ins",
+    async () => {
+      const policyId = await register(8);
+      const { page } = await open("/");
+      expect(await offered(page, "kuhn-poker")).toEqual([
+        `${NAME} (latest)`,
+        `${NAME}@2 (policy)`,
+        `${NAME}@1 (policy)`,
+      ]);
+      const card = page.locator('article[data-game="kuhn-poker"]');
+      await card.locator("select[id$=-vs]").selectOption({ label: `${NAME} (latest)` });
+      await card.locator("a[data-action=vs-builtin]").click();
+      const id = await matchIdOf(page);
+      expect(await page.locator('.seat-card[data-seat="1"] .name').textContent()).toBe(`policy:${NAME}@2`);
+      await playToEnd(page);
+      expect((await storedEnd(id)).seats[1]).toMatchObject({ name: `policy:${NAME}@2`, policyId, policyVersion: 2 });
+
+      // The registry does not answer: the card says so and every built-in strategy is still there to play.
+      const failing = await openPage(browser);
+      opened.push(failing);
+      await failing.page.route((url) => url.pathname === "/policies", (route) => route.abort());
+      await failing.page.goto(`${server.url}/`);
+      const kuhn = failing.page.locator('article[data-game="kuhn-poker"]');
+      await kuhn.locator("select[data-policies=unlisted]").waitFor();
+      expect(await kuhn.locator(".policy-note").textContent()).toBe("Policies could not be listed.");
+      expect(await kuhn.locator("select[id$=-vs] option").count()).toBe(strategiesFor("kuhn-poker").length);
+      await screenshot(failing.page, "lobby-policies-unlisted");
+      await kuhn.locator("select[id$=-vs]").selectOption("always-call");
+      await kuhn.locator("a[data-action=vs-builtin]").click();
+      const builtin = await matchIdOf(failing.page);
+      expect(await failing.page.locator('.seat-card[data-seat="1"] .name').textContent()).toBe("always-call");
+      await playToEnd(failing.page);
+      expect((await storedEnd(builtin)).seats[1]).toMatchObject({ kind: "builtin", name: "always-call" });
+    },
+    TEST_MS,
+  );
 });

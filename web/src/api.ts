@@ -1,7 +1,10 @@
 /// <reference lib="dom" />
 import type { EndReason, ParticipantView, SeatStatus } from "../../protocol/frames.ts";
 
-/** The server's HTTP API as the page uses it: the game catalog, live matches, invites and the replay store. */
+/**
+ * The server's HTTP API as the page uses it: the game catalog, registered policies, live matches, invites
+ * and the replay store.
+ */
 
 export interface GameInfo {
   readonly id: string;
@@ -11,6 +14,17 @@ export interface GameInfo {
   readonly defaultVariant: string;
   readonly variants: Readonly<Record<string, { readonly description: string; readonly seats: number }>>;
   readonly strategies: readonly { readonly name: string; readonly description: string; readonly arg?: unknown }[];
+}
+
+/** A registered policy version (GET /policies), as the lobby offers it for a seat. */
+export interface PolicyInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly version: number;
+  readonly game: string;
+  /** The variant it was trained on. */
+  readonly variant: string;
+  readonly notes: string | null;
 }
 
 export interface LiveMatch {
@@ -115,6 +129,9 @@ let catalog: Promise<readonly GameInfo[]> | undefined;
 export const api = {
   /** The registry never changes while the server runs: fetched once per page load. */
   games: () => (catalog ??= get<{ games: GameInfo[] }>("/games").then((r) => r.games)),
+  /** Not cached: a policy registered while the lobby is open shows on the next visit. */
+  policies: (game: string) =>
+    get<{ policies: PolicyInfo[] }>(`/policies?game=${encodeURIComponent(game)}`).then((r) => r.policies),
   live: (game?: string) =>
     get<{ matches: LiveMatch[] }>(`/live${game ? `?game=${encodeURIComponent(game)}` : ""}`).then((r) => r.matches),
   invite: (code: string) => get<LiveMatch>(`/invites/${encodeURIComponent(code)}`),

@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
 import { useEffect, useState } from "preact/hooks";
-import { api, type GameInfo, type LiveMatch } from "../api.ts";
+import { api, type GameInfo, type LiveMatch, type PolicyInfo } from "../api.ts";
 
 /**
- * The lobby: every registered game with its rules summary, a variant and an opponent to choose, and three
- * ways to play (a built-in strategy now, the public queue with bots and people, a private match to share);
- * below, the matches being played now, to watch.
+ * The lobby: every registered game with its rules summary, a variant and an opponent to choose (a built-in
+ * strategy or one of the game's registered policies), and three ways to play (that opponent now, the public
+ * queue with bots and people, a private match to share); below, the matches being played now, to watch.
  */
 export function Lobby() {
   const [games, setGames] = useState<readonly GameInfo[] | null>(null);
@@ -18,8 +18,8 @@ export function Lobby() {
       <section>
         <h1>Play</h1>
         <p class="muted">
-          Sit at any table against a built-in strategy, join the public queue with bots, language models and other
-          people, or open a private match and send its link.
+          Sit at any table against a built-in strategy or a trained policy, join the public queue with bots, language
+          models and other people, or open a private match and send its link.
         </p>
         {error && <div class="notice error" role="alert">Could not load the games: {error}</div>}
         {!games && !error && <p class="muted">Loading the games…</p>}
@@ -32,9 +32,44 @@ export function Lobby() {
   );
 }
 
+/** An opponent to choose: `value` is what `/play/new`'s `vs` takes, a strategy's name or a policy's seat spec. */
+interface Opponent {
+  readonly value: string;
+  readonly label: string;
+  readonly title: string;
+}
+
+/** Per policy name: its latest version (the newest when the match starts), then each version, newest first. */
+function policyOpponents(policies: readonly PolicyInfo[]): Opponent[] {
+  const sorted = [...policies].sort((a, b) => a.name.localeCompare(b.name) || b.version - a.version);
+  return sorted.flatMap((p, i) => [
+    ...(sorted[i - 1]?.name === p.name ? [] : [{
+      value: `policy:${p.name}`,
+      label: `${p.name} (latest)`,
+      title: `the newest version of ${p.name} when the match starts`,
+    }]),
+    {
+      value: `policy:${p.name}@${p.version}`,
+      label: `${p.name}@${p.version} (policy)`,
+      title: `trained on ${p.variant}${p.notes ? `: ${p.notes}` : ""}`,
+    },
+  ]);
+}
+
 function GameCard({ game }: { game: GameInfo }) {
   const [variant, setVariant] = useState(game.defaultVariant);
-  const [strategy, setStrategy] = useState(game.strategies[0]?.name ?? "random");
+  const [opponent, setOpponent] = useState(game.strategies[0]?.name ?? "random");
+  // The game's registered policies; undefined while loading, null when they could not be listed.
+  const [policies, setPolicies] = useState<Opponent[] | null | undefined>(undefined);
+  useEffect(() => {
+    let stopped = false;
+    api.policies(game.id).then(
+      (found) => !stopped && setPolicies(policyOpponents(found)),
+      () => !stopped && setPolicies(null),
+    );
+    return () => void (stopped = true);
+  }, [game.id]);
+  const chosen = policies?.find((p) => p.value === opponent)?.label ?? opponent;
   const seats = game.variants[variant]?.seats ?? game.seats.min;
   const query = `variant=${encodeURIComponent(variant)}`;
   return (
@@ -59,20 +94,29 @@ function GameCard({ game }: { game: GameInfo }) {
         <label for={`${game.id}-vs`}>Opponent</label>
         <select
           id={`${game.id}-vs`}
-          value={strategy}
-          onChange={(e) => setStrategy((e.currentTarget as HTMLSelectElement).value)}
+          value={opponent}
+          data-policies={policies === undefined ? "loading" : policies === null ? "unlisted" : "listed"}
+          onChange={(e) => setOpponent((e.currentTarget as HTMLSelectElement).value)}
         >
-          {game.strategies.map((s) => <option key={s.name} value={s.name} title={s.description}>{s.name}</option>)}
+          <optgroup label="Built-in strategies">
+            {game.strategies.map((s) => <option key={s.name} value={s.name} title={s.description}>{s.name}</option>)}
+          </optgroup>
+          {policies && policies.length > 0 && (
+            <optgroup label="Registered policies">
+              {policies.map((p) => <option key={p.value} value={p.value} title={p.title}>{p.label}</option>)}
+            </optgroup>
+          )}
         </select>
       </div>
+      {policies === null && <p class="muted policy-note">Policies could not be listed.</p>}
       <p class="muted variant-note">{game.variants[variant]?.description}</p>
       <div class="buttons">
         <a
           class="button primary"
-          href={`/play/new/${game.id}?${query}&vs=${encodeURIComponent(strategy)}`}
+          href={`/play/new/${game.id}?${query}&vs=${encodeURIComponent(opponent)}`}
           data-action="vs-builtin"
         >
-          Play vs {strategy}
+          Play vs {chosen}
         </a>
         <a class="button" href={`/play/queue/${game.id}?${query}`} data-action="queue">Public queue</a>
         <a class="button" href={`/play/private/${game.id}?${query}`} data-action="private">Private match</a>

@@ -7,7 +7,7 @@ import { MatchSession, queue } from "../session.ts";
 
 /**
  * The ways to a seat, each ending on the match's own page (`/play/<id>`): a new match against a built-in
- * strategy or with open seats for an invite, the public queue, and an invite link.
+ * strategy or a registered policy, or with open seats for an invite, the public queue, and an invite link.
  */
 
 function Failed(props: { what: string; message: string }) {
@@ -22,7 +22,10 @@ function Failed(props: { what: string; message: string }) {
   );
 }
 
-/** `/play/new/<game>?variant&vs=<strategy>` (every other seat that strategy) or `/play/private/<game>?variant` (open). */
+/**
+ * `/play/new/<game>?variant&vs=<strategy | policy:<name>[@<version>]>` (every other seat that built-in strategy
+ * or registered policy) or `/play/private/<game>?variant` (open).
+ */
 export function NewMatch(props: { game: string; query: URLSearchParams; open: boolean }) {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -37,10 +40,10 @@ export function NewMatch(props: { game: string; query: URLSearchParams; open: bo
           `${info.title} has no variant \`${variant}\`; variants: ${Object.keys(info.variants).join(", ")}`,
         );
       }
-      const strategy = props.query.get("vs") ?? info.strategies[0]?.name ?? "random";
-      const opponents = Object.fromEntries(
-        Array.from({ length: seats - 1 }, (_, i) => [String(i + 1), props.open ? "open" : `strategy:${strategy}`]),
-      );
+      const vs = props.query.get("vs") ?? info.strategies[0]?.name ?? "random";
+      // A policy's seat spec goes to the server as it is; anything else names a built-in strategy.
+      const opponent = props.open ? "open" : vs.startsWith("policy:") ? vs : `strategy:${vs}`;
+      const opponents = Object.fromEntries(Array.from({ length: seats - 1 }, (_, i) => [String(i + 1), opponent]));
       const session = await MatchSession.create(props.game, { variant, name: displayName(), opponents });
       if (!cancelled) navigate(`/play/${session.current.matchId}`, true);
     })().catch((e: Error) => !cancelled && setError(e.message));

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import { useEffect, useState } from "preact/hooks";
+import type { SeatKind } from "../../../protocol/frames.ts";
 import type { SeatSnapshot } from "../session.ts";
 import { DID } from "../words.ts";
 
@@ -10,7 +11,14 @@ function clockText(ms: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-const KIND: Readonly<Record<string, string>> = { human: "person", bot: "bot", llm: "LLM", builtin: "built-in" };
+/** Every kind of player, as the page names it (the compiler asks for a new kind here). */
+const KIND: Readonly<Record<SeatKind, string>> = {
+  human: "person",
+  bot: "bot",
+  llm: "LLM",
+  builtin: "built-in",
+  policy: "policy",
+};
 
 /** Whether a seat's player is here, from the public state: away (the server holds the seat), or gone and why. */
 function presence(s: SeatSnapshot, phase: string): string | null {
@@ -62,11 +70,11 @@ export function SeatBar(props: {
               class={`clock${ticking ? " running" : ""}${ticking && left < 10_000 ? " low" : ""}`}
               aria-label={`${s.name}'s clock`}
             >
-              {s.kind === "builtin" || s.open ? "" : clockText(left)}
+              {s.kind === "builtin" || s.kind === "policy" || s.open ? "" : clockText(left)}
             </span>
             <span class="meta">
               <span class={`dot${s.connected ? " on" : ""}`} />
-              {s.open ? "" : KIND[s.kind] ?? s.kind}
+              {s.open ? "" : KIND[s.kind]}
               {away && <span class="presence">{s.open ? away : ` · ${away}`}</span>}
               {toAct ? " · to act" : ""}
             </span>

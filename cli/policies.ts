@@ -1,0 +1,20 @@
+import { ReplayStore, type StoreOptions } from "../db/store.ts";
+import { PolicyRuntime } from "../policies/onnx/runtime.ts";
+
+/** Runs `work` with the policies of the store at `location`, closing both after. */
+export async function withPolicies<T>(
+  location: StoreOptions,
+  work: (policies: PolicyRuntime) => Promise<T>,
+): Promise<T> {
+  const store = await ReplayStore.open(location);
+  try {
+    const policies = await PolicyRuntime.open(store.policies);
+    try {
+      return await work(policies);
+    } finally {
+      await policies.close();
+    }
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,225 @@
+import type { AnyGame } from "../../games/core/game.ts";
+import { Rng, type Seed } from "../../games/core/rng.ts";
+import type { Seat } from "../../games/core/seat.ts";
+import { encoderVersion, getGame } from "../../games/registry.ts";
+import { type PolicyRecord, type PolicyRegistry, PolicyRegistryError } from "../../db/policies.ts";
+import { StrategyError } from "../strategy.ts";
+import { type BatcherOptions, PolicyBatcher } from "./batcher.ts";
+import { type PolicyDevice, PolicyNetwork } from "./network.ts";
+import { checkDevice } from "./probe.ts";
+import { type PolicyUpload, registerPolicy } from "./register.ts";
+import { policySeat } from "./seat.ts";
+import { parsePolicySpec, policySeatName } from "./spec.ts";
+
+/**
+ * The registered policies a server plays: which version a seat's spec names (from an index of the registry,
+ * so creating a match never waits on the store), one onnxruntime session and batcher per version (loaded on
+ * first use, shared by every match that seats it), and which versions live matches hold, so none of those
+ * is removed under them. A version registered here is seated by the next match that names its policy.
+ */
+
+export interface RuntimeOptions extends BatcherOptions {
+  /** Where inference runs (default cpu); cuda is checked when the runtime opens. */
+  readonly device?: PolicyDevice;
+  /** onnxruntime intra-op threads per session (default 1). */
+  readonly threads?: number;
+  /**
+   * Re-read the registry this often (ms), for versions other processes register (a shared PostgreSQL
+   * store); absent: only what is registered through this runtime is seen.
+   */
+  readonly refreshMs?: number;
+}
+
+/** The stream of a match's seed that the policy in `seat` samples from (0 is chance, 1 the built-ins). */
+export const policyStream = (seat: number): number => 2 + seat;
+
+/** A registered version, ready to sit: what a record keeps of it, and its seat in any match. */
+export interface PolicyPlayer {
+  /** `policy:<name>@<version>[:greedy]`: the exact version. */
+  readonly name: string;
+  readonly policy: { readonly id: string; readonly version: number; readonly greedy: boolean };
+  /** Its seat `seat` in a match seeded `seed`, sampling from that seat's own stream of the seed. */
+  seatFor(seed: Seed, seat: number): Seat;
+}
+
+/** A policy in a seat: what the record keeps of it, and the seat itself. */
+export interface PolicySeat {
+  readonly name: string;
+  readonly policy: PolicyPlayer["policy"];
+  readonly seat: Seat;
+}
+
+export class PolicyRuntime {
+  private byId = new Map<string, PolicyRecord>();
+  /** Each name's versions, ascending. */
+  private byName = new Map<string, PolicyRecord[]>();
+  private readonly loaded = new Map<string, Promise<PolicyBatcher>>();
+  private readonly uses = new Map<string, number>();
+  private timer?: ReturnType<typeof setInterval>;
+
+  private constructor(readonly registry: PolicyRegistry, private readonly options: RuntimeOptions) {}
+
+  static async open(registry: PolicyRegistry, options: RuntimeOptions = {}): Promise<PolicyRuntime> {
+    if (options.device === "cuda") await checkDevice("cuda");
+    const runtime = new PolicyRuntime(registry, options);
+    await runtime.refresh();
+    if (options.refreshMs) {
+      runtime.timer = setInterval(() => runtime.refresh().catch(() => {}), options.refreshMs);
+      Deno.unrefTimer(runtime.timer);
+    }
+    return runtime;
+  }
+
+  /** Re-reads the registry's index (never the models). */
+  async refresh(): Promise<void> {
+    this.index(await this.registry.list());
+  }
+
+  private index(records: readonly PolicyRecord[]): void {
+    this.byId = new Map(records.map((r) => [r.id, r]));
+    this.byName = new Map();
+    for (const r of [...records].sort((a, b) => a.version - b.version)) {
+      const versions = this.byName.get(r.name) ?? [];
+      versions.push(r);
+      this.byName.set(r.name, versions);
+    }
+  }
+
+  /** Every registered version, as this runtime knows them. */
+  list(): PolicyRecord[] {
+    return [...this.byId.values()];
+  }
+
+  /**
+   * The version `spec` names, checked against the game config it is to play: the same game and encoder,
+   * the same tensor shape and action count. A StrategyError (a `bad_strategy` refusal) says what is wrong.
+   */
+  resolve(spec: string, game: AnyGame, config: unknown): { record: PolicyRecord; greedy: boolean } {
+    const { ref, version, greedy } = parsePolicySpec(spec);
+    const byId = version === undefined ? this.byId.get(ref) : undefined;
+    const versions = this.byName.get(ref);
+    const record = byId ?? (version === undefined ? versions?.at(-1) : versions?.find((r) => r.version === version));
+    if (!record) {
+      const mine = [...this.byName.entries()].filter(([, v]) => v[0].game === game.id).map(([name]) => name);
+      const known = versions ? `; ${ref} has versions ${versions.map((r) => r.version).join(", ")}` : "";
+      throw new StrategyError(
+        `no registered policy ${ref}${version === undefined ? "" : `@${version}`}${known} (policies for ${game.id}: ${
+          mine.length ? mine.join(", ") : "none; `ludus policy add` registers one"
+        })`,
+      );
+    }
+    const label = policySeatName(record.name, record.version, false);
+    if (record.game !== game.id) {
+      throw new StrategyError(`${label} plays ${record.game}, not ${game.id}`);
+    }
+    if (record.encoderVersion !== encoderVersion(game)) {
+      throw new StrategyError(
+        `${label} reads ${game.id}'s tensors of encoder version ${record.encoderVersion}; this server encodes version ${
+          encoderVersion(game)
+        }`,
+      );
+    }
+    const shape = ["batch", ...game.observationShape(config)];
+    const output = ["batch", game.actionCount(config)];
+    if (JSON.stringify(shape) !== JSON.stringify(record.inputShape) || output[1] !== record.outputShape[1]) {
+      throw new StrategyError(
+        `${label} reads ${JSON.stringify(record.inputShape)} and answers ${
+          JSON.stringify(record.outputShape)
+        }; this ${game.id} config needs ${JSON.stringify(shape)} and ${JSON.stringify(output)}`,
+      );
+    }
+    return { record, greedy };
+  }
+
+  /**
+   * The seat `spec` names in a match of `config` seeded `seed`, sampling from the seat's own stream of
+   * the seed (greedy draws nothing). Counts as a use of the version until `release`.
+   */
+  seat(spec: string, game: AnyGame, config: unknown, seed: Seed, seat: number): PolicySeat {
+    const player = this.player(spec, game, config);
+    this.uses.set(player.policy.id, this.usesOf(player.policy.id) + 1);
+    return { name: player.name, policy: player.policy, seat: player.seatFor(seed, seat) };
+  }
+
+  /** The version `spec` names, for seats in many matches (headless runs: no use is counted). */
+  player(spec: string, game: AnyGame, config: unknown): PolicyPlayer {
+    const { record, greedy } = this.resolve(spec, game, config);
+    const batcher = this.batcher(record);
+    return {
+      name: policySeatName(record.name, record.version, greedy),
+      policy: { id: record.id, version: record.version, greedy },
+      seatFor: (seed, seat) => policySeat(batcher, greedy ? undefined : new Rng(seed, policyStream(seat))),
+    };
+  }
+
+  /** A seat of version `id` let go (its match ended). */
+  release(id: string): void {
+    const left = (this.uses.get(id) ?? 0) - 1;
+    if (left > 0) this.uses.set(id, left);
+    else this.uses.delete(id);
+  }
+
+  /** Live matches seating version `id` now. */
+  usesOf(id: string): number {
+    return this.uses.get(id) ?? 0;
+  }
+
+  /** The batcher of a version, loading its session on first use (a failed load is tried again next time). */
+  batcher(record: PolicyRecord): Promise<PolicyBatcher> {
+    let batcher = this.loaded.get(record.id);
+    if (batcher) return batcher;
+    batcher = this.load(record);
+    this.loaded.set(record.id, batcher);
+    batcher.catch(() => this.loaded.get(record.id) === batcher && this.loaded.delete(record.id));
+    return batcher;
+  }
+
+  private async load(record: PolicyRecord): Promise<PolicyBatcher> {
+    const model = await this.registry.model(record.id);
+    if (!model) throw new PolicyRegistryError("unknown_policy", `policy ${record.id} is no longer registered`);
+    const { threads, device, maxBatch, waitMs } = this.options;
+    const network = await PolicyNetwork.load(model, getGame(record.game), record.config, { threads, device });
+    return new PolicyBatcher(network, { maxBatch, waitMs });
+  }
+
+  /** Checks and registers a model; the next match that names its policy seats it. */
+  async register(upload: PolicyUpload, model: Uint8Array): Promise<PolicyRecord> {
+    const record = await registerPolicy(this.registry, upload, model);
+    this.index([...this.byId.values(), record]);
+    return record;
+  }
+
+  /** Removes a version no live match seats (refused with `in_use` otherwise), and lets its session go. */
+  async remove(ref: string): Promise<PolicyRecord> {
+    const found = this.byId.get(ref) ?? await this.registry.get(ref);
+    if (found && this.usesOf(found.id) > 0) {
+      throw new PolicyRegistryError(
+        "in_use",
+        `${policySeatName(found.name, found.version, false)} plays in ${
+          this.usesOf(found.id)
+        } live match(es) here; remove it once they have ended`,
+      );
+    }
+    // Out of the index first, so no match created while the store removes it can seat it.
+    const rest = [...this.byId.values()].filter((r) => r.id !== found?.id);
+    this.index(rest);
+    let removed: PolicyRecord;
+    try {
+      removed = await this.registry.remove(found?.id ?? ref);
+    } catch (error) {
+      if (found) this.index([...this.byId.values(), found]);
+      throw error;
+    }
+    const batcher = this.loaded.get(removed.id);
+    this.loaded.delete(removed.id);
+    await batcher?.then((b) => b.network.release(), () => {});
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    const loaded = [...this.loaded.values()];
+    this.loaded.clear();
+    await Promise.all(loaded.map((b) => b.then((batcher) => batcher.network.release(), () => {})));
+  }
+}

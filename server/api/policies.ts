@@ -1,0 +1,190 @@
+import type { IncomingMessage } from "node:http";
+import { ConfigError } from "../../games/core/config.ts";
+import { NumericFaceError } from "../../games/core/game.ts";
+import { UnknownGameError } from "../../games/registry.ts";
+import { checkParams, QueryError } from "../../db/query.ts";
+import { type PolicyRecord, PolicyRegistryError } from "../../db/policies.ts";
+import { PolicyError } from "../../policies/onnx/network.ts";
+import type { PolicyUpload } from "../../policies/onnx/register.ts";
+import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
+import type { TokenStore } from "../auth/tokens.ts";
+import { type ApiRoute, error, pathSegment, type Refusal, respond, send } from "../http.ts";
+
+/**
+ * The policy registry over HTTP (docs/policies.md): anyone may list policies and fetch their models; only
+ * an admin token registers (POST, the ONNX bytes as the body, the rest as query parameters) or removes one.
+ */
+
+/** The largest model an upload may carry. */
+export const MAX_MODEL_BYTES = 128 * 1024 * 1024;
+
+const UPLOAD_PARAMS = ["name", "game", "variant", "config", "version", "parent", "run", "cursor", "notes"];
+const PATH = /^\/policies(?:\/([^/]+)(\/model)?)?$/;
+
+const STATUS: Record<PolicyRegistryError["code"], number> = {
+  duplicate: 409,
+  in_use: 409,
+  unknown_policy: 404,
+  bad_policy: 400,
+};
+
+function refusal(cause: unknown): Refusal | undefined {
+  if (cause instanceof PolicyRegistryError) {
+    return { status: STATUS[cause.code], code: cause.code, message: cause.message };
+  }
+  if (cause instanceof UnknownGameError) return { status: 400, code: "unknown_game", message: cause.message };
+  if (cause instanceof ConfigError) return { status: 400, code: "bad_config", message: cause.message };
+  if (cause instanceof PolicyError || cause instanceof NumericFaceError) {
+    return { status: 400, code: "bad_policy", message: cause.message };
+  }
+  if (cause instanceof UploadError) return cause;
+}
+
+class UploadError extends Error implements Refusal {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+/** A record as JSON: where its model is, beside what it is. */
+const view = (r: PolicyRecord) => ({ ...r, model: `/policies/${r.id}/model` });
+
+/** The upload's fields from its query string, each checked. */
+function uploadOf(url: URL): PolicyUpload {
+  const params = Object.fromEntries(checkParams(url.searchParams, UPLOAD_PARAMS));
+  for (const required of ["name", "game"]) {
+    if (!params[required]) throw new QueryError(`\`${required}\` is required; parameters: ${UPLOAD_PARAMS.join(", ")}`);
+  }
+  let config: Record<string, unknown> | undefined;
+  if (params.config !== undefined) {
+    try {
+      config = JSON.parse(params.config);
+    } catch {
+      throw new QueryError('`config` is a JSON object of config overrides, e.g. {"ante":2}');
+    }
+    if (typeof config !== "object" || config === null || Array.isArray(config)) {
+      throw new QueryError('`config` is a JSON object of config overrides, e.g. {"ante":2}');
+    }
+  }
+  if (params.version !== undefined && !/^[1-9]\d{0,8}$/.test(params.version)) {
+    throw new QueryError(`\`version\` is a whole number ≥ 1, got ${JSON.stringify(params.version)}`);
+  }
+  return {
+    name: params.name,
+    game: params.game,
+    variant: params.variant,
+    config,
+    version: params.version === undefined ? undefined : Number(params.version),
+    parent: params.parent,
+    run: params.run,
+    datasetCursor: params.cursor,
+    notes: params.notes,
+  };
+}
+
+/** The request's body, refused past MAX_MODEL_BYTES without reading the rest. */
+function body(req: IncomingMessage): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    const tooLarge = () =>
+      new UploadError(413, "too_large", `a model is at most ${MAX_MODEL_BYTES} bytes; this upload is larger`);
+    if (declared > MAX_MODEL_BYTES) return reject(tooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_MODEL_BYTES) {
+        req.destroy();
+        return reject(tooLarge());
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    req.on("error", reject);
+  });
+}
+
+/** Only an admin token registers or removes policies: 401 without a valid one, 403 for a player's token. */
+function checkAdmin(req: IncomingMessage, tokens: TokenStore): void {
+  const header = req.headers.authorization ?? "";
+  const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  const record = token === undefined ? undefined : tokens.verify(token);
+  if (!record) {
+    throw new UploadError(
+      401,
+      "unauthorized",
+      "registering or removing a policy takes an admin token (`Authorization: Bearer <token>`): create one with " +
+        "`ludus token create --kind admin --name <name> --data-dir <the server's data directory>`",
+    );
+  }
+  if (record.kind !== "admin") {
+    throw new UploadError(
+      403,
+      "forbidden",
+      `${record.name}'s token is a ${record.kind} token; registering or removing a policy takes an admin token`,
+    );
+  }
+}
+
+export function policyRoutes(runtime: PolicyRuntime, tokens: TokenStore): ApiRoute {
+  return {
+    describe: "GET /policies, GET /policies/:ref, GET /policies/:ref/model, POST /policies, DELETE /policies/:ref",
+    methods: ["POST", "DELETE"],
+    handle(req, res, url) {
+      const found = PATH.exec(url.pathname.replace(/\/+$/, ""));
+      if (!found) return false;
+      const [, rawRef, model] = found;
+      const method = req.method === "HEAD" ? "GET" : req.method;
+      const allowed = rawRef === undefined ? ["GET", "POST"] : model ? ["GET"] : ["GET", "DELETE"];
+      if (!allowed.includes(method!)) {
+        error(
+          res,
+          405,
+          "method_not_allowed",
+          `${req.method} ${url.pathname} is not supported; use ${allowed.join(" or ")}`,
+          {
+            allow: allowed.join(", "),
+          },
+        );
+        return true;
+      }
+      const ref = rawRef === undefined ? undefined : pathSegment(res, rawRef);
+      if (rawRef !== undefined && ref === undefined) return true;
+      respond(res, async () => {
+        if (ref === undefined && method === "POST") {
+          checkAdmin(req, tokens);
+          const upload = uploadOf(url);
+          const record = await runtime.register(upload, await body(req));
+          send(res, 201, view(record), { location: `/policies/${record.id}` });
+          return;
+        }
+        if (ref === undefined) {
+          const params = Object.fromEntries(checkParams(url.searchParams, ["game", "name"]));
+          return { policies: (await runtime.registry.list(params)).map(view) };
+        }
+        checkParams(url.searchParams, []);
+        if (method === "DELETE") {
+          checkAdmin(req, tokens);
+          return { removed: view(await runtime.remove(ref)) };
+        }
+        const record = await runtime.registry.get(ref);
+        if (!record) {
+          throw new PolicyRegistryError("unknown_policy", `no registered policy ${ref}; GET /policies lists them`);
+        }
+        if (!model) return view(record);
+        const bytes = await runtime.registry.model(record.id);
+        if (!bytes) throw new PolicyRegistryError("unknown_policy", `policy ${ref} was removed`);
+        res.writeHead(200, {
+          "content-type": "application/octet-stream",
+          "content-length": bytes.length,
+          "content-disposition": `attachment; filename="${record.name}@${record.version}.onnx"`,
+          etag: `"${record.sha256}"`,
+          "x-ludus-policy-id": record.id,
+          "x-ludus-policy-version": String(record.version),
+        });
+        res.end(req.method === "HEAD" ? undefined : bytes);
+      }, refusal);
+      return true;
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bot, type Policy, randomAction } from "../../clients/sdk/index.ts";
+import { verifyMatch } from "../../db/verify.ts";
+import type { SeatRecord } from "../../db/records.ts";
+import { linearModel, mlpModel } from "../support/onnx-models.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+import { until } from "../support/until.ts";
+
+/**
+ * Registered policies as players of a running server: registered over HTTP by an admin token only, seated
+ * by name in private matches against bots and each other, recorded by exact version, hot-loaded while
+ * matches play, and never removed from under a live match.
+ */
+
+const random: Policy = (_observation, legal) => randomAction(legal);
+
+describe("policies on a running server", () => {
+  let server: TestServer;
+  let admin: string;
+  const bots: Bot[] = [];
+  const connect = async (maxMatches?: number) => {
+    const bot = await Bot.connect({ url: server.wsUrl, token: server.token(undefined, "bot", maxMatches) });
+    bots.push(bot);
+    return bot;
+  };
+  const post = (query: string, body: Uint8Array, token: string | null = admin) =>
+    fetch(`${server.url}/policies?${query}`, {
+      method: "POST",
+      body: body as Uint8Array<ArrayBuffer>,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+  const ended = (id: string) =>
+    until(`match ${id} recorded as ended`, async () => {
+      const match = await server.server.store.match(id);
+      return match?.endedAt ? match : undefined;
+    });
+  const verified = async (id: string) => {
+    const report = verifyMatch(await ended(id), await server.server.store.steps(id));
+    expect(report.differences).toEqual([]);
+    expect(report.ok).toBe(true);
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = server.token("trainer", "admin");
+  });
+  afterAll(async () => {
+    await Promise.all(bots.map((bot) => bot.close()));
+    await server.close();
+  });
+
+  it("registers over HTTP with an admin token only; every bad upload is refused with its message", async () => {
+    const model = mlpModel(11, 16, 2, 3);
+    const noToken = await post("name=kuhn-mlp&game=kuhn-poker", model, null);
+    expect(noToken.status).toBe(401);
+    expect((await noToken.json()).error.message).toContain("ludus token create --kind admin");
+    const player = await post("name=kuhn-mlp&game=kuhn-poker", model, server.token());
+    expect(player.status).toBe(403);
+    expect((await player.json()).error.code).toBe("forbidden");
+    const refusals: [string, Uint8Array, number, string, string][] = [
+      [
+        "name=kuhn-mlp&game=kuhn-poker",
+        linearModel(30, 3, new Array(90).fill(0), [0, 0, 0]),
+        400,
+        "bad_policy",
+        "[batch, 11]",
+      ],
+      ["name=kuhn-mlp&game=kuhn-poker", new TextEncoder().encode("GIF89a"), 400, "bad_policy", "not an ONNX model"],
+      ["name=kuhn-mlp&game=chess", model, 400, "unknown_game", "chess"],
+      ["name=kuhn-mlp", model, 400, "bad_query", "`game` is required"],
+      ["name=kuhn-mlp&game=kuhn-poker&colour=red", model, 400, "bad_query", "unknown parameter `colour`"],
+    ];
+    for (const [query, body, status, code, message] of refusals) {
+      const response = await post(query, body);
+      const { error } = await response.json();
+      expect([response.status, error.code], query).toEqual([status, code]);
+      expect(error.message).toContain(message);
+    }
+    const created = await post("name=kuhn-mlp&game=kuhn-poker&notes=first", model);
+    expect(created.status).toBe(201);
+    const record = await created.json();
+    expect(record).toMatchObject({ name: "kuhn-mlp", version: 1, game: "kuhn-poker", notes: "first" });
+    expect(created.headers.get("location")).toBe(`/policies/${record.id}`);
+    const duplicate = await post("name=kuhn-mlp&game=kuhn-poker&version=1", model);
+    expect(duplicate.status).toBe(409);
+    expect((await duplicate.json()).error.message).toContain("already has version 1");
+    // Nothing refused was kept; the model reads back byte for byte.
+    const { policies } = await (await fetch(`${server.url}/policies`)).json();
+    expect(policies.map((p: { name: string; version: number }) => `${p.name}@${p.version}`)).toEqual(["kuhn-mlp@1"]);
+    expect(await (await fetch(`${server.url}/policies/kuhn-mlp@1`)).json()).toMatchObject({ id: record.id });
+    const bytes = await fetch(`${server.url}/policies/kuhn-mlp/model`);
+    expect(bytes.headers.get("x-ludus-policy-version")).toBe("1");
+    expect(new Uint8Array(await bytes.arrayBuffer())).toEqual(model);
+    expect((await fetch(`${server.url}/policies/nobody`)).status).toBe(404);
+  });
+
+  it("plays a remote bot and itself, each match recorded with the exact version and verifiable", async () => {
+    const bot = await connect();
+    const created = await bot.create({ game: "kuhn-poker", opponents: { 1: "policy:kuhn-mlp" }, policy: random });
+    expect((await created.result).reason).toBe("completed");
+    const match = await ended(created.match);
+    expect(match.seats[1]).toMatchObject(
+      { kind: "policy", name: "policy:kuhn-mlp@1", policyVersion: 1 } satisfies Partial<SeatRecord>,
+    );
+    expect(match.seats[1]!.policyId).toMatch(/^pol_/);
+    await verified(created.match);
+    // Policy against policy, the creator only watching; greedy in one seat.
+    const watched = await bot.create({
+      game: "kuhn-poker",
+      seat: null,
+      opponents: { 0: "policy:kuhn-mlp@1", 1: "policy:kuhn-mlp:greedy" },
+      policy: random,
+    });
+    const both = await ended(watched.match);
+    expect(both.seats.map((s) => s?.name)).toEqual(["policy:kuhn-mlp@1", "policy:kuhn-mlp@1:greedy"]);
+    expect(both.seats[1]?.greedy).toBe(true);
+    expect(both.endReason).toBe("completed");
+    await verified(watched.match);
+    // The same seed and version play the same match again, sampling included.
+    const again = await bot.create({
+      game: "kuhn-poker",
+      seat: null,
+      seed: both.seed,
+      opponents: { 0: "policy:kuhn-mlp@1", 1: "policy:kuhn-mlp:greedy" },
+      policy: random,
+    });
+    const steps = async (id: string) => (await server.server.store.steps(id)).map((s) => s.action);
+    await ended(again.match);
+    expect(await steps(again.match)).toEqual(await steps(watched.match));
+  });
+
+  it("refuses seats it cannot fill with a policy, saying why", async () => {
+    const bot = await connect();
+    await expect(bot.create({ game: "kuhn-poker", opponents: { 1: "policy:nobody" }, policy: random }))
+      .rejects.toMatchObject({ code: "bad_strategy", message: expect.stringContaining("no registered policy nobody") });
+    await expect(bot.create({ game: "leduc-poker", opponents: { 1: "policy:kuhn-mlp" }, policy: random }))
+      .rejects.toMatchObject({ message: expect.stringContaining("plays kuhn-poker, not leduc-poker") });
+    await expect(bot.create({ game: "kuhn-poker", opponents: { 1: "policy:kuhn-mlp@9" }, policy: random }))
+      .rejects.toMatchObject({ message: expect.stringContaining("kuhn-mlp has versions 1") });
+  });
+
+  it("hot-loads: a version registered while 100 matches play seats the next ones; the live ones keep theirs", async () => {
+    const bot = await connect(300);
+    // The bot holds its answers until told: the first hundred matches stay live across the registration.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held: Policy = async (_observation, legal) => {
+      await gate;
+      return randomAction(legal);
+    };
+    const create = () => bot.create({ game: "kuhn-poker", seat: 0, opponents: { 1: "policy:kuhn-mlp" }, policy: held });
+    const old = await Promise.all(Array.from({ length: 100 }, create));
+    const live = old.map((m) => server.server.matches.get(m.match)!);
+    expect(live.every((m) => m && !m.ended)).toBe(true);
+    const v1 = (await (await fetch(`${server.url}/policies/kuhn-mlp@1`)).json()).id;
+    const registered = await post("name=kuhn-mlp&game=kuhn-poker&parent=kuhn-mlp@1", mlpModel(11, 16, 2, 4));
+    expect(registered.status).toBe(201);
+    const v2 = await registered.json();
+    expect(v2).toMatchObject({ version: 2, parent: v1 });
+    const fresh = await Promise.all(Array.from({ length: 100 }, create));
+    // v1 plays in live matches: it stays.
+    const removal = await fetch(`${server.url}/policies/kuhn-mlp@1`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(removal.status).toBe(409);
+    expect((await removal.json()).error.message).toMatch(/kuhn-mlp@1 plays in 100 live match/);
+    release();
+    const versions = async (matches: { match: string }[]) =>
+      new Set(await Promise.all(matches.map(async (m) => (await ended(m.match)).seats[1]!.policyVersion)));
+    await Promise.all([...old, ...fresh].map((m) => m.result));
+    expect(await versions(old)).toEqual(new Set([1]));
+    expect(await versions(fresh)).toEqual(new Set([2]));
+    for (const m of [old[0], fresh[0]]) await verified(m.match);
+    // Once they have ended, v1 can go; v2 stays the latest.
+    const later = await fetch(`${server.url}/policies/kuhn-mlp@1`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(later.status).toBe(200);
+    expect((await (await fetch(`${server.url}/policies/kuhn-mlp`)).json()).version).toBe(2);
+  });
+});
