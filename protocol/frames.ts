@@ -8,8 +8,8 @@ import type { ActionForm } from "./action-forms.ts";
  * the same object in msgpack when the connection's `auth` frame was binary.
  */
 
-/** Who sits in a seat. `builtin` is a strategy running inside the server. */
-export type SeatKind = "human" | "bot" | "llm" | "builtin";
+/** Who sits in a seat. `builtin` is a strategy running inside the server, `policy` a network it runs. */
+export type SeatKind = "human" | "bot" | "llm" | "builtin" | "policy";
 
 /** A seat's standing. ACTIVE while playing; the rest say how its part ended. */
 export type SeatStatus = "ACTIVE" | "DONE" | "ERROR" | "INVALID" | "TIMEOUT" | "DISCONNECTED";
@@ -64,6 +64,11 @@ export interface AuthFrame {
   readonly token: string;
   /** Ask for the text rendering of each observation in `turn` frames (for LLM seats). */
   readonly text?: boolean;
+  /**
+   * Ask for the numeric face in every `turn` frame (`tensor`, `legalIds`) and `match_start` (`numeric`), for
+   * seats played by a network; such a seat may answer with `actionId`.
+   */
+  readonly numeric?: boolean;
   /** Who plays behind the token (an LLM seat's model, endpoint and sampling), for the record. */
   readonly agent?: AgentInfo;
 }
@@ -125,8 +130,10 @@ export interface ActFrame {
   readonly match: string;
   /** The `seq` of the `turn` frame being answered. */
   readonly seq: number;
-  /** The action as JSON (`{"type": "raise", "amount": 4}`) or as text (`"raise 4"`). */
-  readonly action: unknown;
+  /** The action as JSON (`{"type": "raise", "amount": 4}`) or as text (`"raise 4"`); or give `actionId` instead. */
+  readonly action?: unknown;
+  /** Instead of `action`: an action id of the game's numeric face (one of the turn's `legalIds`). */
+  readonly actionId?: number;
   /** Free fields kept with the step in the replay (an LLM's prompt, raw response, token counts). */
   readonly meta?: Record<string, unknown>;
 }
@@ -206,6 +213,15 @@ export interface CreatedFrame {
   readonly seats: readonly number[];
 }
 
+/**
+ * The numeric face of a match's config, for a connection that asked for it, as `GET /games` gives it per
+ * variant: the tensor's shape, the number of action ids and the encoding's version, or why the config has none
+ * (`numericFace`; its turns then carry no tensor).
+ */
+export type NumericInfo =
+  | { readonly observationShape: readonly number[]; readonly actionCount: number; readonly encoderVersion: number }
+  | { readonly numericFace: string };
+
 /** The full state for a seat: the first frame of a match, and of every resume (like Lichess's `gameFull`). */
 export interface MatchStartFrame {
   readonly type: "match_start";
@@ -223,6 +239,8 @@ export interface MatchStartFrame {
   /** This seat's observation now. */
   readonly observation: unknown;
   readonly resumed: boolean;
+  /** The config's numeric face, when the connection asked for it (`auth.numeric`). */
+  readonly numeric?: NumericInfo;
 }
 
 export interface TurnFrame {
@@ -237,6 +255,13 @@ export interface TurnFrame {
   readonly legal: readonly ActionForm[];
   /** The same forms as one readable line, e.g. `check | bet`. */
   readonly legalText: string;
+  /**
+   * The seat's information-state tensor, flat (shape `match_start.numeric.observationShape`), encoded from
+   * `observation`, when the connection asked for the numeric face and the config has one.
+   */
+  readonly tensor?: readonly number[];
+  /** The legal action ids, ascending: alongside `tensor`. */
+  readonly legalIds?: readonly number[];
   /** Epoch milliseconds by which the action must arrive (main time plus the overage bank). */
   readonly deadline: number;
   readonly clock: ClockView;

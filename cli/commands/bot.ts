@@ -2,11 +2,14 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { Packr } from "msgpackr";
 import type { ActionSpace } from "../../games/core/action.ts";
 import { configure } from "../../games/core/config.ts";
+import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { games, getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { STRATEGY_STREAM } from "../../policies/simulate.ts";
+import { sampleMasked } from "../../policies/onnx/sample.ts";
 import {
+  ActionId,
   Bot,
   type FrameFormat,
   LudusError,
@@ -17,6 +20,7 @@ import {
 } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
 import { integerIn, websocketUrl } from "../options.ts";
+import { fetchPolicy, isModelFile, PolicyRefError, readModel } from "../policy-source.ts";
 
 /** The flags `ludus bot` and `ludus llm` share to say which matches to play. */
 export interface MatchFlags {
@@ -117,10 +121,110 @@ interface BotFlags extends MatchFlags {
   token: string;
   game: string;
   variant?: string;
-  strategy: string;
+  strategy?: string;
+  policy?: string;
+  greedy?: boolean;
   format: FrameFormat;
   seed?: string;
   json?: boolean;
+}
+
+/** Who plays the bot's seats: its policy, the variant it plays, what the summary says of it, what to free after. */
+interface Player {
+  readonly policy: Policy;
+  readonly variant: string;
+  readonly summary: Record<string, unknown>;
+  /** For the connection line: what plays. */
+  readonly label: string;
+  readonly release?: () => Promise<void>;
+}
+
+function strategyPlayer(game: AnyGame, flags: BotFlags, rng: Rng): Player {
+  const { variant } = configure(game, {}, flags.variant);
+  const strategy = createStrategy(game.id, flags.strategy!);
+  return {
+    policy: (observation, legal, turn) =>
+      strategy.act({ seat: turn.seat, legal: legal as ActionSpace, observation: () => observation, rng }),
+    variant,
+    summary: { strategy: flags.strategy },
+    label: `strategy ${flags.strategy}`,
+  };
+}
+
+/**
+ * A policy network in the bot's seats, over the numeric face: its logits for the turn's `tensor`, an id drawn
+ * from their softmax over `legalIds` with `rng` (or the most likely, greedy), answered as an `actionId`.
+ * The network comes from a file, loaded for the flags' game and variant, or from the server's registry, whose
+ * variant is the default.
+ */
+async function networkPlayer(game: AnyGame, flags: BotFlags, rng: Rng, command: Command): Promise<Player> {
+  // onnxruntime's native library is loaded only by the bots that run a network, not by every `ludus` command.
+  const [{ PolicyError, PolicyNetwork }, { PolicyBatcher }] = await Promise.all([
+    import("../../policies/onnx/network.ts"),
+    import("../../policies/onnx/batcher.ts"),
+  ]);
+  const ref = flags.policy!;
+  let model: Uint8Array;
+  let named: Record<string, unknown>;
+  let variantName = flags.variant;
+  try {
+    if (isModelFile(ref)) {
+      model = readModel(ref);
+      named = { file: ref };
+    } else {
+      const fetched = await fetchPolicy(flags.url, ref);
+      const { meta } = fetched;
+      if (meta.game !== game.id) {
+        command.error(
+          `error: policy ${meta.name}@${meta.version} plays ${meta.game}, not ${game.id}: run it with --game ${meta.game}`,
+        );
+      }
+      model = fetched.model;
+      named = { id: meta.id, name: meta.name, version: meta.version };
+      variantName ??= meta.variant;
+    }
+  } catch (error) {
+    if (error instanceof PolicyRefError) command.error(`error: ${error.message}`);
+    throw error;
+  }
+  const { variant, config } = configure(game, {}, variantName);
+  let network: Awaited<ReturnType<typeof PolicyNetwork.load>>;
+  try {
+    network = await PolicyNetwork.load(model, game, config);
+  } catch (error) {
+    if (error instanceof PolicyError || error instanceof NumericFaceError) {
+      command.error(`error: policy ${ref} cannot play ${game.id} (${variant}): ${error.message}`);
+    }
+    throw error;
+  }
+  const batcher = new PolicyBatcher(network);
+  const greedy = flags.greedy ?? false;
+  const policy: Policy = async (_observation, _legal, turn) => {
+    const { tensor, legalIds } = turn;
+    if (!tensor || !legalIds) {
+      throw new LudusError(
+        "bad_config",
+        `match ${turn.match} sent no tensor: its config has no numeric face here, so a network cannot play it`,
+      );
+    }
+    if (tensor.length !== network.size) {
+      throw new LudusError(
+        "bad_config",
+        `match ${turn.match} sent a tensor of ${tensor.length} numbers; the network reads ${network.size}`,
+      );
+    }
+    const mask = new Uint8Array(network.actions);
+    for (const id of legalIds) mask[id] = 1;
+    const logits = await batcher.logits((row) => row.set(tensor));
+    return new ActionId(sampleMasked(logits, 0, mask, greedy ? undefined : rng));
+  };
+  return {
+    policy,
+    variant,
+    summary: { policy: named, greedy },
+    label: `policy ${ref}${greedy ? " (greedy)" : ""}`,
+    release: () => network.release(),
+  };
 }
 
 /** A fresh 64-bit seed, written as a decimal string so the summary can name it. */
@@ -132,67 +236,97 @@ function randomSeed(): string {
 export function registerBot(program: Command, io: Io): void {
   const command = program
     .command("bot")
-    .description("play matches on a Ludus server as a remote bot, with a built-in strategy, through the bot SDK")
+    .description(
+      "play matches on a Ludus server as a remote bot, with a built-in strategy or a policy network, through the bot SDK",
+    )
     .requiredOption("--url <ws-url>", "the server's bot gateway, e.g. ws://127.0.0.1:2567/bot", websocketUrl)
     .requiredOption("--token <token>", "a bot token (`ludus token create --name <bot>`)")
     .addOption(
       new Option("--game <id>", "the game to play").choices(games.map((g) => g.id)).makeOptionMandatory(),
     )
-    .option("--variant <name>", "a variant of the game (default: the game's default variant)")
-    .requiredOption("--strategy <name>", "the built-in strategy that plays (name or name:arg)");
-  matchOptions(command, "the strategy")
+    .option(
+      "--variant <name>",
+      "a variant of the game (default: the game's default variant; for a registered policy, the one it was made for)",
+    )
+    .option("--strategy <name>", "the built-in strategy that plays (name or name:arg)")
+    .option(
+      "--policy <name|file.onnx>",
+      "instead of --strategy, a policy network plays over the numeric face: an ONNX file, or a policy registered " +
+        "on the server (name, name@version or id)",
+    )
+    .option("--greedy", "with --policy: play the most likely legal action id instead of sampling");
+  matchOptions(command, "the bot")
     .addOption(new Option("--format <format>", "how frames travel").choices(["json", "msgpack"]).default("json"))
     .option(
       "--seed <seed>",
-      "the seed of the strategy's random stream: a 64-bit integer or any string (default: random)",
+      "the seed of the strategy's (or the policy's sampler's) random stream: a 64-bit integer or any string " +
+        "(default: random)",
     )
     .option("--json", "after the match lines, print one JSON summary line")
-    .addHelpText("after", "\nList a game's strategies with `ludus strategies --game <id>`.")
+    .addHelpText(
+      "after",
+      "\nList a game's strategies with `ludus strategies --game <id>`. A --policy network reads the game's " +
+        "information-state tensor and answers with action ids (the protocol's numeric face).",
+    )
     .action(async (flags: BotFlags, command: Command) => {
       // Refuse a bad variant, strategy or flag combination before touching the network.
       const game = getGame(flags.game);
-      const { variant } = configure(game, {}, flags.variant);
-      const strategy = createStrategy(game.id, flags.strategy);
+      if (flags.strategy !== undefined && flags.policy !== undefined) {
+        command.error("error: --policy and --strategy are exclusive: the bot plays a built-in strategy or a network");
+      }
+      if (flags.strategy === undefined && flags.policy === undefined) {
+        command.error(
+          "error: say who plays: --strategy <name> (a built-in strategy) or --policy <name|file.onnx> (a network)",
+        );
+      }
+      if (flags.greedy && flags.policy === undefined) {
+        command.error("error: --greedy is for --policy: it makes the network play its most likely action");
+      }
       const plan = matchPlan(flags, command);
       const seed = flags.seed ?? randomSeed();
       const rng = new Rng(seed, STRATEGY_STREAM);
-      const policy: Policy = (observation, legal, turn) =>
-        strategy.act({ seat: turn.seat, legal: legal as ActionSpace, observation: () => observation, rng });
+      const player = flags.policy === undefined
+        ? strategyPlayer(game, flags, rng)
+        : await networkPlayer(game, flags, rng, command);
+      const { policy, variant } = player;
 
-      let bot: Bot;
-      try {
-        bot = await Bot.connect({
-          url: flags.url,
-          token: flags.token,
-          format: flags.format,
-          msgpack: cliMsgpack(flags.format),
-        });
-      } catch (error) {
-        if (error instanceof LudusError && error.code === "bad_token") {
-          command.error(`error: ${flags.url} refused the token: ${error.message}`);
-        }
-        throw error;
-      }
-      io.err(
-        `ludus: connected to ${flags.url} as ${bot.connection.welcome.bot.name}; playing ${game.id} (${variant})\n`,
-      );
       let ends: MatchEndFrame[];
       try {
-        ends = await bot.play({
-          game: game.id,
-          variant,
-          policy,
-          ...plan,
-          onMatchEnd: (end) => io.out(matchLine(end)),
-        });
+        let bot: Bot;
+        try {
+          bot = await Bot.connect({
+            url: flags.url,
+            token: flags.token,
+            format: flags.format,
+            msgpack: cliMsgpack(flags.format),
+            ...(flags.policy === undefined ? {} : { numeric: true }),
+          });
+        } catch (error) {
+          if (error instanceof LudusError && error.code === "bad_token") {
+            command.error(`error: ${flags.url} refused the token: ${error.message}`);
+          }
+          throw error;
+        }
+        io.err(
+          `ludus: connected to ${flags.url} as ${bot.connection.welcome.bot.name}; playing ${game.id} (${variant}) ` +
+            `with ${player.label}\n`,
+        );
+        try {
+          ends = await bot.play({
+            game: game.id,
+            variant,
+            policy,
+            ...plan,
+            onMatchEnd: (end) => io.out(matchLine(end)),
+          });
+        } finally {
+          await bot.close();
+        }
       } finally {
-        await bot.close();
+        await player.release?.();
       }
       if (flags.json) {
-        io.out(
-          JSON.stringify({ game: game.id, variant, strategy: flags.strategy, seed, ...matchSummary(plan, ends) }) +
-            "\n",
-        );
+        io.out(JSON.stringify({ game: game.id, variant, ...player.summary, seed, ...matchSummary(plan, ends) }) + "\n");
       }
     });
 }

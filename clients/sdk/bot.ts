@@ -23,6 +23,20 @@ export class Answer {
 }
 
 /**
+ * A policy's answer by action id: an id of the game's numeric face, one of `turn.legalIds` (sent when the bot
+ * connected with `numeric: true`), e.g. what a network sampled. The server reads it as the action it stands
+ * for now; `meta` as in `Answer`.
+ */
+export class ActionId {
+  readonly id: number;
+  readonly meta?: Record<string, unknown>;
+  constructor(id: number, meta?: Record<string, unknown>) {
+    this.id = id;
+    this.meta = meta;
+  }
+}
+
+/**
  * A policy's way to give up its seat when its player cannot go on (an endpoint that refuses every
  * request): the seat's status becomes ERROR, `reason` is kept in the replay, and the match applies its
  * timeout policy to the seat at once instead of waiting for its clock.
@@ -36,9 +50,9 @@ export class Withdrawal {
 
 /**
  * Chooses an action (JSON, e.g. `{type: "raise", amount: 4}`, or text such as `"raise 4"`) for a turn,
- * optionally wrapped in an `Answer` with replay fields, or a `Withdrawal`. `turn.seat` says which seat is
- * to act (a bot may hold several seats of one match). After an illegal or malformed answer that the
- * match forgives it is asked again, with the server's error (which names what is legal) as `error`.
+ * optionally wrapped in an `Answer` with replay fields; or an `ActionId`; or a `Withdrawal`. `turn.seat` says
+ * which seat is to act (a bot may hold several seats of one match). After an illegal or malformed answer that
+ * the match forgives it is asked again, with the server's error (which names what is legal) as `error`.
  */
 export type Policy<Observation = unknown> = (
   observation: Observation,
@@ -84,16 +98,19 @@ export interface PlayOptions {
 /** A `create` frame's fields (see protocol/frames.ts) and the policy that plays the bot's seats. */
 export interface CreateOptions extends Omit<CreateFrame, "type" | "seat"> {
   readonly policy: Policy;
-  /** The seat this bot plays (default 0); a bot that only watches creates with a raw `create` frame. */
-  readonly seat?: number;
+  /**
+   * The seat this bot plays (default 0); null takes none (a match of built-ins and policies the bot only makes:
+   * it hears nothing of it, and `result` rejects).
+   */
+  readonly seat?: number | null;
 }
 
 /** A private match this bot created: give `invite` to whoever should take an open seat. */
 export interface PrivateMatch {
   readonly match: string;
   readonly invite: string;
-  /** The seat asked for (`create.seat`, default 0). */
-  readonly seat: number;
+  /** The seat asked for (`create.seat`, default 0); null when it asked for none. */
+  readonly seat: number | null;
   /** Every seat this bot plays in the match: `seat`, then the `"self"` opponents. */
   readonly seats: readonly number[];
   /** Settles when the match ends, with `seat`'s `match_end`. */
@@ -101,6 +118,9 @@ export interface PrivateMatch {
   /** Settles when the match ends, with every seat's `match_end`, in the order of `seats`. */
   readonly ends: Promise<MatchEndFrame[]>;
 }
+
+/** A built-in's name as an opponent (`strategy:<name>`); a registered policy (`policy:<name>`) as it is. */
+const opponentSpec = (opponent: string) => (opponent.startsWith("policy:") ? opponent : `strategy:${opponent}`);
 
 /** Refuses options that contradict each other, before anything is sent. */
 export function checkPlayOptions(options: Omit<PlayOptions, "policy">): void {
@@ -174,7 +194,7 @@ interface Seat {
   /** The decision whose answer the policy is working on. */
   thinking?: number;
   /** The last answer sent, resent as is when a resume brings its turn back. */
-  answer?: { readonly seq: number; readonly action: unknown; readonly meta?: Record<string, unknown> };
+  answer?: { readonly seq: number; readonly act: Act };
   /** Illegal answers the server still forgives for the open decision. */
   forgiven: number;
 }
@@ -197,6 +217,11 @@ interface CreateRequest {
   readonly policy: Policy;
   seats?: Seat[];
 }
+
+/** What an `act` says: the action, or an action id, and the replay's free fields. */
+type Act =
+  | { readonly action: unknown; readonly meta?: Record<string, unknown> }
+  | { readonly actionId: number; readonly meta?: Record<string, unknown> };
 
 /** A seat's key: a connection may hold several seats of one match, so seats are told apart by match and seat. */
 export const seatKey = (match: string, seat: number): string => `${seat}@${match}`;
@@ -291,12 +316,16 @@ export class Bot {
       const seats = request.seats!;
       const ends = Promise.all(seats.map((seat) => seat.end.promise));
       ends.catch(() => {}); // read by whoever wants every seat's end; `result` reports the failure too
+      // `seat: null`: the bot only made the match; it hears nothing of it (watch it over HTTP instead).
+      const result = seats[0]?.end.promise ??
+        Promise.reject(new RangeError(`this bot took no seat in match ${created.match}: it has no result to give`));
+      result.catch(() => {});
       return {
         match: created.match,
         invite: created.invite,
-        seat: seats[0].seat,
+        seat: seats[0]?.seat ?? null,
         seats: seats.map((seat) => seat.seat),
-        result: seats[0].end.promise,
+        result,
         ends,
       };
     }
@@ -334,7 +363,7 @@ export class Bot {
     const opponents = Object.fromEntries(
       Array.from({ length: table.seats }, (_, seat) => seat)
         .filter((seat) => seat !== mine)
-        .map((seat) => [String(seat), self ? "self" : `strategy:${options.opponent}`]),
+        .map((seat) => [String(seat), self ? "self" : opponentSpec(options.opponent!)]),
     );
     const created = await this.create({
       game: options.game,
@@ -431,10 +460,10 @@ export class Bot {
 
   #created(frame: CreatedFrame): void {
     // A resume of a match still waiting for players answers `created` again.
-    if (frame.seat === null || this.#seats.get(seatKey(frame.match, frame.seat))?.policy) return;
+    if (frame.seat !== null && this.#seats.get(seatKey(frame.match, frame.seat))?.policy) return;
     const request = this.#creating.shift();
     if (!request) return;
-    request.seats = (frame.seats ?? [frame.seat]).map((seat) =>
+    request.seats = (frame.seats ?? (frame.seat === null ? [] : [frame.seat])).map((seat) =>
       this.#claim(this.#seat(frame.match, seat), request.policy)
     );
     this.#assign();
@@ -477,7 +506,7 @@ export class Bot {
     if (!seat.policy) return;
     if (seat.answer?.seq === turn.seq) {
       // The same decision again after a resume: the server acks a resent answer as a duplicate if it had it.
-      this.#act(seat, turn.seq, seat.answer.action, seat.answer.meta);
+      this.#act(seat, turn.seq, seat.answer.act);
       return;
     }
     if (seat.thinking === turn.seq) return;
@@ -503,13 +532,18 @@ export class Bot {
       this.connection.send({ type: "withdraw", match: seat.match, seat: seat.seat, reason: decided.reason });
       return;
     }
-    const { action, meta } = decided instanceof Answer ? decided : { action: decided, meta: undefined };
-    seat.answer = { seq: turn.seq, action, meta };
-    this.#act(seat, turn.seq, action, meta);
+    const act: Act = decided instanceof ActionId
+      ? { actionId: decided.id, meta: decided.meta }
+      : decided instanceof Answer
+      ? { action: decided.action, meta: decided.meta }
+      : { action: decided };
+    seat.answer = { seq: turn.seq, act };
+    this.#act(seat, turn.seq, act);
   }
 
-  #act(seat: Seat, seq: number, action: unknown, meta?: Record<string, unknown>): void {
-    this.connection.send({ type: "act", match: seat.match, seq, action, ...(meta ? { meta } : {}) });
+  #act(seat: Seat, seq: number, act: Act): void {
+    const { meta, ...answer } = act;
+    this.connection.send({ type: "act", match: seat.match, seq, ...answer, ...(meta ? { meta } : {}) });
   }
 
   #error(frame: ErrorFrame): void {

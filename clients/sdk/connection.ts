@@ -38,6 +38,11 @@ export interface ConnectOptions {
   readonly msgpack?: MsgpackCodec;
   /** Ask for the text rendering of each observation in `turn` frames (for LLM seats). */
   readonly text?: boolean;
+  /**
+   * Ask for the numeric face: each `turn` carries the seat's information-state `tensor` and its `legalIds`, and
+   * `match_start.numeric` the sizes (for seats played by a network, which answer with `ActionId`).
+   */
+  readonly numeric?: boolean;
   /** Who plays behind the token (an LLM seat's model, endpoint and sampling): recorded with every seat it takes. */
   readonly agent?: AgentInfo;
   /** Reconnect after an unexpected drop (the default), or `false` to end the connection instead. */
@@ -257,7 +262,7 @@ export class Connection {
 
   /** Opens a socket and authenticates; resolves at `welcome`. */
   #authenticate(): Promise<{ socket: WebSocket; welcome: WelcomeFrame }> {
-    const { url, token, text, agent } = this.#options;
+    const { url, token, text, numeric, agent } = this.#options;
     const timeoutMs = this.#options.timeoutMs ?? 10_000;
     return new Promise((resolve, reject) => {
       let socket: WebSocket;
@@ -287,7 +292,16 @@ export class Connection {
       socket.onclose = (event) => fail(`the server closed the socket (${describeClose(event.code, event.reason)})`);
       socket.onopen = () =>
         socket.send(
-          encodeFrame({ type: "auth", token, ...(text ? { text } : {}), ...(agent ? { agent } : {}) }, this.#msgpack),
+          encodeFrame(
+            {
+              type: "auth",
+              token,
+              ...(text ? { text } : {}),
+              ...(numeric ? { numeric } : {}),
+              ...(agent ? { agent } : {}),
+            },
+            this.#msgpack,
+          ),
         );
       socket.onmessage = (event) => {
         const frame = decodeFrame(event.data, this.#msgpack);

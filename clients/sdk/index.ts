@@ -11,6 +11,7 @@
  * ```
  */
 export {
+  ActionId,
   Answer,
   Bot,
   checkPlayOptions,

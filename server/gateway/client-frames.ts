@@ -38,6 +38,7 @@ const schemas = new Map<string, z.ZodType>([
       type: z.literal("auth"),
       token: z.string().max(256),
       text: z.boolean().optional(),
+      numeric: z.boolean().optional(),
       agent: z.strictObject({
         model: z.string().min(1).max(256).optional(),
         endpoint: z.string().min(1).max(1024).optional(),
@@ -80,8 +81,20 @@ const schemas = new Map<string, z.ZodType>([
       type: z.literal("act"),
       match: id,
       seq: z.number().int().min(1),
-      action: z.unknown().refine((a) => a !== undefined, "`action` is required: a JSON action or its text"),
+      action: z.unknown().optional(),
+      // Whether an id is in range and legal is the game's to say (an illegal action, with the legal ids named).
+      actionId: z.number().int("`actionId` must be an integer action id, one of the turn's `legalIds`").optional(),
       meta: z.record(z.string(), z.unknown()).optional(),
+    }).superRefine((act, context) => {
+      const given = [act.action, act.actionId].filter((field) => field !== undefined).length;
+      if (given === 1) return;
+      context.addIssue({
+        code: "custom",
+        path: given === 0 ? ["action"] : [],
+        message: given === 0
+          ? "`action` is required: a JSON action or its text (or `actionId`, an action id of the turn's `legalIds`)"
+          : "give `action` or `actionId`, not both",
+      });
     }),
   ],
   [

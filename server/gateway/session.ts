@@ -12,7 +12,7 @@ import type {
   WithdrawFrame,
 } from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
-import type { TokenRecord } from "../auth/tokens.ts";
+import type { PlayerKind, TokenRecord } from "../auth/tokens.ts";
 import { MatchRequestError, requestRefusal } from "../match/live-matches.ts";
 import { matchEndFrame } from "../match/frames.ts";
 import { type Match, type Participant, type SeatLink } from "../match/match.ts";
@@ -40,8 +40,10 @@ interface Seated {
 /** One bot connection: authenticates, then carries frames between the socket and its matches. */
 export class BotSession {
   private format: Format = "json";
-  private bot?: TokenRecord;
+  private bot?: TokenRecord & { kind: PlayerKind };
   private text = false;
+  /** Whether this connection asked for the numeric face (tensors and legal ids in its turns). */
+  private numeric = false;
   /** Who plays behind the token, as its `auth` declared it: recorded with every seat this connection takes. */
   private agent?: AgentInfo;
   private readonly seated = new Map<string, Seated>();
@@ -156,10 +158,19 @@ export class BotSession {
     }
   }
 
-  private auth({ token, text = false, agent }: AuthFrame, binary: boolean): void {
+  private auth({ token, text = false, numeric = false, agent }: AuthFrame, binary: boolean): void {
     if (this.bot) return this.error("already_authenticated", `this connection is already ${this.bot.name}`);
     if (binary) this.format = "msgpack";
-    const bot = this.gateway.tokens.verify(token);
+    const record = this.gateway.tokens.verify(token);
+    if (record?.kind === "admin") {
+      this.error(
+        "bad_token",
+        `${record.name}'s token is an admin token: it registers policies over HTTP and never plays; ` +
+          "create a player's token with `ludus token create --name <bot>`",
+      );
+      return this.close(CLOSE.badToken, "admin token");
+    }
+    const bot = record as (TokenRecord & { kind: PlayerKind }) | undefined;
     if (!bot) {
       this.error(
         "bad_token",
@@ -171,6 +182,7 @@ export class BotSession {
     clearTimeout(this.authTimer);
     this.bot = bot;
     this.text = text;
+    this.numeric = numeric;
     this.agent = agent && recordedAgent(agent);
     const l = this.gateway.limits;
     this.send({
@@ -320,7 +332,7 @@ export class BotSession {
       this.seated.set(match.id, seated);
     }
     for (const seat of seats) {
-      const link: SeatLink = { send: (frame) => this.send(frame), text: this.text };
+      const link: SeatLink = { send: (frame) => this.send(frame), text: this.text, numeric: this.numeric };
       seated.links.set(seat, link);
       match.connect(seat, link);
     }
@@ -365,7 +377,8 @@ export class BotSession {
 
   private act(frame: ActFrame): void {
     const [match, seat, link] = this.seatFor(frame);
-    match.act(seat, frame.seq, frame.action, frame.meta, link);
+    if (frame.actionId !== undefined) match.actById(seat, frame.seq, frame.actionId, frame.meta, link);
+    else match.act(seat, frame.seq, frame.action, frame.meta, link);
   }
 
   private withdraw(frame: WithdrawFrame): void {

@@ -155,7 +155,17 @@ describe("ludus simulate", () => {
         /option '--port <n>' argument '70000' is invalid. expected a whole number in \[0, 65535\]/,
       ],
       [["serve", "--host"], /option '--host <address>' argument missing/],
-      [["serve", "--fill-strategy", "tit-for-tat"], /fills seats of every game; strategies every game has: random/],
+      [
+        ["serve", "--fill-strategy", "tit-for-tat"],
+        /would fill seats of every game; strategies every game has: random/,
+      ],
+      [["serve", "--fill-strategy", "random,chess=random"], /"chess" is not a game; games: ipd/],
+      [["serve", "--fill-strategy", "random,random:x"], /name at most one strategy for every game/],
+      [
+        ["serve", "--policy-device", "gpu"],
+        /option '--policy-device <device>' argument 'gpu' is invalid. expected one of: cpu, cuda/,
+      ],
+      [["simulate", "--game", "kuhn-poker", "--seats", "policy:a:b"], /is not a policy seat: write policy:<name>/],
       [["serve", "--hold", "0"], /option '--hold <s>' argument '0' is invalid. expected a whole number in \[1, 3600\]/],
       [["serve", "--fill-after", "-5"], /option '--fill-after <ms>' argument '-5' is invalid/],
       [

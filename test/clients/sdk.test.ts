@@ -3,6 +3,7 @@ import { Packr } from "msgpackr";
 import { type ActionForm as GameForm, parseJsonAction } from "../../games/core/action.ts";
 import {
   type ActionForm,
+  ActionId,
   Bot,
   LudusError,
   type MatchEndFrame,
@@ -132,6 +133,34 @@ describe("the bot SDK", () => {
     expect(end.statuses).toEqual(["DONE", "DONE"]);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ code: "illegal_action", match: created.match, retriesLeft: 1 });
+  });
+
+  it("asks for the numeric face and answers by action id, asked again after an illegal id", async () => {
+    const bot = await Bot.connect({ url: server.wsUrl, token: server.token(), numeric: true });
+    bots.push(bot);
+    const starts: unknown[] = [];
+    bot.connection.on("match_start", (start) => starts.push(start.numeric));
+    const errors: LudusError[] = [];
+    const byId: Policy = (_observation, _legal, turn, error) => {
+      expect(turn.tensor).toHaveLength(30);
+      if (error) errors.push(error);
+      // Folding is never legal at Leduc's first decision: id 0 there is refused, and the policy asked again.
+      if (errors.length === 0 && !turn.legalIds!.includes(0)) return new ActionId(0);
+      return new ActionId(turn.legalIds!.at(-1)!, { ids: turn.legalIds });
+    };
+    const created = await bot.create({ game: "leduc-poker", opponents: { 1: "strategy:random" }, policy: byId });
+    const end = await created.result;
+    expect(end).toMatchObject({ reason: "completed", statuses: ["DONE", "DONE"] });
+    expect(starts).toEqual([{ observationShape: [30], actionCount: 3, encoderVersion: 1 }]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: "illegal_action", retriesLeft: 1 });
+    expect(errors[0].message).toMatch(/^action id 0 is not legal now\. Legal now: ids /);
+    await server.server.store.writer.drain();
+    const mine = (await server.server.store.steps(created.match)).filter((step) => step.seat === 0);
+    for (const step of mine) {
+      expect(step).toMatchObject({ legal: true, meta: { ids: step.legalIds } });
+      expect(step.input).toEqual({ actionId: step.legalIds!.at(-1) });
+    }
   });
 
   it("answers at retriesLeft 0 too, and stops once the conduct policy has played for it", async () => {

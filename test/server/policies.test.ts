@@ -1,10 +1,20 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer } from "../../server/app.ts";
 import { Bot, type Policy, randomAction } from "../../clients/sdk/index.ts";
 import { verifyMatch } from "../../db/verify.ts";
 import type { SeatRecord } from "../../db/records.ts";
 import { linearModel, mlpModel } from "../support/onnx-models.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { until } from "../support/until.ts";
+import { ludus } from "../support/cli.ts";
+import { legalAnswer, startFakeOpenAI } from "../support/openai-server.ts";
+import { runLlm } from "../../clients/llm/runner.ts";
+import { startRestartableServer } from "../clients/restartable-server.ts";
+import { configure } from "../../games/core/config.ts";
+import { getGame } from "../../games/registry.ts";
 
 /**
  * Registered policies as players of a running server: registered over HTTP by an admin token only, seated
@@ -129,6 +139,33 @@ describe("policies on a running server", () => {
     expect(await steps(again.match)).toEqual(await steps(watched.match));
   });
 
+  it("plays an LLM seat (a local OpenAI-compatible endpoint), both identities recorded", async () => {
+    const fake = await startFakeOpenAI({
+      models: ["policy-test-model"],
+      script: (request) => ({ content: legalAnswer(request, () => 0) }),
+    });
+    try {
+      const { ends } = await runLlm({
+        url: server.wsUrl,
+        token: server.token("an-llm", "llm"),
+        game: "kuhn-poker",
+        opponent: "policy:kuhn-mlp",
+        seat: 0,
+        matches: 2,
+        agent: { chat: { baseUrl: fake.baseUrl, model: "policy-test-model" } },
+      });
+      expect(ends.map((e) => e.reason)).toEqual(["completed", "completed"]);
+      for (const end of ends) {
+        const match = await ended(end.match);
+        expect(match.seats[0]).toMatchObject({ kind: "llm", model: "policy-test-model" });
+        expect(match.seats[1]).toMatchObject({ kind: "policy", name: "policy:kuhn-mlp@1", policyVersion: 1 });
+        await verified(end.match);
+      }
+    } finally {
+      await fake.close();
+    }
+  });
+
   it("refuses seats it cannot fill with a policy, saying why", async () => {
     const bot = await connect();
     await expect(bot.create({ game: "kuhn-poker", opponents: { 1: "policy:nobody" }, policy: random }))
@@ -179,5 +216,103 @@ describe("policies on a running server", () => {
     });
     expect(later.status).toBe(200);
     expect((await (await fetch(`${server.url}/policies/kuhn-mlp`)).json()).version).toBe(2);
+  });
+});
+
+describe("a policy match across a restart", () => {
+  it("is restored with the same version, its logged decisions replayed, and plays on to the end", async () => {
+    const server = await startRestartableServer();
+    try {
+      const record = await server.server.policies.register(
+        { name: "kuhn-five", game: "kuhn-poker", config: { rounds: 5 } },
+        mlpModel(kuhnFiveInputs(), 16, 2, 9),
+      );
+      const bot = await Bot.connect({ url: server.wsUrl, token: server.token("restarter") });
+      let answered = 0;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const policy: Policy = async (_observation, legal) => {
+        if (++answered > 3) {
+          holding();
+          await gate;
+        }
+        return randomAction(legal);
+      };
+      const created = await bot.create({
+        game: "kuhn-poker",
+        config: { rounds: 5 },
+        opponents: { 1: "policy:kuhn-five" },
+        policy,
+      });
+      await held;
+      const before = await server.server.store.steps(created.match);
+      expect(before.some((s) => s.seat === 1)).toBe(true); // the policy has decided already
+      expect((await server.stop()).kept).toBeGreaterThanOrEqual(1);
+      await server.start();
+      const back = server.server.matches.get(created.match)!;
+      expect(back.participant(1)).toMatchObject({ kind: "policy", name: "policy:kuhn-five@1" });
+      expect(server.server.policies.usesOf(record.id)).toBe(1);
+      release();
+      expect((await created.result).reason).toBe("completed");
+      const match = await until("the restored match recorded as ended", async () => {
+        const m = await server.server.store.match(created.match);
+        return m?.endedAt ? m : undefined;
+      });
+      expect(match.seats[1]).toMatchObject({ kind: "policy", policyId: record.id, policyVersion: 1 });
+      const report = verifyMatch(match, await server.server.store.steps(created.match));
+      expect(report.differences).toEqual([]);
+      expect(server.server.policies.usesOf(record.id)).toBe(0);
+      await bot.close();
+      // As an operator checks a store: every match in it, the policy's among them, re-simulates.
+      await server.stop();
+      const verify = await ludus("replay", "verify", "--all", "--data-dir", server.dataDir, "--json");
+      expect(verify.code, verify.err).toBe(0);
+      await server.start();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Kuhn's tensor width with five rounds. */
+function kuhnFiveInputs(): number {
+  const game = getGame("kuhn-poker");
+  return game.observationShape(configure(game, { rounds: 5 }).config)[0];
+}
+
+describe("a policy filling the queue", () => {
+  it("seats the policy a game's fill names, and refuses at start a fill naming no policy", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ludus-fill-"));
+    try {
+      const options = { port: 0, host: "127.0.0.1", dataDir, fillAfterMs: 50 };
+      const first = await startServer(options);
+      await first.policies.register({ name: "filler", game: "kuhn-poker" }, mlpModel(11, 8, 2, 2));
+      await first.close();
+      await expect(startServer({ ...options, fillByGame: { "kuhn-poker": "policy:nobody" } })).rejects.toThrow(
+        "no registered policy nobody",
+      );
+      const server = await startServer({ ...options, fillByGame: { "kuhn-poker": "policy:filler" } });
+      try {
+        const url = `${server.url.replace(/^http/, "ws")}/bot`;
+        const bot = await Bot.connect({ url, token: server.tokens.create("alone", "bot").token });
+        const [end] = await bot.play({ game: "kuhn-poker", policy: random });
+        expect(end.reason).toBe("completed");
+        const match = await until("the filled match recorded", async () => {
+          const m = await server.store.match(end.match);
+          return m?.endedAt ? m : undefined;
+        });
+        expect(match.seats.find((s) => s?.kind === "policy")?.name).toBe("policy:filler@1");
+        // Other games still fill with the default strategy.
+        const [ipd] = await bot.play({ game: "ipd", policy: random });
+        expect(ipd.reason).toBe("completed");
+        await bot.close();
+      } finally {
+        await server.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
