@@ -56,6 +56,8 @@ export class PolicyRuntime {
   private readonly loaded = new Map<string, Promise<PolicyBatcher>>();
   private readonly uses = new Map<string, number>();
   private timer?: ReturnType<typeof setInterval>;
+  /** Registrations and removals made through this runtime, so a slower refresh never undoes one. */
+  private changes = 0;
 
   private constructor(readonly registry: PolicyRegistry, private readonly options: RuntimeOptions) {}
 
@@ -72,7 +74,10 @@ export class PolicyRuntime {
 
   /** Re-reads the registry's index (never the models). */
   async refresh(): Promise<void> {
-    this.index(await this.registry.list());
+    const changes = this.changes;
+    const records = await this.registry.list();
+    // A version registered or removed here meanwhile is newer than this read: the next refresh sees it.
+    if (changes === this.changes) this.index(records);
   }
 
   private index(records: readonly PolicyRecord[]): void {
@@ -185,6 +190,7 @@ export class PolicyRuntime {
   /** Checks and registers a model; the next match that names its policy seats it. */
   async register(upload: PolicyUpload, model: Uint8Array): Promise<PolicyRecord> {
     const record = await registerPolicy(this.registry, upload, model);
+    this.changes++;
     this.index([...this.byId.values(), record]);
     return record;
   }
@@ -201,6 +207,7 @@ export class PolicyRuntime {
       );
     }
     // Out of the index first, so no match created while the store removes it can seat it.
+    this.changes++;
     const rest = [...this.byId.values()].filter((r) => r.id !== found?.id);
     this.index(rest);
     let removed: PolicyRecord;

@@ -12,6 +12,15 @@ import { networkPolicy } from "../../policies/onnx/evaluate.ts";
 import { PolicyError, PolicyNetwork } from "../../policies/onnx/network.ts";
 import { policySeat } from "../../policies/onnx/seat.ts";
 import { linearModel } from "../support/onnx-models.ts";
+import { strategyAsNetwork } from "../support/policy-models.ts";
+import { checkDevice } from "../../policies/onnx/probe.ts";
+import { ludus } from "../support/cli.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { strategyPolicy } from "../../games/analysis/policy.ts";
+import { createStrategy } from "../../policies/baselines/index.ts";
 
 /** ONNX networks in seats: loaded against a game's numeric face, batched across matches, sampling reproducibly. */
 
@@ -76,6 +85,58 @@ describe("ONNX policy networks", () => {
     const greedy = new Episode(leduc, leducConfig, "greedy");
     await playEpisode(greedy, [policySeat(batcher, undefined), policySeat(batcher, undefined)]);
     expect(greedy.over).toBe(true);
+    await network.release();
+  });
+
+  it("runs on CUDA where onnxruntime can use it, and says why not where it cannot", async () => {
+    const usable = await checkDevice("cuda").then(() => true, (error) => error);
+    if (usable === true) {
+      const network = await PolicyNetwork.load(linearModel(11, 2, weights(22), [0, 0]), kuhn, kuhnConfig, {
+        device: "cuda",
+      });
+      expect(await network.logits(new Float32Array(11), 1)).toHaveLength(2);
+      return await network.release();
+    }
+    expect(usable).toBeInstanceOf(PolicyError);
+    expect(usable.message).toMatch(/^--policy-device cuda: onnxruntime-node cannot use CUDA on this machine \(/);
+    expect(usable.message).toContain("use --policy-device cpu otherwise");
+    const dir = mkdtempSync(join(tmpdir(), "ludus-cuda-"));
+    const { code, err } = await ludus("serve", "--port", "0", "--policy-device", "cuda", "--data-dir", dir);
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(2);
+    expect(err).toContain("--policy-device cuda: onnxruntime-node cannot use CUDA");
+  });
+
+  it("batches up to its size, and waits the time it is given for more", async () => {
+    const network = await PolicyNetwork.load(linearModel(11, 2, weights(22), [0, 0]), kuhn, kuhnConfig);
+    const row = (i: number) => (into: Float32Array) => into.fill(0).set([i % 2, 1 - (i % 2)]);
+    const small = new PolicyBatcher(network, { maxBatch: 4 });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => small.logits(row(i)).then((l) => [...l])));
+    expect([small.batches, small.decisions]).toEqual([3, 10]); // 4, 4 and the 2 left at the end of the turn
+    expect(answers[0]).toEqual(answers[2]);
+    expect(answers[0]).not.toEqual(answers[1]);
+    // Decisions a few turns of the event loop apart share a batch that waits for them.
+    const patient = new PolicyBatcher(network, { waitMs: 500 });
+    const spread = Array.from({ length: 5 }, (_, i) =>
+      new Promise<Float32Array>((resolve) => {
+        let turns = i;
+        const ask = () => (turns-- > 0 ? setImmediate(ask) : resolve(patient.logits(row(i))));
+        ask();
+      }));
+    await Promise.all(spread);
+    expect([patient.batches, patient.decisions]).toEqual([1, 5]);
+    expect(() => new PolicyBatcher(network, { maxBatch: 0 })).toThrow("a batch holds a whole number ≥ 1");
+    await network.release();
+  });
+
+  it("gives the exploitability of the table it encodes: Leduc's Nash table as a network, all 936 sets", async () => {
+    const tree = buildTree(leduc, leducConfig);
+    const network = await PolicyNetwork.load(strategyAsNetwork("leduc-poker", "nash"), leduc, leducConfig);
+    const table = exploitability(tree, strategyPolicy(tree, leduc, createStrategy("leduc-poker", "nash")));
+    const played = exploitability(tree, await networkPolicy(tree, leduc, network));
+    expect(tree.infosets.length).toBe(936);
+    expect(played.exploitability).toBeCloseTo(table.exploitability, 6);
+    expect(played.exploitability).toBeLessThan(1e-3);
     await network.release();
   });
 
