@@ -1,9 +1,13 @@
 import type { PolicyNetwork } from "./network.ts";
 
 /**
- * Micro-batching across live matches: decisions that ask one network in the same turn of the event loop (or
- * within `waitMs` of the first) run as one batch, at most `maxBatch` at a time, so a server with many
- * matches pays for few, larger inference calls. While a batch runs, the next one fills.
+ * Micro-batching across live matches: decisions that ask one network while it is busy, or in the same turn
+ * of the event loop (or within `waitMs` of the first), run as one batch of at most `maxBatch`, so a server
+ * with many matches pays for few, larger inference calls.
+ *
+ * One batch runs at a time. onnxruntime-node runs a session synchronously (in a setImmediate of its own), so
+ * a second batch in flight would never overlap the first; it would only split the matches into groups that
+ * take turns at half the batch size and never merge again.
  */
 
 export interface BatcherOptions {
@@ -21,12 +25,19 @@ interface Waiting {
   readonly reject: (error: unknown) => void;
 }
 
+interface Batch {
+  readonly inputs: Float32Array;
+  readonly waiting: Waiting[];
+  /** When its first decision arrived. */
+  readonly since: number;
+}
+
 export class PolicyBatcher {
   readonly maxBatch: number;
   private readonly waitMs: number;
-  private inputs: Float32Array;
-  private waiting: Waiting[] = [];
-  private since = 0;
+  /** Batches waiting to run, oldest first; only the last one still fills. */
+  private readonly queue: Batch[] = [];
+  private running = false;
   private scheduled = false;
   /** Batches run so far, and the decisions they held: the batch sizes reached. */
   batches = 0;
@@ -39,7 +50,6 @@ export class PolicyBatcher {
       throw new RangeError(`a batch holds a whole number ≥ 1 of decisions, got ${this.maxBatch}`);
     }
     if (!(this.waitMs >= 0)) throw new RangeError(`a batch's wait is ≥ 0 ms, got ${this.waitMs}`);
-    this.inputs = new Float32Array(this.maxBatch * network.size);
   }
 
   /**
@@ -48,41 +58,49 @@ export class PolicyBatcher {
    */
   logits(encode: (row: Float32Array) => void): Promise<Float32Array> {
     const { size } = this.network;
-    const at = this.waiting.length * size;
-    encode(this.inputs.subarray(at, at + size));
+    let batch = this.queue.at(-1);
+    if (!batch || batch.waiting.length >= this.maxBatch) {
+      batch = { inputs: new Float32Array(this.maxBatch * size), waiting: [], since: performance.now() };
+      this.queue.push(batch);
+    }
+    const at = batch.waiting.length * size;
+    encode(batch.inputs.subarray(at, at + size));
+    const { waiting } = batch;
     return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      if (this.waiting.length >= this.maxBatch) return this.flush();
-      if (this.scheduled) return;
-      this.scheduled = true;
-      this.since = performance.now();
-      setImmediate(this.tick);
+      waiting.push({ resolve, reject });
+      if (!this.running && waiting.length >= this.maxBatch && this.queue[0].waiting === waiting) this.run();
+      else this.schedule();
     });
   }
 
   // setImmediate, not setTimeout: Deno's zero timeout waits about 2 ms, a batch's wait is meant to be far less.
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    setImmediate(this.tick);
+  }
+
   private readonly tick = (): void => {
-    if (this.waiting.length === 0) {
-      this.scheduled = false;
-    } else if (performance.now() - this.since >= this.waitMs) {
-      this.flush();
-    } else {
-      setImmediate(this.tick);
-    }
+    this.scheduled = false;
+    const head = this.queue[0];
+    if (this.running || !head) return;
+    if (head.waiting.length >= this.maxBatch || performance.now() - head.since >= this.waitMs) this.run();
+    else this.schedule();
   };
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.waiting;
-    const inputs = this.inputs;
-    this.waiting = [];
-    this.inputs = new Float32Array(this.maxBatch * this.network.size);
+  private run(): void {
+    const { inputs, waiting } = this.queue.shift()!;
+    this.running = true;
     this.batches++;
-    this.decisions += batch.length;
+    this.decisions += waiting.length;
     const { actions } = this.network;
-    this.network.logits(inputs, batch.length).then(
-      (logits) => batch.forEach((w, i) => w.resolve(logits.subarray(i * actions, (i + 1) * actions))),
-      (error) => batch.forEach((w) => w.reject(error)),
-    );
+    this.network.logits(inputs, waiting.length).then(
+      (logits) => waiting.forEach((w, i) => w.resolve(logits.subarray(i * actions, (i + 1) * actions))),
+      (error) => waiting.forEach((w) => w.reject(error)),
+    ).finally(() => {
+      this.running = false;
+      // After the answered matches have asked again (their microtasks run before this turn ends).
+      if (this.queue.length > 0) this.schedule();
+    });
   }
 }

@@ -126,6 +126,16 @@ describe("ONNX policy networks", () => {
     await Promise.all(spread);
     expect([patient.batches, patient.decisions]).toEqual([1, 5]);
     expect(() => new PolicyBatcher(network, { maxBatch: 0 })).toThrow("a batch holds a whole number ≥ 1");
+    // One decision out of step (a match that started late) must not split the rest into groups that take
+    // turns: with one batch at a time, the eight matches that ask again at once share each batch.
+    const shared = new PolicyBatcher(network, { maxBatch: 8 });
+    const stray = shared.logits(row(0));
+    const play = async (i: number) => {
+      for (let k = 0; k < 20; k++) await shared.logits(row(i));
+    };
+    await Promise.all([stray, ...Array.from({ length: 8 }, (_, i) => play(i))]);
+    expect(shared.decisions).toBe(161);
+    expect(shared.batches).toBeLessThanOrEqual(22);
     await network.release();
   });
 
