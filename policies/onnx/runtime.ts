@@ -1,7 +1,7 @@
 import type { AnyGame } from "../../games/core/game.ts";
 import { Rng, type Seed } from "../../games/core/rng.ts";
 import type { Seat } from "../../games/core/seat.ts";
-import { encoderVersion, getGame } from "../../games/registry.ts";
+import { encoderVersion, getGame, numericInfo } from "../../games/registry.ts";
 import { type PolicyRecord, type PolicyRegistry, PolicyRegistryError } from "../../db/policies.ts";
 import { StrategyError } from "../strategy.ts";
 import { type BatcherOptions, PolicyBatcher } from "./batcher.ts";
@@ -90,11 +90,6 @@ export class PolicyRuntime {
     }
   }
 
-  /** Every registered version, as this runtime knows them. */
-  list(): PolicyRecord[] {
-    return [...this.byId.values()];
-  }
-
   /**
    * The version `spec` names, checked against the game config it is to play: the same game and encoder,
    * the same tensor shape and action count. A StrategyError (a `bad_strategy` refusal) says what is wrong.
@@ -124,8 +119,10 @@ export class PolicyRuntime {
         }`,
       );
     }
-    const shape = ["batch", ...game.observationShape(config)];
-    const output = ["batch", game.actionCount(config)];
+    const face = numericInfo(game, config);
+    if ("numericFace" in face) throw new StrategyError(`${label} cannot play this ${game.id} config: ${face.numericFace}`);
+    const shape = ["batch", ...face.observationShape];
+    const output = ["batch", face.actionCount];
     if (JSON.stringify(shape) !== JSON.stringify(record.inputShape) || output[1] !== record.outputShape[1]) {
       throw new StrategyError(
         `${label} reads ${JSON.stringify(record.inputShape)} and answers ${

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -166,12 +166,46 @@ describe("policies on a running server", () => {
     }
   });
 
+  it("is administered with the CLI through the server that holds its store", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ludus-policy-server-"));
+    try {
+      const file = join(dir, "leduc.onnx");
+      writeFileSync(file, mlpModel(30, 8, 3, 5));
+      const cli = (...argv: string[]) => ludus("policy", ...argv, "--server", server.url);
+      const refused = await cli("add", file, "--game", "leduc-poker", "--name", "leduc-mlp", "--token", server.token());
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain("takes an admin token");
+      const added = await cli("add", file, "--game", "leduc-poker", "--name", "leduc-mlp", "--token", admin, "--json");
+      expect(added.code, added.err).toBe(0);
+      expect(JSON.parse(added.out)).toMatchObject({ name: "leduc-mlp", version: 1, inputShape: ["batch", 30] });
+      const wrong = await cli("add", file, "--game", "kuhn-poker", "--name", "x", "--token", admin);
+      expect(wrong.code).toBe(2);
+      expect(wrong.err).toContain("found float32 [batch, 30]");
+      const listed = JSON.parse((await cli("list", "--game", "leduc-poker", "--json")).out);
+      expect(listed.map((r: { name: string }) => r.name)).toEqual(["leduc-mlp"]);
+      expect((await cli("show", "leduc-mlp@1")).out).toContain("leduc-mlp@1");
+      const removed = await cli("remove", "leduc-mlp", "--token", admin);
+      expect(removed.code, removed.err).toBe(0);
+      expect((await cli("show", "leduc-mlp")).code).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses seats it cannot fill with a policy, saying why", async () => {
     const bot = await connect();
     await expect(bot.create({ game: "kuhn-poker", opponents: { 1: "policy:nobody" }, policy: random }))
       .rejects.toMatchObject({ code: "bad_strategy", message: expect.stringContaining("no registered policy nobody") });
     await expect(bot.create({ game: "leduc-poker", opponents: { 1: "policy:kuhn-mlp" }, policy: random }))
       .rejects.toMatchObject({ message: expect.stringContaining("plays kuhn-poker, not leduc-poker") });
+    await expect(
+      bot.create({
+        game: "kuhn-poker",
+        config: { rounds: 3, history: 1 },
+        opponents: { 1: "policy:kuhn-mlp" },
+        policy: random,
+      }),
+    ).rejects.toMatchObject({ code: "bad_strategy", message: expect.stringContaining("cannot play this kuhn-poker") });
     await expect(bot.create({ game: "kuhn-poker", opponents: { 1: "policy:kuhn-mlp@9" }, policy: random }))
       .rejects.toMatchObject({ message: expect.stringContaining("kuhn-mlp has versions 1") });
   });
