@@ -21,6 +21,7 @@ import { registerReplay } from "./commands/replay.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSimulate } from "./commands/simulate.ts";
 import { registerToken } from "./commands/token.ts";
+import { registerTrain, TrainError } from "./commands/train.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
 
 /** `ludus <command>`: the one entry point to every part of Ludus. */
@@ -43,6 +44,7 @@ function program(io: Io): Command {
   registerReplay(root, io);
   registerExport(root, io);
   registerPolicyCommands(root, io);
+  registerTrain(root, io);
   for (const command of root.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError(
       `(run \`ludus ${command.name()} --help\` for usage)`,
@@ -63,7 +65,7 @@ const USAGE_ERRORS = [
   NumericFaceError,
 ];
 /** Failures a person can act on that arose while running (a port taken, a server refusing or gone). */
-const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError, LlmRunError];
+const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError, LlmRunError, TrainError];
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {

@@ -58,6 +58,7 @@ export class PolicyRuntime {
   private timer?: ReturnType<typeof setInterval>;
   /** Registrations and removals made through this runtime, so a slower refresh never undoes one. */
   private changes = 0;
+  private readonly listeners = new Set<(record: PolicyRecord) => void>();
 
   private constructor(readonly registry: PolicyRegistry, private readonly options: RuntimeOptions) {}
 
@@ -120,7 +121,9 @@ export class PolicyRuntime {
       );
     }
     const face = numericInfo(game, config);
-    if ("numericFace" in face) throw new StrategyError(`${label} cannot play this ${game.id} config: ${face.numericFace}`);
+    if ("numericFace" in face) {
+      throw new StrategyError(`${label} cannot play this ${game.id} config: ${face.numericFace}`);
+    }
     const shape = ["batch", ...face.observationShape];
     const output = ["batch", face.actionCount];
     if (JSON.stringify(shape) !== JSON.stringify(record.inputShape) || output[1] !== record.outputShape[1]) {
@@ -189,7 +192,19 @@ export class PolicyRuntime {
     const record = await registerPolicy(this.registry, upload, model);
     this.changes++;
     this.index([...this.byId.values(), record]);
+    for (const listener of this.listeners) listener(record);
     return record;
+  }
+
+  /** Hears every version registered through this runtime; returns the unsubscribe. */
+  onRegistered(listener: (record: PolicyRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The registered versions of `name`, oldest first. */
+  versions(name: string): readonly PolicyRecord[] {
+    return this.byName.get(name) ?? [];
   }
 
   /** Removes a version no live match seats (refused with `in_use` otherwise), and lets its session go. */

@@ -1,0 +1,221 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { createInterface } from "node:readline";
+import process from "node:process";
+import { type Command, Option } from "commander";
+import { configure } from "../../games/core/config.ts";
+import { games, getGame, numericInfo } from "../../games/registry.ts";
+import type { PolicyRecord } from "../../db/policies.ts";
+import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
+import { startServer } from "../../server/app.ts";
+import { SelfPlay } from "../../server/league/self-play.ts";
+import { ConfigError } from "../../games/core/config.ts";
+import type { Io } from "../io.ts";
+import { integerIn, storeLocation } from "../options.ts";
+import { measurePolicy } from "./exploitability.ts";
+
+/**
+ * `ludus train`: the whole loop on one machine. A server (on the given store) plays self-play matches of the
+ * learning policy's latest version against itself and its past versions; the Python trainer
+ * (policies/trainer) pulls what was played from the tensors dataset, updates, and registers each new version
+ * over HTTP, which the next matches seat. Every version is evaluated exactly where the game allows it; the
+ * run's curve is written as JSON and PNG.
+ */
+
+interface TrainFlags {
+  game: string;
+  variant?: string;
+  name: string;
+  minutes: number;
+  dataDir: string;
+  databaseUrl?: string;
+  device: PolicyDevice;
+  live: number;
+  out?: string;
+  python?: string;
+  json?: boolean;
+}
+
+/** The trainer could not be run, or stopped with an error (its own message precedes this one). */
+export class TrainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TrainError";
+  }
+}
+
+/** One point of the run's curve: a registered version and what it scores. */
+interface CurvePoint {
+  readonly version: number;
+  readonly id: string;
+  readonly seconds: number;
+  /** Matches and decisions played so far, the learner's and its opponents'. */
+  readonly matches: number;
+  readonly decisions: number;
+  readonly exploitability?: number;
+}
+
+/** The Python that runs the trainer: --python, $LUDUS_PYTHON, the project's .venv, else python3. */
+function pythonPath(flag: string | undefined): string {
+  if (flag) return flag;
+  if (process.env.LUDUS_PYTHON) return process.env.LUDUS_PYTHON;
+  const venv = resolve(".venv/bin/python");
+  return existsSync(venv) ? venv : "python3";
+}
+
+const TRAINER_DIR = resolve(new URL("../../policies/trainer", import.meta.url).pathname);
+
+export function registerTrain(program: Command, io: Io): void {
+  program
+    .command("train")
+    .description("self-play training on one machine: matches played here, a PyTorch trainer updating the policy")
+    .addOption(new Option("--game <id>", "the game").choices(games.map((g) => g.id)).makeOptionMandatory())
+    .option("--variant <name>", "a variant of the game (default: the game's default variant)")
+    .requiredOption("--name <name>", "the learning policy's name: resumed from its last version if it exists")
+    .option("--minutes <m>", "how long to train", integerIn(1, 100_000), 10)
+    .option("--data-dir <dir>", "the data directory whose store keeps the matches and the policy", "data")
+    .option("--database-url <url>", "a PostgreSQL store instead (default: $DATABASE_URL, unless --data-dir is given)")
+    .addOption(new Option("--device <device>", "where the trainer runs").choices(POLICY_DEVICES).default("cpu"))
+    .option("--live <k>", "self-play matches kept running at once", integerIn(1, 10_000), 64)
+    .option("--out <dir>", "where the curve (JSON and PNG) goes (default: <data-dir>/runs/<run>)")
+    .option("--python <path>", "the Python with the trainer's packages (default: $LUDUS_PYTHON, ./.venv, python3)")
+    .option("--json", "print exactly one JSON object with the result on stdout")
+    .action(async (flags: TrainFlags, command: Command) => {
+      const game = getGame(flags.game);
+      const { variant, config } = configure(game, {}, flags.variant);
+      const face = numericInfo(game, config);
+      if ("numericFace" in face) throw new ConfigError([`it has no numeric face: ${face.numericFace}`], game.id);
+      const run = `run-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}-${randomBytes(3).toString("hex")}`;
+      const out = flags.out ?? join(flags.dataDir, "runs", run);
+      mkdirSync(out, { recursive: true });
+      const location = storeLocation(flags, command);
+      const server = await startServer({
+        port: 0,
+        host: "127.0.0.1",
+        dataDir: location.dataDir,
+        databaseUrl: location.databaseUrl,
+        fillAfterMs: null,
+        policies: { device: flags.device },
+      });
+      const admin = server.tokens.create(`trainer-${run}`, "admin");
+      const selfPlay = new SelfPlay(server.matches, server.policies, {
+        game,
+        variant,
+        name: flags.name,
+        live: flags.live,
+      });
+      const started = performance.now();
+      const curve: CurvePoint[] = [];
+      const evaluations: Promise<void>[] = [];
+      const analysable = game.id === "kuhn-poker" || game.id === "leduc-poker";
+      const evaluate = (record: PolicyRecord) => {
+        const point = {
+          version: record.version,
+          id: record.id,
+          seconds: (performance.now() - started) / 1000,
+          matches: selfPlay.ended,
+          decisions: selfPlay.decisions,
+        };
+        evaluations.push((async () => {
+          const exploitability = analysable
+            ? (await measurePolicy(server.policies, game.id, `policy:${record.name}@${record.version}`, variant))
+              .exploitability
+            : undefined;
+          curve.push({ ...point, ...(exploitability === undefined ? {} : { exploitability }) });
+          io.err(
+            `ludus train: ${record.name}@${record.version} after ${
+              point.seconds.toFixed(0)
+            } s, ${point.matches} matches, ${Math.round(point.decisions / Math.max(point.seconds, 1e-9))} decisions/s${
+              exploitability === undefined ? "" : `, exploitability ${exploitability.toFixed(4)}`
+            }\n`,
+          );
+        })());
+      };
+      const unsubscribe = server.policies.onRegistered((record) => record.name === flags.name && evaluate(record));
+      selfPlay.start();
+      let exit: number;
+      try {
+        exit = await runTrainer(
+          pythonPath(flags.python),
+          [
+            "-m",
+            "ludus_trainer",
+            "--server",
+            server.url,
+            "--game",
+            game.id,
+            "--variant",
+            variant,
+            "--name",
+            flags.name,
+            "--minutes",
+            String(flags.minutes),
+            "--device",
+            flags.device,
+            "--run",
+            run,
+          ],
+          admin.token,
+          io,
+        );
+      } finally {
+        selfPlay.stop();
+        unsubscribe();
+        await Promise.all(evaluations);
+        server.tokens.revoke(admin.record.id);
+        await server.close({ drainMs: 5_000 });
+      }
+      curve.sort((a, b) => a.version - b.version);
+      const curveFile = join(out, "curve.json");
+      writeFileSync(
+        curveFile,
+        JSON.stringify({ game: game.id, variant, name: flags.name, run, curve }, null, 2) + "\n",
+      );
+      if (exit !== 0) throw new TrainError(`the trainer stopped with exit code ${exit}; its message is above`);
+      const last = curve.at(-1);
+      const plot = await runTrainer(
+        pythonPath(flags.python),
+        ["-m", "ludus_trainer.plot", curveFile, join(out, "curve.png")],
+        "",
+        io,
+      );
+      const result = {
+        game: game.id,
+        variant,
+        name: flags.name,
+        run,
+        last,
+        curve: curveFile,
+        plot: plot === 0 ? join(out, "curve.png") : null,
+      };
+      if (flags.json) return io.out(JSON.stringify(result) + "\n");
+      io.out(
+        `${flags.name}@${last?.version ?? "?"} registered${
+          last?.exploitability === undefined ? "" : `, exploitability ${last.exploitability.toFixed(4)}`
+        }; curve in ${curveFile}\n`,
+      );
+    });
+}
+
+/** Runs the Python trainer with the token in its environment; its progress goes to stderr. Resolves its exit code. */
+function runTrainer(python: string, args: string[], token: string, io: Io): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(python, args, {
+      cwd: TRAINER_DIR,
+      env: { ...process.env, LUDUS_TOKEN: token, PYTHONPATH: TRAINER_DIR, PYTHONUNBUFFERED: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.on("error", (error) =>
+      reject(
+        new TrainError(
+          `cannot run the trainer's Python (${python}): ${error.message}; install it with \`python3 -m venv .venv && ` +
+            ".venv/bin/pip install ./policies/trainer` or give --python",
+        ),
+      ));
+    createInterface({ input: child.stdout! }).on("line", (line) => io.err(`${line}\n`));
+    createInterface({ input: child.stderr! }).on("line", (line) => io.err(`${line}\n`));
+    child.on("close", (code) => resolvePromise(code ?? 1));
+  });
+}
