@@ -20,6 +20,7 @@ import { BrowserRooms } from "./rooms/browser-rooms.ts";
 import { webAppRoutes } from "./web-app.ts";
 import { policyRoutes } from "./api/policies.ts";
 import { PolicyRuntime, type RuntimeOptions } from "../policies/onnx/runtime.ts";
+import { SelfPlay, type SelfPlayOptions } from "./league/self-play.ts";
 
 /**
  * The composition root: one HTTP port carrying the API, the web app (/), the bot gateway (/bot) and the
@@ -50,6 +51,8 @@ export interface ServerOptions {
   readonly roomCreatesPerSecond?: number;
   /** How policy seats run: device (cpu or cuda), threads, batch size and wait. */
   readonly policies?: Omit<RuntimeOptions, "refreshMs">;
+  /** Learning policies this server keeps self-play matches running for (their trainer reads them back). */
+  readonly selfPlay?: readonly (Omit<SelfPlayOptions, "game" | "variant"> & { game: string; variant?: string })[];
 }
 
 /** How a server stops. */
@@ -132,6 +135,11 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     await store.close();
     throw error;
   }
+  const selfPlay = (options.selfPlay ?? []).map((spec) => {
+    const game = getGame(spec.game);
+    const { variant } = configure(game, {}, spec.variant);
+    return new SelfPlay(matches, policies, { ...spec, game, variant });
+  });
   const gateway = new Gateway(tokens, matches, matchmaker, { ...DEFAULT_LIMITS, ...options.limits });
   const rooms = await BrowserRooms.start({ matches, matchmaker, createsPerSecond: options.roomCreatesPerSecond });
   const http = await startHttpServer(options, {
@@ -159,6 +167,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     if (new URL(req.url ?? "/", "http://localhost").pathname === GATEWAY_PATH) gateway.handleUpgrade(req, socket, head);
   });
   rooms.attach(http.http, GATEWAY_PATH);
+  for (const generator of selfPlay) generator.start();
   return {
     url: http.url,
     port: http.port,
@@ -168,6 +177,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     policies,
     restored,
     close: async (stop: StopOptions = {}) => {
+      for (const generator of selfPlay) generator.stop();
       matchmaker.close();
       matches.stopAccepting();
       const live = () => matches.all().filter((m) => !m.ended);

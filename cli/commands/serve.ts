@@ -22,6 +22,7 @@ interface ServeFlags {
   fillStrategy: Fill;
   hold: number;
   policyDevice: PolicyDevice;
+  selfPlay: SelfPlayFlag[];
   policyThreads: number;
   policyBatch: number;
   policyWaitUs: number;
@@ -34,6 +35,25 @@ function postgresUrl(value: string): string {
     throw new InvalidArgumentError("it is a PostgreSQL URL: postgres://user[:password]@host[:port]/database.");
   }
   return value;
+}
+
+interface SelfPlayFlag {
+  game: string;
+  name: string;
+  perVersion?: number;
+}
+
+/** `game=name[:n]`: a learning policy's self-play (n matches per version), added to those given before. */
+function selfPlaySpec(value: string, previous: SelfPlayFlag[]): SelfPlayFlag[] {
+  const found = /^([a-z0-9-]+)=([A-Za-z0-9][A-Za-z0-9_.-]{0,63})(?::([1-9]\d{0,8}))?$/.exec(value);
+  if (!found || !games.some((g) => g.id === found[1])) {
+    throw new InvalidArgumentError(
+      "expected <game>=<policy name>[:<matches per version>], e.g. kuhn-poker=kuhn-ppo:4000; games: " +
+        `${games.map((g) => g.id).join(", ")}.`,
+    );
+  }
+  const [, game, name, per] = found;
+  return [...previous, { game, name, ...(per ? { perVersion: Number(per) } : {}) }];
 }
 
 /** What fills empty seats: a default every game has, and per game `game=strategy-or-policy` overrides. */
@@ -117,6 +137,14 @@ export function registerServe(program: Command, io: Io): void {
       fillSpec,
       { strategy: DEFAULT_FILL_STRATEGY, byGame: {} },
     )
+    .option(
+      "--self-play <game=name[:n]>",
+      "keep self-play matches of a learning policy running (its latest version against itself and past versions), " +
+        "for a trainer that reads them back (n matches per version, then it waits for the next), e.g. " +
+        "kuhn-poker=kuhn-ppo:4000; repeatable",
+      selfPlaySpec,
+      [],
+    )
     .option("--policy-device <device>", "where policy networks run: cpu or cuda", oneOf(POLICY_DEVICES), "cpu")
     .option("--policy-threads <n>", "onnxruntime intra-op threads per policy version", integerIn(1, 256), 1)
     .option("--policy-batch <n>", "the most decisions one inference batch holds", integerIn(1, 65_536), 256)
@@ -158,6 +186,7 @@ export function registerServe(program: Command, io: Io): void {
         fillAfterMs: flags.fillAfter === 0 ? null : flags.fillAfter,
         fillStrategy: flags.fillStrategy.strategy,
         fillByGame: flags.fillStrategy.byGame,
+        selfPlay: flags.selfPlay,
         policies: {
           device: flags.policyDevice,
           threads: flags.policyThreads,

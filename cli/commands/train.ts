@@ -33,6 +33,7 @@ interface TrainFlags {
   databaseUrl?: string;
   device: PolicyDevice;
   live: number;
+  matchesPerVersion: number;
   out?: string;
   python?: string;
   json?: boolean;
@@ -79,6 +80,7 @@ export function registerTrain(program: Command, io: Io): void {
     .option("--database-url <url>", "a PostgreSQL store instead (default: $DATABASE_URL, unless --data-dir is given)")
     .addOption(new Option("--device <device>", "where the trainer runs").choices(POLICY_DEVICES).default("cpu"))
     .option("--live <k>", "self-play matches kept running at once", integerIn(1, 10_000), 64)
+    .option("--matches-per-version <n>", "self-play matches each learning step reads", integerIn(10, 10_000_000), 4000)
     .option("--out <dir>", "where the curve (JSON and PNG) goes (default: <data-dir>/runs/<run>)")
     .option("--python <path>", "the Python with the trainer's packages (default: $LUDUS_PYTHON, ./.venv, python3)")
     .option("--json", "print exactly one JSON object with the result on stdout")
@@ -105,6 +107,7 @@ export function registerTrain(program: Command, io: Io): void {
         variant,
         name: flags.name,
         live: flags.live,
+        perVersion: flags.matchesPerVersion,
       });
       const started = performance.now();
       const curve: CurvePoint[] = [];
@@ -156,6 +159,8 @@ export function registerTrain(program: Command, io: Io): void {
             flags.device,
             "--run",
             run,
+            "--matches-per-version",
+            String(flags.matchesPerVersion),
           ],
           admin.token,
           io,

@@ -24,6 +24,12 @@ export interface SelfPlayOptions {
   readonly snapshotShare?: number;
   /** Seeds the opponent draws and the seat order (default 1). */
   readonly seed?: number;
+  /**
+   * Matches to play with each version, after which the generator waits for the next one (default: no bound).
+   * A trainer that needs N matches a step gets them, and the server's time goes to exporting them rather than
+   * to matches of a version about to be replaced.
+   */
+  readonly perVersion?: number;
 }
 
 export class SelfPlay {
@@ -32,6 +38,9 @@ export class SelfPlay {
   private stopped = false;
   private created = 0;
   private waiting?: () => void;
+  /** The latest version's id, and the matches created with it so far. */
+  private version?: string;
+  private ofVersion = 0;
   /** Matches that ended, and the decisions they held. */
   ended = 0;
   decisions = 0;
@@ -63,7 +72,11 @@ export class SelfPlay {
     const versions = this.policies.versions(this.options.name);
     if (versions.length === 0) return;
     const live = this.options.live ?? 64;
-    while (!this.stopped && this.running < live) {
+    const latest = versions.at(-1)!;
+    if (latest.id !== this.version) [this.version, this.ofVersion] = [latest.id, 0];
+    const bound = this.options.perVersion ?? Infinity;
+    while (!this.stopped && this.running < live && this.ofVersion < bound) {
+      this.ofVersion++;
       let match: Match;
       try {
         match = this.create(versions);
@@ -85,6 +98,7 @@ export class SelfPlay {
   }
 
   private create(versions: readonly { version: number }[]): Match {
+    // Counted per version whoever sits opposite: the trainer learns from every match its latest version plays.
     const { game, variant, name } = this.options;
     const latest = `policy:${name}`;
     const past = versions.length > 1 && this.rng.float() < (this.options.snapshotShare ?? 0.2);

@@ -788,15 +788,13 @@ export class Match {
     const answer = slot.inProcess!.decide(turnOf(this.episode!, decision.seat));
     if (!(answer instanceof Promise)) return this.takeInProcess(decision, answer);
     this.openTurn(decision);
+    // An answer the clock overtook, or that comes after the match was put to rest, is moot, whatever it is.
+    const open = () => this.phase === "playing" && this.pending.get(decision.seat) === decision;
     answer.then(
-      (action) =>
-        this.guarded("an in-process seat's decision", () => {
-          if (this.pending.get(decision.seat) === decision) this.takeInProcess(decision, action);
-        }),
+      (action) => this.guarded("an in-process seat's decision", () => open() && this.takeInProcess(decision, action)),
       (error) =>
         this.guarded("an in-process seat's decision", () => {
-          // An answer the clock overtook is moot, whatever went wrong with it.
-          if (this.pending.get(decision.seat) === decision) throw error;
+          if (open()) throw error;
         }),
     );
   }

@@ -53,13 +53,12 @@ def device_of(name: str) -> torch.device:
 
 
 def own_rows(table: pa.Table, label: str) -> dict[str, np.ndarray] | None:
-    """The decisions of matches where `label` (policy:name@version) sat in every seat, as arrays."""
+    """The decisions `label` (policy:name@version) took, against itself or a past version, as arrays."""
     if table.num_rows == 0:
         return None
-    names = table.column("participant_name").to_pylist()
+    names = table.column("participant_name").to_numpy(zero_copy_only=False)
     matches = table.column("match_id").to_pylist()
-    foreign = {m for m, n in zip(matches, names) if n != label}
-    keep = np.array([m not in foreign for m in matches]) & table.column("legal").to_numpy(zero_copy_only=False)
+    keep = (names == label) & table.column("legal").to_numpy(zero_copy_only=False)
     keep &= table.column("action_id").to_numpy() >= 0
     if not keep.any():
         return None
@@ -125,17 +124,20 @@ def train(args: argparse.Namespace) -> None:
     deadline = started + args.minutes * 60
     batch: list[dict[str, np.ndarray]] = []
     seen: set[str] = set()
+    quiet_since = time.monotonic()
     total_matches = total_decisions = 0
     while time.monotonic() < deadline:
         table = server.tensors(args.game, variant, cursor)
         cursor = last_cursor(table) or cursor
         rows = own_rows(table, f"policy:{current.name}@{current.version}")
-        if rows is None:
-            time.sleep(0.1)  # the server is still playing this version's first matches
-            continue
-        batch.append(rows)
-        seen.update(rows["matches"])
-        if len(seen) < args.matches_per_version:
+        if rows is not None:
+            batch.append(rows)
+            seen.update(rows["matches"])
+            quiet_since = time.monotonic()
+        # A step waits for the matches it asked for; a few that never end (an error) do not hold it up for long.
+        if len(seen) < args.matches_per_version and not (seen and time.monotonic() - quiet_since > 10):
+            if rows is None:
+                time.sleep(0.05)  # the server is still playing this version's matches
             continue
         data = {key: np.concatenate([b[key] for b in batch]) for key in ("obs", "mask", "action", "return")}
         learner.update(data["obs"], data["mask"], data["action"], data["return"])

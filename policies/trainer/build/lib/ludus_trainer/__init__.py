@@ -1,0 +1,1 @@
+"""Trains Ludus league policies from the server's replays (the tensors dataset) and registers them back."""

@@ -1,0 +1,69 @@
+"""The policy network: an MLP from the game's information-state tensor to one logit per action id, written to
+ONNX by hand (MatMul/Add/Relu: the graph the server's onnxruntime-node session runs) and read back from it, so
+a run resumes from the last version it registered."""
+
+from __future__ import annotations
+
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+
+class PolicyNet(torch.nn.Module):
+    def __init__(self, inputs: int, actions: int, hidden: tuple[int, ...] = (128, 128)) -> None:
+        super().__init__()
+        sizes = (inputs, *hidden, actions)
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+        self.inputs = inputs
+        self.actions = actions
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < len(self.layers) - 1:
+                x = torch.relu(x)
+        return x
+
+    def to_onnx(self) -> bytes:
+        """The network as an ONNX model: input `observation` [batch, inputs], output `logits` [batch, actions]."""
+        nodes, weights = [], []
+        current = "observation"
+        last = len(self.layers) - 1
+        for i, layer in enumerate(self.layers):
+            w, b = f"W{i}", f"b{i}"
+            weights.append(numpy_helper.from_array(layer.weight.detach().cpu().T.contiguous().numpy(), w))
+            weights.append(numpy_helper.from_array(layer.bias.detach().cpu().numpy(), b))
+            product, summed = f"h{i}_product", ("logits" if i == last else f"h{i}_sum")
+            nodes.append(helper.make_node("MatMul", [current, w], [product]))
+            nodes.append(helper.make_node("Add", [product, b], [summed]))
+            current = summed
+            if i < last:
+                current = f"h{i}"
+                nodes.append(helper.make_node("Relu", [summed], [current]))
+        graph = helper.make_graph(
+            nodes,
+            "ludus-policy",
+            [helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", self.inputs])],
+            [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", self.actions])],
+            weights,
+        )
+        model = helper.make_model(graph, producer_name="ludus-trainer", opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        return model.SerializeToString()
+
+    @staticmethod
+    def from_onnx(data: bytes) -> "PolicyNet":
+        """A network this module wrote, read back with its weights."""
+        model = onnx.load_from_string(data)
+        arrays = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        count = sum(1 for name in arrays if name.startswith("W"))
+        if count == 0 or any(f"W{i}" not in arrays or f"b{i}" not in arrays for i in range(count)):
+            raise ValueError("not a network the Ludus trainer wrote (it reads MLPs with weights W0, b0, W1, b1, ...)")
+        shapes = [arrays[f"W{i}"].shape for i in range(count)]
+        net = PolicyNet(shapes[0][0], shapes[-1][1], tuple(s[1] for s in shapes[:-1]))
+        with torch.no_grad():
+            for i, layer in enumerate(net.layers):
+                layer.weight.copy_(torch.from_numpy(arrays[f"W{i}"].T.copy()))
+                layer.bias.copy_(torch.from_numpy(arrays[f"b{i}"].copy()))
+        return net
