@@ -221,6 +221,9 @@ async function openEmbedded(dataDir: string): Promise<{ sql: Sql; unlock: () => 
   }
 }
 
+/** How often the embedded store refreshes its planner's statistics. */
+const ANALYZE_EVERY_MS = 30_000;
+
 /**
  * The replay store: matches and their step logs in PostgreSQL, or in PGlite inside the data directory.
  * Writes go through group commit (`writer`); reads serve the HTTP API, exports and restarts.
@@ -229,12 +232,19 @@ export class ReplayStore {
   /** This process's id as a writer of step rows. */
   readonly writerId = randomBytes(6).toString("base64url");
   readonly writer: GroupCommit;
+  private readonly analyzer?: ReturnType<typeof setInterval>;
   /** Trained ONNX policies, beside the matches that seat them. */
   readonly policies: PolicyRegistry;
 
   private constructor(readonly sql: Sql, private readonly unlock: () => void, options: StoreOptions) {
     this.writer = new GroupCommit(sql, this.writerId, options.groupCommit);
     this.policies = new PolicyRegistry(sql);
+    if (sql.backend === "pglite") {
+      // PGlite has no autovacuum: statistics taken when the tables were small make the planner scan whole tables
+      // once they are not (an incremental export slowed with every match a training run added).
+      this.analyzer = setInterval(() => sql.exec("ANALYZE matches, steps").catch(() => {}), ANALYZE_EVERY_MS);
+      Deno.unrefTimer(this.analyzer);
+    }
   }
 
   static async open(options: StoreOptions): Promise<ReplayStore> {
@@ -327,6 +337,7 @@ export class ReplayStore {
    * could not be written in time (none of them had been acknowledged).
    */
   async close(timeoutMs?: number): Promise<number> {
+    clearInterval(this.analyzer);
     const unwritten = await this.writer.close(timeoutMs);
     await this.sql.close().catch(() => {});
     this.unlock();

@@ -157,11 +157,27 @@ export class PolicyRuntime {
     };
   }
 
-  /** A seat of version `id` let go (its match ended). */
+  /**
+   * A seat of version `id` let go (its match ended). A version no match seats any more that is not its name's
+   * latest lets its session go too (a long training run registers hundreds); it loads again if seated again.
+   */
   release(id: string): void {
     const left = (this.uses.get(id) ?? 0) - 1;
-    if (left > 0) this.uses.set(id, left);
-    else this.uses.delete(id);
+    if (left > 0) return void this.uses.set(id, left);
+    this.uses.delete(id);
+    const record = this.byId.get(id);
+    const loaded = this.loaded.get(id);
+    if (!record || !loaded || this.byName.get(record.name)?.at(-1) === record) return;
+    this.loaded.delete(id);
+    loaded.then((b) => b.network.release(), () => {});
+  }
+
+  /** A session of its own for version `record` (exact evaluation), which the caller releases. */
+  async network(record: PolicyRecord): Promise<PolicyNetwork> {
+    const model = await this.registry.model(record.id);
+    if (!model) throw new PolicyRegistryError("unknown_policy", `policy ${record.id} is no longer registered`);
+    const { threads, device } = this.options;
+    return await PolicyNetwork.load(model, getGame(record.game), record.config, { threads, device });
   }
 
   /** Live matches seating version `id` now. */
@@ -180,11 +196,8 @@ export class PolicyRuntime {
   }
 
   private async load(record: PolicyRecord): Promise<PolicyBatcher> {
-    const model = await this.registry.model(record.id);
-    if (!model) throw new PolicyRegistryError("unknown_policy", `policy ${record.id} is no longer registered`);
-    const { threads, device, maxBatch, waitMs } = this.options;
-    const network = await PolicyNetwork.load(model, getGame(record.game), record.config, { threads, device });
-    return new PolicyBatcher(network, { maxBatch, waitMs });
+    const { maxBatch, waitMs } = this.options;
+    return new PolicyBatcher(await this.network(record), { maxBatch, waitMs });
   }
 
   /** Checks and registers a model; the next match that names its policy seats it. */

@@ -11,7 +11,7 @@ import type { ConductPolicy, CreateFrame, ErrorCode, SeatKind } from "../../prot
 import type { ClockSpec } from "./clock.ts";
 import type { MatchRecord } from "../../db/records.ts";
 import type { ReplayStore } from "../../db/store.ts";
-import { Match, MatchRequestError, type Participant, RestoreError } from "./match.ts";
+import { Match, MatchRequestError, type Participant, playsInProcess, RestoreError } from "./match.ts";
 
 export { MatchRequestError };
 
@@ -314,6 +314,8 @@ export class LiveMatches {
       this.letGo(participantsOf(match));
       this.byInvite.delete(match.invite);
       for (const tokenId of match.tokens()) this.unindex(tokenId, match);
+      // Nobody resumes a match the server played alone: it need not linger (self-play ends thousands a minute).
+      if (participantsOf(match).every(playsInProcess)) return void this.byId.delete(match.id);
       setTimeout(() => {
         if (this.byId.get(match.id) === match) this.byId.delete(match.id);
       }, this.options.lingerMs ?? 60_000).unref?.();
