@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import process from "node:process";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { configure } from "../../games/core/config.ts";
 import { games, getGame, numericInfo } from "../../games/registry.ts";
 import type { PolicyRecord } from "../../db/policies.ts";
@@ -29,11 +29,13 @@ interface TrainFlags {
   variant?: string;
   name: string;
   minutes: number;
+  versions?: number;
   dataDir: string;
   databaseUrl?: string;
   device: PolicyDevice;
   live: number;
   matchesPerVersion: number;
+  snapshots: number;
   out?: string;
   python?: string;
   json?: boolean;
@@ -66,6 +68,14 @@ function pythonPath(flag: string | undefined): string {
   return existsSync(venv) ? venv : "python3";
 }
 
+function shareOf(value: string): number {
+  const share = Number(value);
+  if (value.trim() === "" || !(share >= 0 && share <= 1)) {
+    throw new InvalidArgumentError("expected a number in [0, 1].");
+  }
+  return share;
+}
+
 const TRAINER_DIR = resolve(new URL("../../policies/trainer", import.meta.url).pathname);
 
 export function registerTrain(program: Command, io: Io): void {
@@ -76,11 +86,13 @@ export function registerTrain(program: Command, io: Io): void {
     .option("--variant <name>", "a variant of the game (default: the game's default variant)")
     .requiredOption("--name <name>", "the learning policy's name: resumed from its last version if it exists")
     .option("--minutes <m>", "how long to train", integerIn(1, 100_000), 10)
+    .option("--versions <n>", "... or stop once this many new versions are registered", integerIn(1, 10_000_000))
     .option("--data-dir <dir>", "the data directory whose store keeps the matches and the policy", "data")
     .option("--database-url <url>", "a PostgreSQL store instead (default: $DATABASE_URL, unless --data-dir is given)")
     .addOption(new Option("--device <device>", "where the trainer runs").choices(POLICY_DEVICES).default("cpu"))
     .option("--live <k>", "self-play matches kept running at once", integerIn(1, 10_000), 64)
-    .option("--matches-per-version <n>", "self-play matches each learning step reads", integerIn(10, 10_000_000), 4000)
+    .option("--snapshots <share>", "the share of matches against a past version (default 0)", shareOf, 0)
+    .option("--matches-per-version <n>", "self-play matches each learning step reads", integerIn(10, 10_000_000), 5000)
     .option("--out <dir>", "where the curve (JSON and PNG) goes (default: <data-dir>/runs/<run>)")
     .option("--python <path>", "the Python with the trainer's packages (default: $LUDUS_PYTHON, ./.venv, python3)")
     .option("--json", "print exactly one JSON object with the result on stdout")
@@ -108,6 +120,7 @@ export function registerTrain(program: Command, io: Io): void {
         name: flags.name,
         live: flags.live,
         perVersion: flags.matchesPerVersion,
+        snapshotShare: flags.snapshots,
       });
       const started = performance.now();
       const curve: CurvePoint[] = [];
@@ -161,6 +174,7 @@ export function registerTrain(program: Command, io: Io): void {
             run,
             "--matches-per-version",
             String(flags.matchesPerVersion),
+            ...(flags.versions ? ["--versions", String(flags.versions)] : []),
           ],
           admin.token,
           io,

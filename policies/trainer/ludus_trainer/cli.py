@@ -30,8 +30,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--game", required=True)
     p.add_argument("--variant", help="default: the game's default variant")
     p.add_argument("--name", required=True, help="the policy trained: resumed from its last version if it exists")
-    p.add_argument("--minutes", type=float, default=10.0)
-    p.add_argument("--matches-per-version", type=int, default=4000, help="self-play matches per learning step")
+    p.add_argument("--minutes", type=float, default=10.0, help="stop after this long")
+    p.add_argument("--versions", type=int, default=None, help="... or once this many new versions are registered")
+    p.add_argument("--matches-per-version", type=int, default=5000, help="self-play matches per learning step")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--run", default=None, help="this run's id, recorded with every version (default: a fresh one)")
     p.add_argument("--hidden", default="128,128", help="hidden layer widths of a new network")
@@ -65,12 +66,15 @@ def own_rows(table: pa.Table, label: str) -> dict[str, np.ndarray] | None:
     n = table.num_rows
     obs = table.column("observation").combine_chunks().flatten().to_numpy().reshape(n, -1)
     mask = table.column("legal_mask").combine_chunks().flatten().to_numpy().reshape(n, -1)
+    seats = table.column("seat").to_numpy()
     return {
         "obs": obs[keep],
         "mask": mask[keep],
         "action": table.column("action_id").to_numpy()[keep].astype(np.int64),
         "return": table.column("return").to_numpy(zero_copy_only=False)[keep].astype(np.float64),
         "matches": np.array(matches, dtype=object)[keep],
+        "episode": np.array([f"{m}/{s}" for m, s in zip(matches, seats)], dtype=object)[keep],
+        "seq": table.column("seq").to_numpy()[keep],
     }
 
 
@@ -126,7 +130,10 @@ def train(args: argparse.Namespace) -> None:
     seen: set[str] = set()
     quiet_since = time.monotonic()
     total_matches = total_decisions = 0
-    while time.monotonic() < deadline:
+    spent = {"waiting": 0.0, "learning": 0.0, "registering": 0.0}
+    registered = 0
+    while time.monotonic() < deadline and (args.versions is None or registered < args.versions):
+        clock = time.monotonic()
         table = server.tensors(args.game, variant, cursor)
         cursor = last_cursor(table) or cursor
         rows = own_rows(table, f"policy:{current.name}@{current.version}")
@@ -138,11 +145,17 @@ def train(args: argparse.Namespace) -> None:
         if len(seen) < args.matches_per_version and not (seen and time.monotonic() - quiet_since > 10):
             if rows is None:
                 time.sleep(0.05)  # the server is still playing this version's matches
+            spent["waiting"] += time.monotonic() - clock
             continue
-        data = {key: np.concatenate([b[key] for b in batch]) for key in ("obs", "mask", "action", "return")}
-        learner.update(data["obs"], data["mask"], data["action"], data["return"])
+        spent["waiting"] += time.monotonic() - clock
+        clock = time.monotonic()
+        data = {key: np.concatenate([b[key] for b in batch]) for key in ("obs", "mask", "action", "return", "episode", "seq")}
+        episode = np.unique(data["episode"], return_inverse=True)[1].reshape(-1)
+        learner.update(data["obs"], data["mask"], data["action"], data["return"], episode, data["seq"], len(seen))
         total_matches += len(seen)
         total_decisions += len(data["action"])
+        spent["learning"] += time.monotonic() - clock
+        clock = time.monotonic()
         current = server.register(
             learner.policy.to_onnx(),
             name=args.name,
@@ -152,7 +165,9 @@ def train(args: argparse.Namespace) -> None:
             run=run,
             cursor=cursor,
         )
+        registered += 1
         batch, seen = [], set()
+        spent["registering"] += time.monotonic() - clock
         say(
             "registered",
             version=current.version,
@@ -160,5 +175,7 @@ def train(args: argparse.Namespace) -> None:
             matches=total_matches,
             decisions=total_decisions,
             seconds=round(time.monotonic() - started, 2),
+            # Where the time went: waiting for the server to play and export, learning, registering.
+            spent={key: round(value, 2) for key, value in spent.items()},
         )
     say("done", version=current.version, id=current.id, seconds=round(time.monotonic() - started, 2))

@@ -2,15 +2,22 @@
 Response Equilibria, and Two-Player Zero-Sum Games") from the server's recorded decisions only.
 
 One iteration is one registered version. Given the decisions that version played (the tensors dataset: the
-seat's tensor, legal mask, action id and final return), the learner
+seat's tensor, legal mask, action id and final return, by match, seat and decision number), the learner
   1. fits Q(tensor)[a] to the return that followed taking a (mean squared error, warm-started: the same
      network learns across iterations),
-  2. forms the mirror-descent target at every information state it saw,
-        log π' ∝ (log π + η·Q + α·η·log magnet) / (1 + α·η)   over the legal ids,
-     where π is the version that played (the network before this update, so no probabilities need storing),
-  3. distils the target into the policy network (cross-entropy), which is exported and played next.
+  2. weights Q by an estimate of how likely the opponent and chance are to reach the information state: each
+     row contributes 1 / (matches × its seat's own reach), own reach being the product of the probabilities
+     this version gave its seat's earlier actions in the match (the trainer has the network that played). That
+     turns Q into counterfactual values, as CFR and dilated MMD use; plain per-state Q diverges even when exact,
+  3. forms the mirror-descent target at every information state it saw,
+        log π' ∝ (log π + η·Q_cf + α·η·log magnet) / (1 + α·η)   over the legal ids,
+     floored at `floor` per legal id (a pure action would make 1 / own reach unbounded) and distils it into the
+     policy network (cross-entropy), which is exported and played next.
 The magnet moves to the current policy every `magnet_every` iterations (a proximal point method: the fixed
-point is a Nash equilibrium, not the regularised one), and α decays geometrically.
+point is a Nash equilibrium, not the regularised one).
+
+Measured on a simulator of the same rows (2 cores, 5,000 matches a step): Kuhn poker from 0.458 to 0.037 in
+50 steps, 0.012 in 150, 0.0027 at best with 50,000 matches a step; Leduc stalls near 0.55 (see docs/training.md).
 """
 
 from __future__ import annotations
@@ -26,9 +33,12 @@ from .network import PolicyNet
 @dataclass
 class MmdConfig:
     eta: float = 1.0
-    alpha: float = 0.05
-    alpha_final: float = 0.05
+    alpha: float = 0.1
+    alpha_final: float = 0.1
     magnet_every: int = 10
+    # The counterfactual weight's scale (0: plain per-state Q).
+    cf_scale: float = 3.0
+    floor: float = 1e-3
     hidden: tuple[int, ...] = (128, 128)
     lr: float = 3e-3
     q_steps: int = 50
@@ -55,9 +65,38 @@ class MmdLearner:
         self.decay = (config.alpha_final / config.alpha) ** (1 / max(1, config.horizon - 1))
         self.iterations = 0
 
-    def update(self, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, ret: np.ndarray) -> None:
-        """One mirror-descent step from the decisions the current policy played."""
+    def own_reach(
+        self, obs: np.ndarray, mask: np.ndarray, action: np.ndarray, episode: np.ndarray, seq: np.ndarray
+    ) -> np.ndarray:
+        """Per row, the product of the probabilities the current policy gave its seat's earlier actions in the match.
+        `episode` numbers each (match, seat); `seq` orders the decisions within it."""
+        with torch.no_grad():
+            x = torch.tensor(obs, dtype=torch.float32, device=self.device)
+            m = torch.tensor(mask.astype(bool), device=self.device)
+            log_p = masked_log_softmax(self.policy(x), m)
+            taken = log_p.gather(1, torch.tensor(action, device=self.device)[:, None])[:, 0].double().cpu().numpy()
+        order = np.lexsort((seq, episode))
+        lp = taken[order]
+        inclusive = np.cumsum(lp)
+        first = np.r_[True, episode[order][1:] != episode[order][:-1]]
+        start = np.maximum.accumulate(np.where(first, np.arange(episode.size), 0))
+        own = np.empty(episode.size)
+        own[order] = np.exp(inclusive - lp - (inclusive[start] - lp[start]))
+        return own
+
+    def update(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        action: np.ndarray,
+        ret: np.ndarray,
+        episode: np.ndarray,
+        seq: np.ndarray,
+        matches: int,
+    ) -> None:
+        """One mirror-descent step from the decisions the current policy played in `matches` matches."""
         c, a_count = self.config, self.actions
+        own = self.own_reach(obs, mask, action, episode, seq)
         # Identical (tensor, action) rows carry the same information: aggregate them (fewer flops, same loss).
         unique, inverse = np.unique(obs, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
@@ -66,6 +105,7 @@ class MmdLearner:
         key = inverse * a_count + action
         counts = np.bincount(key, minlength=len(unique) * a_count).reshape(-1, a_count)
         totals = np.bincount(key, weights=ret, minlength=len(unique) * a_count).reshape(-1, a_count)
+        reach = np.bincount(inverse, weights=1 / (own * matches), minlength=len(unique))
         dev = self.device
         seen = torch.tensor(counts > 0, device=dev)
         mean_return = torch.tensor(totals / np.maximum(counts, 1), dtype=torch.float32, device=dev)
@@ -79,12 +119,16 @@ class MmdLearner:
             self.opt_q.step()
         with torch.no_grad():
             q = self.q(x)
+            if c.cf_scale > 0:
+                q = q * torch.tensor(reach * c.cf_scale, dtype=torch.float32, device=dev)[:, None]
             log_old = masked_log_softmax(self.policy(x), m)
             magnet = self.magnet(x) if self.magnet is not None else torch.zeros_like(q)
             log_magnet = masked_log_softmax(magnet, m)
             target = masked_log_softmax(
                 (log_old + c.eta * q + self.alpha * c.eta * log_magnet) / (1 + self.alpha * c.eta), m
             ).exp()
+            target = torch.where(m, target.clamp_min(c.floor), torch.zeros_like(target))
+            target = target / target.sum(1, keepdim=True)
         for _ in range(c.pi_steps):
             log_p = masked_log_softmax(self.policy(x), m)
             loss = -(target * log_p.masked_fill(~m, 0)).sum(1).mean()

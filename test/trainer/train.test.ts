@@ -1,0 +1,192 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ludus } from "../support/cli.ts";
+import { linearModel } from "../support/onnx-models.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+
+/**
+ * The training loop as a researcher runs it: `ludus train` on CPU, and the Python trainer alone against a
+ * server that plays its policy's self-play (`--self-play`), killed and resumed. Needs the project's .venv with
+ * the trainer's packages (`.ci/run` makes it); without it the suite says so and skips.
+ */
+
+const python = process.env.LUDUS_PYTHON ?? resolve(".venv/bin/python");
+const ready = existsSync(python) &&
+  spawnSync(python, ["-c", "import torch, pyarrow, onnx, matplotlib"]).status === 0;
+const suite = ready ? "training" : `training (skipped: ${python} cannot import torch, pyarrow, onnx and matplotlib)`;
+const TRAINER = resolve("policies/trainer");
+
+/** The trainer alone, its JSON lines read as they come. */
+function trainer(url: string, token: string, ...args: string[]) {
+  const child = spawn(python, ["-m", "ludus_trainer", "--server", url, ...args], {
+    cwd: TRAINER,
+    env: { ...process.env, LUDUS_TOKEN: token, PYTHONPATH: TRAINER, PYTHONUNBUFFERED: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  child.stderr!.on("data", (d) => (err += d));
+  const lines: Record<string, unknown>[] = [];
+  const waiters: (() => void)[] = [];
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    lines.push(JSON.parse(line));
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+  /** Resolves with the first line `test` accepts, from those seen so far or to come. */
+  const line = (test: (l: Record<string, unknown>) => boolean) =>
+    new Promise<Record<string, unknown>>((found, failed) => {
+      const look = () => {
+        const hit = lines.find(test);
+        if (hit) return found(hit);
+        if (child.exitCode !== null) return failed(new Error(`the trainer exited (${child.exitCode}): ${err}`));
+        waiters.push(look);
+      };
+      exited.then(() => waiters.push(look) && look());
+      look();
+    });
+  return { child: child as ChildProcess, lines, line, exited, err: () => err };
+}
+
+describe.skipIf(!ready)(suite, () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "ludus-train-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it(
+    "ludus train takes Kuhn poker from the uniform policy's 0.458 to < 0.05 on CPU, and leaves it registered",
+    async () => {
+      const dataDir = join(dir, "kuhn");
+      const run = await ludus(
+        "train",
+        "--game",
+        "kuhn-poker",
+        "--name",
+        "kuhn-ci",
+        // A hundred learning steps (about two minutes here), however loaded the machine: the curve is in steps.
+        "--versions",
+        "100",
+        "--minutes",
+        "15",
+        "--data-dir",
+        dataDir,
+        "--json",
+      );
+      expect(run.code, run.err).toBe(0);
+      const result = JSON.parse(run.out);
+      const curve = JSON.parse(readFileSync(result.curve, "utf8")).curve as {
+        version: number;
+        exploitability: number;
+      }[];
+      expect(curve).toHaveLength(101);
+      expect(curve[0].exploitability).toBeGreaterThan(0.4);
+      // Sampled play is noisy from step to step: the curve falls below 0.05, and the last version stays near it.
+      expect(Math.min(...curve.map((p) => p.exploitability))).toBeLessThan(0.05);
+      expect(result.last.exploitability).toBeLessThan(0.1);
+      expect(existsSync(result.plot)).toBe(true);
+      // The figure the exact evaluator gives the registered policy is the run's last point.
+      const exact = await ludus(
+        "exploitability",
+        "--game",
+        "kuhn-poker",
+        "--policy",
+        "policy:kuhn-ci",
+        "--data-dir",
+        dataDir,
+        "--json",
+      );
+      expect(exact.code, exact.err).toBe(0);
+      expect(JSON.parse(exact.out).exploitability).toBeCloseTo(result.last.exploitability, 9);
+      const versions = await ludus("policy", "list", "--name", "kuhn-ci", "--data-dir", dataDir, "--json");
+      const records = JSON.parse(versions.out) as {
+        version: number;
+        parent: string | null;
+        run: string;
+        datasetCursor: string | null;
+      }[];
+      expect(records[0].version).toBe(result.last.version);
+      expect(records[0].parent).not.toBeNull();
+      expect(records[0].run).toBe(result.run);
+      expect(records[0].datasetCursor).toBeTruthy();
+    },
+    15 * 60_000,
+  );
+
+  describe("the trainer alone, against a server playing its self-play", () => {
+    let server: TestServer;
+    let admin: string;
+    beforeAll(async () => {
+      server = await startTestServer({ selfPlay: [{ game: "kuhn-poker", name: "kuhn-solo", live: 16 }] });
+      admin = server.token("trainer", "admin");
+    });
+    afterAll(() => server.close());
+
+    it("resumes after a SIGKILL from its last registered version and cursor", async () => {
+      const args = ["--game", "kuhn-poker", "--name", "kuhn-solo", "--minutes", "5", "--matches-per-version", "200"];
+      const first = trainer(server.url, admin, ...args);
+      const third = await first.line((l) => l.event === "registered" && l.version === 3);
+      first.child.kill("SIGKILL");
+      await first.exited;
+      const second = trainer(server.url, admin, ...args);
+      const resumed = await second.line((l) => l.event === "resumed");
+      expect(resumed).toMatchObject({ version: 3, id: third.id });
+      expect(resumed.cursor).toBeTruthy();
+      const next = await second.line((l) => l.event === "registered");
+      expect(next.version).toBe(4);
+      second.child.kill("SIGTERM");
+      await second.exited;
+      const four = await (await fetch(`${server.url}/policies/kuhn-solo@4`)).json();
+      expect(four.parent).toBe(third.id);
+    }, 5 * 60_000);
+
+    it("says in one sentence what is wrong, and exits non-zero", async () => {
+      const refused = async (url: string, token: string, args: string[], message: string | RegExp) => {
+        const t = trainer(url, token, ...args);
+        expect(await t.exited).toBe(1);
+        expect(t.err()).toMatch(message);
+        expect(t.err()).not.toMatch(/Traceback/);
+      };
+      await refused(
+        "http://127.0.0.1:9",
+        admin,
+        ["--game", "kuhn-poker", "--name", "x"],
+        /cannot reach the Ludus server at http:\/\/127\.0\.0\.1:9/,
+      );
+      await refused(server.url, admin, ["--game", "chess", "--name", "x"], /the server has no game chess/);
+      await refused(
+        server.url,
+        admin,
+        ["--game", "kuhn-poker", "--name", "x", "--device", "cuda"],
+        /--device cuda: this PyTorch/,
+      );
+      await refused(server.url, server.token(), ["--game", "kuhn-poker", "--name", "x"], /takes an admin token/);
+      // A policy of the right shapes that the trainer did not write cannot be resumed.
+      await server.server.policies.register(
+        { name: "foreign", game: "kuhn-poker" },
+        linearModel(11, 2, new Array(22).fill(0), [0, 0]),
+      );
+      await refused(
+        server.url,
+        admin,
+        ["--game", "kuhn-poker", "--name", "foreign"],
+        /cannot resume foreign@1: not a network the Ludus trainer wrote/,
+      );
+      // Its cursor from another store.
+      await server.server.policies.register(
+        { name: "elsewhere", game: "kuhn-poker", datasetCursor: "eyJxIjoiYWJjIiwiZSI6MTJ9" },
+        new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo/model`)).arrayBuffer()),
+      );
+      await refused(
+        server.url,
+        admin,
+        ["--game", "kuhn-poker", "--name", "elsewhere"],
+        /dataset cursor .* is not one of this server's/,
+      );
+    });
+  });
+});
