@@ -143,8 +143,8 @@ def train(args: argparse.Namespace) -> None:
             quiet_since = time.monotonic()
         # A step waits for the matches it asked for; a few that never end (an error) do not hold it up for long.
         if len(seen) < args.matches_per_version and not (seen and time.monotonic() - quiet_since > 10):
-            if rows is None:
-                time.sleep(0.05)  # the server is still playing this version's matches
+            # The server is still playing this version's matches: asking again at once would only slow it down.
+            time.sleep(0.1)
             spent["waiting"] += time.monotonic() - clock
             continue
         spent["waiting"] += time.monotonic() - clock
