@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import process from "node:process";
 import type { StoreOptions } from "../db/store.ts";
 import { readFileSync } from "node:fs";
@@ -117,3 +117,19 @@ const serverAddress = urlWith(["http", "https"], {
 
 /** A running server's HTTP address. */
 export const serverUrl = (value: string): URL => new URL(serverAddress(value));
+
+/**
+ * The flags that choose a store, as every command reading one takes them: `--data-dir`, `--database-url`, or
+ * `--server` (a running server holds its embedded store), described by `through`.
+ */
+export function storeFlags(command: Command, through: string): Command {
+  return command
+    .option("--data-dir <dir>", "the server's data directory (the embedded store is in <dir>/replay)", "data")
+    .addOption(
+      new Option(
+        "--database-url <url>",
+        "a PostgreSQL store instead of the embedded one (default: $DATABASE_URL, unless --data-dir is given)",
+      ).conflicts("server"),
+    )
+    .addOption(new Option("--server <url>", through).argParser(serverUrl).conflicts("dataDir"));
+}

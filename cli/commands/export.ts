@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { existsSync } from "node:fs";
 import { type IncomingMessage, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -16,7 +16,7 @@ import { FILTER_KEYS, parseFilter, QueryError } from "../../db/query.ts";
 import { ReplayStore, StoreError, type StoreOptions } from "../../db/store.ts";
 import { TRAILERS } from "../../server/api/datasets.ts";
 import { type Io, processIo } from "../io.ts";
-import { oneOf, serverUrl, storeLocation } from "../options.ts";
+import { oneOf, storeFlags, storeLocation } from "../options.ts";
 
 /** `ludus export`: a dataset of the replay store's ended matches, from the store or a running server. */
 
@@ -247,34 +247,25 @@ async function fromServer(flags: ExportFlags, server: URL, sink: Sink, io: Io): 
 }
 
 export function registerExport(program: Command, io: Io): void {
-  program
-    .command("export")
-    .description(
-      "export the replay store's ended matches as a dataset for training (formats and fields: docs/datasets.md)",
-    )
-    .requiredOption("--format <format>", `the dataset format: ${FORMATS.join(", ")}`, oneOf(FORMATS))
-    .requiredOption("--out <file|->", "where to write it: a file, or - for stdout")
-    .option("--game <id>", "only this game")
-    .option("--version <n>", "only this version of the game (with --game; tensors.parquet: default the current one)")
-    .option("--variant <name>", "only this variant (tensors.parquet: default the game's default variant)")
-    .option("--participant <name>", "only matches where this participant (name or token id) sat")
-    .option("--from <time>", "only matches created at or after this time (ISO 8601 or epoch ms)")
-    .option("--to <time>", "only matches created before this time (ISO 8601 or epoch ms)")
-    .option("--cursor <cursor>", "resume after the match this cursor names (printed by an earlier export)")
-    .option("--discount <gamma>", "γ of return_to_go, in [0, 1] (default 1: undiscounted)", discountOption)
-    .option("--data-dir <dir>", "the server's data directory (the embedded store is in <dir>/replay)", "data")
-    .addOption(
-      new Option(
-        "--database-url <url>",
-        "a PostgreSQL store instead of the embedded one (default: $DATABASE_URL, unless --data-dir is given)",
-      ).conflicts("server"),
-    )
-    .addOption(
-      new Option(
-        "--server <url>",
-        "export through a running server (GET /datasets/<format>), e.g. http://127.0.0.1:2567; a running server locks its embedded store",
-      ).argParser(serverUrl).conflicts("dataDir"),
-    )
+  storeFlags(
+    program
+      .command("export")
+      .description(
+        "export the replay store's ended matches as a dataset for training (formats and fields: docs/datasets.md)",
+      )
+      .requiredOption("--format <format>", `the dataset format: ${FORMATS.join(", ")}`, oneOf(FORMATS))
+      .requiredOption("--out <file|->", "where to write it: a file, or - for stdout")
+      .option("--game <id>", "only this game")
+      .option("--version <n>", "only this version of the game (with --game; tensors.parquet: default the current one)")
+      .option("--variant <name>", "only this variant (tensors.parquet: default the game's default variant)")
+      .option("--participant <name>", "only matches where this participant (name or token id) sat")
+      .option("--from <time>", "only matches created at or after this time (ISO 8601 or epoch ms)")
+      .option("--to <time>", "only matches created before this time (ISO 8601 or epoch ms)")
+      .option("--cursor <cursor>", "resume after the match this cursor names (printed by an earlier export)")
+      .option("--discount <gamma>", "γ of return_to_go, in [0, 1] (default 1: undiscounted)", discountOption),
+    "export through a running server (GET /datasets/<format>), e.g. http://127.0.0.1:2567; a running server locks its " +
+      "embedded store",
+  )
     .action(async (flags: ExportFlags, command: Command) => {
       const started = performance.now();
       const sink = await openSink(flags.out, flags.format, io);

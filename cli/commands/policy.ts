@@ -7,7 +7,7 @@ import { ReplayStore, StoreError } from "../../db/store.ts";
 import { PolicyError } from "../../policies/onnx/network.ts";
 import { type PolicyUpload, registerPolicy } from "../../policies/onnx/register.ts";
 import type { Io } from "../io.ts";
-import { integerIn, jsonObject, serverUrl, storeLocation } from "../options.ts";
+import { integerIn, jsonObject, storeFlags, storeLocation } from "../options.ts";
 
 /**
  * `ludus policy add|list|show|remove`: the policy registry, in a store opened as `ludus export` opens it,
@@ -136,20 +136,10 @@ function details(r: PolicyRecord): string {
 
 /** The store flags every subcommand takes. */
 function storeOptions(command: Command): Command {
-  return command
-    .option("--data-dir <dir>", "the server's data directory (the embedded store is in <dir>/replay)", "data")
-    .addOption(
-      new Option(
-        "--database-url <url>",
-        "a PostgreSQL store instead of the embedded one (default: $DATABASE_URL, unless --data-dir is given)",
-      ).conflicts("server"),
-    )
-    .addOption(
-      new Option(
-        "--server <url>",
-        "through a running server instead (it holds its embedded store), e.g. http://127.0.0.1:2567",
-      ).argParser(serverUrl).conflicts("dataDir"),
-    )
+  return storeFlags(
+    command,
+    "through a running server instead (it holds its embedded store), e.g. http://127.0.0.1:2567",
+  )
     .option("--token <token>", "with --server: an admin token, to add or remove (default: $LUDUS_TOKEN)")
     .option("--json", "print JSON");
 }
