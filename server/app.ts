@@ -20,7 +20,7 @@ import { BrowserRooms } from "./rooms/browser-rooms.ts";
 import { webAppRoutes } from "./web-app.ts";
 import { policyRoutes } from "./api/policies.ts";
 import { PolicyRuntime, type RuntimeOptions } from "../policies/onnx/runtime.ts";
-import { SelfPlay, type SelfPlayOptions } from "./league/self-play.ts";
+import { seatingFor, SelfPlay, type SelfPlayOptions } from "./league/self-play.ts";
 
 /**
  * The composition root: one HTTP port carrying the API, the web app (/), the bot gateway (/bot) and the
@@ -138,7 +138,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
   const selfPlay = (options.selfPlay ?? []).map((spec) => {
     const game = getGame(spec.game);
     const { variant } = configure(game, {}, spec.variant);
-    return new SelfPlay(matches, policies, { ...spec, game, variant });
+    return new SelfPlay(matches, policies, { ...seatingFor(game), ...spec, game, variant });
   });
   const gateway = new Gateway(tokens, matches, matchmaker, { ...DEFAULT_LIMITS, ...options.limits });
   const rooms = await BrowserRooms.start({ matches, matchmaker, createsPerSecond: options.roomCreatesPerSecond });

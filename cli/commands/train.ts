@@ -9,8 +9,12 @@ import { configure } from "../../games/core/config.ts";
 import { games, getGame, numericInfo } from "../../games/registry.ts";
 import type { PolicyRecord } from "../../db/policies.ts";
 import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
+import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
+import { strategiesFor } from "../../policies/baselines/index.ts";
+import { simulate, type SimulationSummary } from "../../policies/simulate.ts";
+import type { AnyGame } from "../../games/core/game.ts";
 import { startServer } from "../../server/app.ts";
-import { SelfPlay } from "../../server/league/self-play.ts";
+import { seatingFor, SelfPlay, ZERO_SUM_GAMES } from "../../server/league/self-play.ts";
 import { ConfigError } from "../../games/core/config.ts";
 import type { Io } from "../io.ts";
 import { integerIn, storeLocation } from "../options.ts";
@@ -34,7 +38,8 @@ interface TrainFlags {
   databaseUrl?: string;
   device: PolicyDevice;
   live: number;
-  matchesPerVersion: number;
+  matchesPerVersion?: number;
+  method?: "mmd" | "adalign";
   snapshots: number;
   out?: string;
   python?: string;
@@ -57,7 +62,34 @@ interface CurvePoint {
   /** Matches and decisions played so far, the learner's and its opponents'. */
   readonly matches: number;
   readonly decisions: number;
+  /** Zero-sum poker: NashConv / 2 of the version, exactly. */
   readonly exploitability?: number;
+  /** General-sum games: the seats' mean reward per step when the versions meet (greedy), and against always-defect. */
+  readonly welfare?: number;
+  readonly againstAlwaysDefect?: number;
+}
+
+/**
+ * Per-step reward of the per-seat versions `version` of `name` meeting each other, playing greedily (the mean over
+ * seats), and, where the game has it, of each against always-defect in its own seat: 500 matches each, seeded.
+ */
+async function welfare(policies: PolicyRuntime, game: AnyGame, variant: string, name: string, version: number) {
+  const seats = game.seatCount(configure(game, {}, variant).config);
+  const mine = Array.from({ length: seats }, (_, s) => `policy:${name}.${s}@${version}:greedy`);
+  const perStep = (summary: SimulationSummary, seat?: number) => {
+    const steps = summary.steps / summary.matches;
+    const returns = seat === undefined ? summary.meanReturns : [summary.meanReturns[seat]];
+    return returns.reduce((a, b) => a + b, 0) / returns.length / steps;
+  };
+  const run = (seatsOf: string[]) => simulate({ game, variant, seats: seatsOf, matches: 500, seed: 1, policies });
+  const together = perStep(await run(mine));
+  if (seats !== 2 || !strategiesFor(game.id).some((s) => s.name === "always-defect")) return { welfare: together };
+  const against = await Promise.all(
+    [0, 1].map(async (seat) =>
+      perStep(await run(seat === 0 ? [mine[0], "always-defect"] : ["always-defect", mine[1]]), seat)
+    ),
+  );
+  return { welfare: together, againstAlwaysDefect: (against[0] + against[1]) / 2 };
 }
 
 /** The Python that runs the trainer: --python, $LUDUS_PYTHON, the project's .venv, else python3. */
@@ -92,7 +124,18 @@ export function registerTrain(program: Command, io: Io): void {
     .addOption(new Option("--device <device>", "where the trainer runs").choices(POLICY_DEVICES).default("cpu"))
     .option("--live <k>", "self-play matches kept running at once", integerIn(1, 10_000), 64)
     .option("--snapshots <share>", "the share of matches against a past version (default 0)", shareOf, 0)
-    .option("--matches-per-version <n>", "self-play matches each learning step reads", integerIn(10, 10_000_000), 5000)
+    .option(
+      "--matches-per-version <n>",
+      "self-play matches each learning step reads (default 5000 with mmd, 384 with adalign)",
+      integerIn(10, 10_000_000),
+    )
+    .addOption(
+      new Option(
+        "--method <method>",
+        "mmd: one policy for zero-sum poker (default for kuhn-poker, leduc-poker); adalign: a policy per seat, " +
+          "<name>.0 and <name>.1, PPO with Advantage Alignment (default for the others)",
+      ).choices(["mmd", "adalign"]),
+    )
     .option("--out <dir>", "where the curve (JSON and PNG) goes (default: <data-dir>/runs/<run>)")
     .option("--python <path>", "the Python with the trainer's packages (default: $LUDUS_PYTHON, ./.venv, python3)")
     .option("--json", "print exactly one JSON object with the result on stdout")
@@ -114,14 +157,18 @@ export function registerTrain(program: Command, io: Io): void {
         policies: { device: flags.device },
       });
       const admin = server.tokens.create(`trainer-${run}`, "admin");
+      const method = flags.method ?? (ZERO_SUM_GAMES.includes(game.id) ? "mmd" : "adalign");
+      const perVersion = flags.matchesPerVersion ?? (method === "mmd" ? 5000 : 384);
       const selfPlay = new SelfPlay(server.matches, server.policies, {
         game,
         variant,
         name: flags.name,
         live: flags.live,
-        perVersion: flags.matchesPerVersion,
+        perVersion,
         snapshotShare: flags.snapshots,
+        ...seatingFor(game, method === "adalign"),
       });
+      const last = `${flags.name}${method === "adalign" ? ".1" : ""}`;
       const started = performance.now();
       const curve: CurvePoint[] = [];
       const evaluations: Promise<void>[] = [];
@@ -135,21 +182,27 @@ export function registerTrain(program: Command, io: Io): void {
           decisions: selfPlay.decisions,
         };
         evaluations.push((async () => {
-          const exploitability = analysable
-            ? (await measurePolicy(server.policies, game.id, `policy:${record.name}@${record.version}`, variant))
-              .exploitability
-            : undefined;
-          curve.push({ ...point, ...(exploitability === undefined ? {} : { exploitability }) });
+          const figures = method === "mmd"
+            ? {
+              exploitability: analysable
+                ? (await measurePolicy(server.policies, game.id, `policy:${record.name}@${record.version}`, variant))
+                  .exploitability
+                : undefined,
+            }
+            : await welfare(server.policies, game, variant, flags.name, record.version);
+          const shown = Object.entries(figures).filter(([, v]) => v !== undefined);
+          curve.push({ ...point, ...Object.fromEntries(shown) });
           io.err(
-            `ludus train: ${record.name}@${record.version} after ${
+            `ludus train: ${flags.name}@${record.version} after ${
               point.seconds.toFixed(0)
             } s, ${point.matches} matches, ${Math.round(point.decisions / Math.max(point.seconds, 1e-9))} decisions/s${
-              exploitability === undefined ? "" : `, exploitability ${exploitability.toFixed(4)}`
+              shown.map(([k, v]) => `, ${k} ${(v as number).toFixed(4)}`).join("")
             }\n`,
           );
         })());
       };
-      const unsubscribe = server.policies.onRegistered((record) => record.name === flags.name && evaluate(record));
+      // A version is evaluated once all its seats' policies are registered (the last seat's comes last).
+      const unsubscribe = server.policies.onRegistered((record) => record.name === last && evaluate(record));
       selfPlay.start();
       let exit: number;
       try {
@@ -173,7 +226,9 @@ export function registerTrain(program: Command, io: Io): void {
             "--run",
             run,
             "--matches-per-version",
-            String(flags.matchesPerVersion),
+            String(perVersion),
+            "--method",
+            method,
             ...(flags.versions ? ["--versions", String(flags.versions)] : []),
           ],
           admin.token,
@@ -193,7 +248,7 @@ export function registerTrain(program: Command, io: Io): void {
         JSON.stringify({ game: game.id, variant, name: flags.name, run, curve }, null, 2) + "\n",
       );
       if (exit !== 0) throw new TrainError(`the trainer stopped with exit code ${exit}; its message is above`);
-      const last = curve.at(-1);
+      const final = curve.at(-1);
       const plot = await runTrainer(
         pythonPath(flags.python),
         ["-m", "ludus_trainer.plot", curveFile, join(out, "curve.png")],
@@ -205,14 +260,14 @@ export function registerTrain(program: Command, io: Io): void {
         variant,
         name: flags.name,
         run,
-        last,
+        last: final,
         curve: curveFile,
         plot: plot === 0 ? join(out, "curve.png") : null,
       };
       if (flags.json) return io.out(JSON.stringify(result) + "\n");
       io.out(
-        `${flags.name}@${last?.version ?? "?"} registered${
-          last?.exploitability === undefined ? "" : `, exploitability ${last.exploitability.toFixed(4)}`
+        `${flags.name}@${final?.version ?? "?"} registered${
+          final?.exploitability === undefined ? "" : `, exploitability ${final.exploitability.toFixed(4)}`
         }; curve in ${curveFile}\n`,
       );
     });

@@ -1,3 +1,5 @@
+import { configure } from "../../games/core/config.ts";
+import { strategiesFor } from "../../policies/baselines/index.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
@@ -30,6 +32,12 @@ export interface SelfPlayOptions {
    * to matches of a version about to be replaced.
    */
   readonly perVersion?: number;
+  /**
+   * A policy per seat (`<name>.0`, `<name>.1`, ...) instead of one in every seat, as general-sum games want (shared
+   * parameters lose cooperation), and the built-ins a seat meets instead of the other seat's policy with probability
+   * `poolShare` (default 0.5; half of those meet a past version of the other seat instead, once there is one).
+   */
+  readonly perSeat?: { readonly pool: readonly string[]; readonly poolShare?: number };
 }
 
 export class SelfPlay {
@@ -56,7 +64,7 @@ export class SelfPlay {
   /** Starts filling the live matches; waits for the policy's first version if it has none yet. */
   start(): void {
     const unsubscribe = this.policies.onRegistered((record) => {
-      if (record.name === this.options.name) this.fill();
+      if (this.names().includes(record.name)) this.fill();
     });
     this.waiting = unsubscribe;
     this.fill();
@@ -68,9 +76,22 @@ export class SelfPlay {
     this.waiting?.();
   }
 
+  /** The names the learning policies are registered under: one, or one per seat. */
+  private names(): string[] {
+    const { name, perSeat, game } = this.options;
+    if (!perSeat) return [name];
+    return Array.from(
+      { length: game.seatCount(configure(game, {}, this.options.variant).config) },
+      (_, s) => `${name}.${s}`,
+    );
+  }
+
   private fill(): void {
-    const versions = this.policies.versions(this.options.name);
-    if (versions.length === 0) return;
+    const names = this.names();
+    if (names.some((name) => this.policies.versions(name).length === 0)) return;
+    // A step's versions are registered seat after seat: matches wait for the last seat's, so none mixes a new
+    // version of one seat with the old one of another.
+    const versions = this.policies.versions(names.at(-1)!);
     const live = this.options.live ?? 64;
     const latest = versions.at(-1)!;
     if (latest.id !== this.version) [this.version, this.ofVersion] = [latest.id, 0];
@@ -99,7 +120,8 @@ export class SelfPlay {
 
   private create(versions: readonly { version: number }[]): Match {
     // Counted per version whoever sits opposite: the trainer learns from every match its latest version plays.
-    const { game, variant, name } = this.options;
+    const { game, variant, name, perSeat } = this.options;
+    if (perSeat) return this.matches.create({ game: game.id, variant, seats: this.perSeatLineUp(perSeat) });
     const latest = `policy:${name}`;
     const past = versions.length > 1 && this.rng.float() < (this.options.snapshotShare ?? 0.2);
     const opponent = past
@@ -110,4 +132,35 @@ export class SelfPlay {
     }));
     return this.matches.create({ game: game.id, variant, seats });
   }
+
+  /** Each seat's latest policy; or one seat's against a built-in of the pool, or the other seat's past version. */
+  private perSeatLineUp(perSeat: NonNullable<SelfPlayOptions["perSeat"]>): { strategy: string }[] {
+    const names = this.names();
+    const seats = names.map((n) => `policy:${n}`);
+    if (this.rng.float() < (perSeat.poolShare ?? 0.5)) {
+      const learner = Math.floor(this.rng.float() * names.length);
+      for (let seat = 0; seat < names.length; seat++) {
+        if (seat === learner) continue;
+        const past = this.policies.versions(names[seat]).slice(0, -1);
+        const pick = <T>(from: readonly T[]) => from[Math.floor(this.rng.float() * from.length)];
+        if (past.length > 0 && (perSeat.pool.length === 0 || this.rng.float() < 0.5)) {
+          seats[seat] = policySeatName(names[seat], pick(past).version, false);
+        } else if (perSeat.pool.length > 0) seats[seat] = pick(perSeat.pool);
+      }
+    }
+    return seats.map((strategy) => ({ strategy }));
+  }
+}
+
+/** Zero-sum games, where one symmetric policy learns every seat; the others learn a policy per seat. */
+export const ZERO_SUM_GAMES: readonly string[] = ["kuhn-poker", "leduc-poker"];
+
+/** How a learning policy of `game` sits: one policy everywhere, or a policy per seat meeting the game's built-ins. */
+export function seatingFor(
+  game: AnyGame,
+  perSeat = !ZERO_SUM_GAMES.includes(game.id),
+): Pick<SelfPlayOptions, "perSeat"> {
+  if (!perSeat) return {};
+  const own = strategiesFor(game.id).filter((s) => s.game === game.id && (!s.arg || s.arg.default !== undefined));
+  return { perSeat: { pool: own.map((s) => s.name) } };
 }

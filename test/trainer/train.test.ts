@@ -117,6 +117,43 @@ describe.skipIf(!ready)(suite, () => {
     15 * 60_000,
   );
 
+  it(
+    "ludus train teaches the prisoner's dilemma's two seats to cooperate, above always-defect's 1 a round",
+    async () => {
+      const dataDir = join(dir, "ipd");
+      const run = await ludus(
+        "train",
+        "--game",
+        "ipd",
+        "--name",
+        "ipd-ci",
+        "--versions",
+        "25",
+        "--minutes",
+        "10",
+        "--data-dir",
+        dataDir,
+        "--json",
+      );
+      expect(run.code, run.err).toBe(0);
+      const result = JSON.parse(run.out);
+      const curve = JSON.parse(readFileSync(result.curve, "utf8")).curve as {
+        welfare: number;
+        againstAlwaysDefect: number;
+      }[];
+      expect(curve).toHaveLength(26);
+      // Mutual defection, the game's equilibrium, pays 1 a round; mutual cooperation 3.
+      expect(Math.max(...curve.map((p) => p.welfare))).toBeGreaterThan(2.5);
+      expect(curve.every((p) => p.againstAlwaysDefect <= 1)).toBe(true);
+      // A policy per seat, registered in the store under <name>.0 and <name>.1.
+      const listed = await ludus("policy", "list", "--game", "ipd", "--data-dir", dataDir, "--json");
+      expect(new Set(JSON.parse(listed.out).map((r: { name: string }) => r.name))).toEqual(
+        new Set(["ipd-ci.0", "ipd-ci.1"]),
+      );
+    },
+    10 * 60_000,
+  );
+
   describe("the trainer alone, against a server playing its self-play", () => {
     let server: TestServer;
     let admin: string;

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import torch
 
+from .adalign import AdAlignConfig, AdAlignLearner, SeatRows
 from .mmd import MmdConfig, MmdLearner
 from .network import PolicyNet
 from .server import Policy, Server, TrainerError, last_cursor
@@ -32,12 +33,23 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--name", required=True, help="the policy trained: resumed from its last version if it exists")
     p.add_argument("--minutes", type=float, default=10.0, help="stop after this long")
     p.add_argument("--versions", type=int, default=None, help="... or once this many new versions are registered")
-    p.add_argument("--matches-per-version", type=int, default=5000, help="self-play matches per learning step")
+    p.add_argument(
+        "--matches-per-version", type=int, default=None, help="matches per learning step (default 5000 for mmd, 384 for adalign)"
+    )
+    p.add_argument(
+        "--method", choices=["mmd", "adalign"], default=None,
+        help="mmd: one policy for zero-sum games (default for kuhn-poker, leduc-poker); adalign: a policy per seat, "
+        "named <name>.0 and <name>.1 (default otherwise)",
+    )
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--run", default=None, help="this run's id, recorded with every version (default: a fresh one)")
-    p.add_argument("--hidden", default="128,128", help="hidden layer widths of a new network")
+    p.add_argument("--hidden", default="128,128", help="hidden layer widths of a new mmd network")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
+
+
+# Zero-sum games, which one symmetric policy learns; the others get a policy per seat.
+ZERO_SUM = {"kuhn-poker", "leduc-poker"}
 
 
 def say(event: str, **fields: object) -> None:
@@ -53,29 +65,84 @@ def device_of(name: str) -> torch.device:
     return torch.device(name)
 
 
-def own_rows(table: pa.Table, label: str) -> dict[str, np.ndarray] | None:
-    """The decisions `label` (policy:name@version) took, against itself or a past version, as arrays."""
-    if table.num_rows == 0:
-        return None
-    names = table.column("participant_name").to_numpy(zero_copy_only=False)
-    matches = table.column("match_id").to_pylist()
-    keep = (names == label) & table.column("legal").to_numpy(zero_copy_only=False)
-    keep &= table.column("action_id").to_numpy() >= 0
-    if not keep.any():
-        return None
+def columns(table: pa.Table) -> dict[str, np.ndarray]:
+    """The dataset's columns the learners read, as arrays (tensors and masks flattened to [rows, width])."""
     n = table.num_rows
-    obs = table.column("observation").combine_chunks().flatten().to_numpy().reshape(n, -1)
-    mask = table.column("legal_mask").combine_chunks().flatten().to_numpy().reshape(n, -1)
-    seats = table.column("seat").to_numpy()
     return {
-        "obs": obs[keep],
-        "mask": mask[keep],
-        "action": table.column("action_id").to_numpy()[keep].astype(np.int64),
-        "return": table.column("return").to_numpy(zero_copy_only=False)[keep].astype(np.float64),
-        "matches": np.array(matches, dtype=object)[keep],
-        "episode": np.array([f"{m}/{s}" for m, s in zip(matches, seats)], dtype=object)[keep],
-        "seq": table.column("seq").to_numpy()[keep],
+        "name": table.column("participant_name").to_numpy(zero_copy_only=False),
+        "match": np.array(table.column("match_id").to_pylist(), dtype=object),
+        "seat": table.column("seat").to_numpy(),
+        "turn": table.column("turn").to_numpy(),
+        "seq": table.column("seq").to_numpy(),
+        "legal": table.column("legal").to_numpy(zero_copy_only=False) & (table.column("action_id").to_numpy() >= 0),
+        "obs": table.column("observation").combine_chunks().flatten().to_numpy().reshape(n, -1),
+        "mask": table.column("legal_mask").combine_chunks().flatten().to_numpy().reshape(n, -1),
+        "action": table.column("action_id").to_numpy().astype(np.int64),
+        "reward": table.column("reward").to_numpy(zero_copy_only=False).astype(np.float64),
+        "return": table.column("return").to_numpy(zero_copy_only=False).astype(np.float64),
     }
+
+
+class Method:
+    """A learning method: the policies it trains (one name, or one per seat) and its step from their rows."""
+
+    suffixes: list[str]
+
+    def networks(self) -> list[PolicyNet]:
+        raise NotImplementedError
+
+    def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
+        raise NotImplementedError
+
+
+class Mmd(Method):
+    """Zero-sum games: one network in every seat (a symmetric learner), sampled magnetic mirror descent."""
+
+    suffixes = [""]
+
+    def __init__(self, nets: list[PolicyNet | None], inputs: int, actions: int, hidden: tuple[int, ...], device: torch.device):
+        net = nets[0] or PolicyNet(inputs, actions, hidden)
+        self.learner = MmdLearner(inputs, actions, MmdConfig(hidden=tuple(l.out_features for l in net.layers[:-1])), device, net)
+
+    def networks(self) -> list[PolicyNet]:
+        return [self.learner.policy]
+
+    def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
+        keep = (rows["name"] == labels[0]) & rows["legal"]
+        seat_of_match = np.char.add(np.char.add(rows["match"][keep].astype(str), "/"), rows["seat"][keep].astype(str))
+        episode = np.unique(seat_of_match, return_inverse=True)[1]
+        self.learner.update(
+            rows["obs"][keep], rows["mask"][keep], rows["action"][keep], rows["return"][keep],
+            episode.reshape(-1), rows["seq"][keep], matches,
+        )
+
+
+class AdAlign(Method):
+    """General-sum two-seat games: an actor and a critic per seat, PPO with Advantage Alignment."""
+
+    suffixes = [".0", ".1"]
+
+    def __init__(self, nets: list[PolicyNet | None], inputs: int, actions: int, device: torch.device):
+        config = AdAlignConfig()
+        actors = [net or AdAlignLearner.new_actor(inputs, actions, config) for net in nets]
+        self.learner = AdAlignLearner(inputs, actions, config, device, actors)
+
+    def networks(self) -> list[PolicyNet]:
+        return self.learner.actors
+
+    def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
+        seats = []
+        for seat, label in enumerate(labels):
+            other = labels[1 - seat]
+            met = set(rows["match"][(rows["name"] == other) & (rows["seat"] == 1 - seat)])
+            keep = (rows["name"] == label) & (rows["seat"] == seat) & rows["legal"]
+            order = np.lexsort((rows["seq"][keep], rows["match"][keep].astype(str)))
+            pick = {key: value[keep][order] for key, value in rows.items()}
+            seats.append(SeatRows(
+                obs=pick["obs"], mask=pick["mask"], action=pick["action"], reward=pick["reward"],
+                match=pick["match"], turn=pick["turn"], aligned=np.array([m in met for m in pick["match"]]),
+            ))
+        self.learner.update(seats)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -101,29 +168,41 @@ def train(args: argparse.Namespace) -> None:
         raise TrainerError(f"{args.game} ({variant}) has no numeric face to train on: {face['numericFace']}")
     inputs, actions = int(np.prod(face["observationShape"])), face["actionCount"]
     run = args.run or f"run-{uuid.uuid4().hex[:12]}"
-    current = server.policy(args.name)
-    if current is None:
-        net = PolicyNet(inputs, actions, tuple(int(h) for h in args.hidden.split(",")))
-        cursor = None
-        current = server.register(
-            net.to_onnx(), name=args.name, game=args.game, variant=variant, run=run, notes="initial: random weights"
-        )
-        say("registered", version=current.version, id=current.id, matches=0, decisions=0, seconds=0.0)
-    else:
-        if current.game != args.game or current.variant != variant:
-            raise TrainerError(f"policy {args.name} plays {current.game} ({current.variant}), not {args.game} ({variant})")
+    method_name = args.method or ("mmd" if args.game in ZERO_SUM else "adalign")
+    suffixes = Mmd.suffixes if method_name == "mmd" else AdAlign.suffixes
+    names = [args.name + suffix for suffix in suffixes]
+    current: list[Policy | None] = [server.policy(name) for name in names]
+    nets: list[PolicyNet | None] = []
+    cursor = None
+    for name, policy in zip(names, current):
+        if policy is None:
+            nets.append(None)
+            continue
+        if policy.game != args.game or policy.variant != variant:
+            raise TrainerError(f"policy {name} plays {policy.game} ({policy.variant}), not {args.game} ({variant})")
         try:
-            net = PolicyNet.from_onnx(server.model(current))
+            net = PolicyNet.from_onnx(server.model(policy))
         except ValueError as error:
-            raise TrainerError(f"cannot resume {args.name}@{current.version}: {error}") from None
+            raise TrainerError(f"cannot resume {name}@{policy.version}: {error}") from None
         if (net.inputs, net.actions) != (inputs, actions):
             raise TrainerError(
-                f"{args.name}@{current.version} reads {net.inputs} numbers and answers {net.actions}; "
+                f"{name}@{policy.version} reads {net.inputs} numbers and answers {net.actions}; "
                 f"{args.game} ({variant}) has {inputs} and {actions}"
             )
-        cursor = current.dataset_cursor
-        say("resumed", version=current.version, id=current.id, cursor=cursor)
-    learner = MmdLearner(inputs, actions, MmdConfig(hidden=tuple(l.out_features for l in net.layers[:-1])), device, net)
+        nets.append(net)
+        cursor = cursor or policy.dataset_cursor
+        say("resumed", name=name, version=policy.version, id=policy.id, cursor=policy.dataset_cursor)
+    hidden = tuple(int(h) for h in args.hidden.split(","))
+    method: Method = Mmd(nets, inputs, actions, hidden, device) if method_name == "mmd" else AdAlign(nets, inputs, actions, device)
+    for i, name in enumerate(names):
+        if current[i] is None:
+            current[i] = server.register(
+                method.networks()[i].to_onnx(), name=name, game=args.game, variant=variant, run=run,
+                notes="initial: random weights",
+            )
+            say("registered", name=name, version=current[i].version, id=current[i].id, matches=0, decisions=0, seconds=0.0)
+    policies: list[Policy] = [p for p in current if p is not None]
+    per_version = args.matches_per_version or (5000 if method_name == "mmd" else 384)
     started = time.monotonic()
     deadline = started + args.minutes * 60
     batch: list[dict[str, np.ndarray]] = []
@@ -134,48 +213,50 @@ def train(args: argparse.Namespace) -> None:
     registered = 0
     while time.monotonic() < deadline and (args.versions is None or registered < args.versions):
         clock = time.monotonic()
+        labels = [f"policy:{p.name}@{p.version}" for p in policies]
         table = server.tensors(args.game, variant, cursor)
         cursor = last_cursor(table) or cursor
-        rows = own_rows(table, f"policy:{current.name}@{current.version}")
-        if rows is not None:
-            batch.append(rows)
-            seen.update(rows["matches"])
-            quiet_since = time.monotonic()
+        if table.num_rows:
+            rows = columns(table)
+            mine = np.isin(rows["name"], labels)
+            if mine.any():
+                ours = set(rows["match"][mine])
+                keep = np.array([m in ours for m in rows["match"]])
+                batch.append({key: value[keep] for key, value in rows.items()})
+                seen.update(ours)
+                quiet_since = time.monotonic()
         # A step waits for the matches it asked for; a few that never end (an error) do not hold it up for long.
-        if len(seen) < args.matches_per_version and not (seen and time.monotonic() - quiet_since > 10):
+        if len(seen) < per_version and not (seen and time.monotonic() - quiet_since > 10):
             # The server is still playing this version's matches: asking again at once would only slow it down.
             time.sleep(0.1)
             spent["waiting"] += time.monotonic() - clock
             continue
         spent["waiting"] += time.monotonic() - clock
         clock = time.monotonic()
-        data = {key: np.concatenate([b[key] for b in batch]) for key in ("obs", "mask", "action", "return", "episode", "seq")}
-        episode = np.unique(data["episode"], return_inverse=True)[1].reshape(-1)
-        learner.update(data["obs"], data["mask"], data["action"], data["return"], episode, data["seq"], len(seen))
+        data = {key: np.concatenate([b[key] for b in batch]) for key in batch[0]}
+        method.step(data, labels, len(seen))
         total_matches += len(seen)
-        total_decisions += len(data["action"])
+        total_decisions += int(np.isin(data["name"], labels).sum())
         spent["learning"] += time.monotonic() - clock
         clock = time.monotonic()
-        current = server.register(
-            learner.policy.to_onnx(),
-            name=args.name,
-            game=args.game,
-            variant=variant,
-            parent=current.id,
-            run=run,
-            cursor=cursor,
-        )
+        policies = [
+            server.register(
+                net.to_onnx(), name=p.name, game=args.game, variant=variant, parent=p.id, run=run, cursor=cursor
+            )
+            for net, p in zip(method.networks(), policies)
+        ]
         registered += 1
         batch, seen = [], set()
         spent["registering"] += time.monotonic() - clock
         say(
             "registered",
-            version=current.version,
-            id=current.id,
+            name=args.name,
+            version=policies[0].version,
+            id=policies[0].id,
             matches=total_matches,
             decisions=total_decisions,
             seconds=round(time.monotonic() - started, 2),
             # Where the time went: waiting for the server to play and export, learning, registering.
             spent={key: round(value, 2) for key, value in spent.items()},
         )
-    say("done", version=current.version, id=current.id, seconds=round(time.monotonic() - started, 2))
+    say("done", version=policies[0].version, id=policies[0].id, seconds=round(time.monotonic() - started, 2))

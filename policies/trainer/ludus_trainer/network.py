@@ -1,6 +1,6 @@
 """The policy network: an MLP from the game's information-state tensor to one logit per action id, written to
-ONNX by hand (MatMul/Add/Relu: the graph the server's onnxruntime-node session runs) and read back from it, so
-a run resumes from the last version it registered."""
+ONNX by hand (MatMul/Add and Relu or Tanh: the graph the server's onnxruntime-node session runs) and read back
+from it, so a run resumes from the last version it registered."""
 
 from __future__ import annotations
 
@@ -9,19 +9,26 @@ import torch
 from onnx import TensorProto, helper, numpy_helper
 
 
+ACTIVATIONS = {"relu": ("Relu", torch.relu), "tanh": ("Tanh", torch.tanh)}
+
+
 class PolicyNet(torch.nn.Module):
-    def __init__(self, inputs: int, actions: int, hidden: tuple[int, ...] = (128, 128)) -> None:
+    def __init__(
+        self, inputs: int, actions: int, hidden: tuple[int, ...] = (128, 128), activation: str = "relu"
+    ) -> None:
         super().__init__()
         sizes = (inputs, *hidden, actions)
         self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
         self.inputs = inputs
         self.actions = actions
+        self.activation = activation
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        act = ACTIVATIONS[self.activation][1]
         for i, layer in enumerate(self.layers):
             x = layer(x)
             if i < len(self.layers) - 1:
-                x = torch.relu(x)
+                x = act(x)
         return x
 
     def to_onnx(self) -> bytes:
@@ -39,7 +46,7 @@ class PolicyNet(torch.nn.Module):
             current = summed
             if i < last:
                 current = f"h{i}"
-                nodes.append(helper.make_node("Relu", [summed], [current]))
+                nodes.append(helper.make_node(ACTIVATIONS[self.activation][0], [summed], [current]))
         graph = helper.make_graph(
             nodes,
             "ludus-policy",
@@ -61,7 +68,9 @@ class PolicyNet(torch.nn.Module):
         if count == 0 or any(f"W{i}" not in arrays or f"b{i}" not in arrays for i in range(count)):
             raise ValueError("not a network the Ludus trainer wrote (it reads MLPs with weights W0, b0, W1, b1, ...)")
         shapes = [arrays[f"W{i}"].shape for i in range(count)]
-        net = PolicyNet(shapes[0][0], shapes[-1][1], tuple(s[1] for s in shapes[:-1]))
+        ops = {node.op_type for node in model.graph.node}
+        activation = next((name for name, (op, _) in ACTIVATIONS.items() if op in ops), "relu")
+        net = PolicyNet(shapes[0][0], shapes[-1][1], tuple(s[1] for s in shapes[:-1]), activation)
         with torch.no_grad():
             for i, layer in enumerate(net.layers):
                 layer.weight.copy_(torch.from_numpy(arrays[f"W{i}"].T.copy()))

@@ -14,13 +14,27 @@ import matplotlib.pyplot as plt  # noqa: E402
 def plot(curve_file: str, png: str) -> None:
     with open(curve_file) as f:
         run = json.load(f)
-    points = [p for p in run["curve"] if p.get("exploitability") is not None]
+    # Zero-sum poker has its exploitability; general-sum games their welfare and their record against always-defect.
+    figures = [
+        (key, label)
+        for key, label in (
+            ("exploitability", "exploitability (NashConv / 2)"),
+            ("welfare", "reward per step, versions together"),
+            ("againstAlwaysDefect", "reward per step against always-defect"),
+        )
+        if any(p.get(key) is not None for p in run["curve"])
+    ]
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, key, label in ((axes[0], "seconds", "wall-clock seconds"), (axes[1], "matches", "self-play matches")):
-        ax.plot([p[key] for p in points], [p["exploitability"] for p in points], marker=".")
+        for figure, name in figures:
+            points = [p for p in run["curve"] if p.get(figure) is not None]
+            ax.plot([p[key] for p in points], [p[figure] for p in points], marker=".", label=name)
         ax.set_xlabel(label)
-        ax.set_ylabel("exploitability (NashConv / 2)")
-        ax.set_yscale("log")
+        if figures and figures[0][0] == "exploitability":
+            ax.set_ylabel(figures[0][1])
+            ax.set_yscale("log")
+        else:
+            ax.legend()
         ax.grid(True, which="both", alpha=0.3)
     fig.suptitle(f"{run['name']} on {run['game']} ({run['variant']}), {run['run']}")
     fig.tight_layout()
