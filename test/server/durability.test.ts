@@ -94,8 +94,9 @@ describe("a server killed with SIGKILL mid-match", () => {
     const { match: record, steps } = await (await fetch(`${second.url}/matches/${match}`)).json();
     expect(record).toMatchObject({ endReason: "aborted", statuses: ["DISCONNECTED", "DISCONNECTED"] });
     expect(record.steps).toBeLessThan(50);
-    // At most the first seat's open decision was defaulted before the second left too; nothing more.
-    expect(steps.filter((s: { defaulted: string | null }) => s.defaulted === "released").length).toBeLessThanOrEqual(1);
+    // Only what the first seat to go had to move before the second left too: its open decision, and, when the
+    // other seat's move of that round was already in the log (the round then completes), the next round's one.
+    expect(steps.filter((s: { defaulted: string | null }) => s.defaulted === "released").length).toBeLessThanOrEqual(2);
     second.child.kill("SIGTERM");
     await second.exited;
   });
