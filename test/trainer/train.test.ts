@@ -53,6 +53,27 @@ function trainer(url: string, token: string, ...args: string[]) {
 
 describe.skipIf(!ready)(suite, () => {
   let dir: string;
+  /** `ludus train` of `game` for `versions` steps (at most `minutes`), policy `<game>-ci`: its result and curve. */
+  const train = async <Point>(game: string, versions: number, minutes: number) => {
+    const dataDir = join(dir, game);
+    const run = await ludus(
+      "train",
+      "--game",
+      game,
+      "--name",
+      `${game}-ci`,
+      "--versions",
+      String(versions),
+      "--minutes",
+      String(minutes),
+      "--data-dir",
+      dataDir,
+      "--json",
+    );
+    expect(run.code, run.err).toBe(0);
+    const result = JSON.parse(run.out);
+    return { dataDir, result, curve: JSON.parse(readFileSync(result.curve, "utf8")).curve as Point[] };
+  };
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "ludus-train-"));
   });
@@ -61,28 +82,12 @@ describe.skipIf(!ready)(suite, () => {
   it(
     "ludus train takes Kuhn poker from the uniform policy's 0.458 to < 0.05 on CPU, and leaves it registered",
     async () => {
-      const dataDir = join(dir, "kuhn");
-      const run = await ludus(
-        "train",
-        "--game",
+      // A hundred learning steps (about two minutes here), however loaded the machine: the curve is in steps.
+      const { dataDir, result, curve } = await train<{ version: number; exploitability: number }>(
         "kuhn-poker",
-        "--name",
-        "kuhn-ci",
-        // A hundred learning steps (about two minutes here), however loaded the machine: the curve is in steps.
-        "--versions",
-        "100",
-        "--minutes",
-        "15",
-        "--data-dir",
-        dataDir,
-        "--json",
+        100,
+        15,
       );
-      expect(run.code, run.err).toBe(0);
-      const result = JSON.parse(run.out);
-      const curve = JSON.parse(readFileSync(result.curve, "utf8")).curve as {
-        version: number;
-        exploitability: number;
-      }[];
       expect(curve).toHaveLength(101);
       expect(curve[0].exploitability).toBeGreaterThan(0.4);
       // Sampled play is noisy from step to step: the curve falls below 0.05, and the last version stays near it.
@@ -95,14 +100,14 @@ describe.skipIf(!ready)(suite, () => {
         "--game",
         "kuhn-poker",
         "--policy",
-        "policy:kuhn-ci",
+        "policy:kuhn-poker-ci",
         "--data-dir",
         dataDir,
         "--json",
       );
       expect(exact.code, exact.err).toBe(0);
       expect(JSON.parse(exact.out).exploitability).toBeCloseTo(result.last.exploitability, 9);
-      const versions = await ludus("policy", "list", "--name", "kuhn-ci", "--data-dir", dataDir, "--json");
+      const versions = await ludus("policy", "list", "--name", "kuhn-poker-ci", "--data-dir", dataDir, "--json");
       const records = JSON.parse(versions.out) as {
         version: number;
         parent: string | null;
@@ -120,27 +125,7 @@ describe.skipIf(!ready)(suite, () => {
   it(
     "ludus train teaches the prisoner's dilemma's two seats to cooperate, above always-defect's 1 a round",
     async () => {
-      const dataDir = join(dir, "ipd");
-      const run = await ludus(
-        "train",
-        "--game",
-        "ipd",
-        "--name",
-        "ipd-ci",
-        "--versions",
-        "25",
-        "--minutes",
-        "10",
-        "--data-dir",
-        dataDir,
-        "--json",
-      );
-      expect(run.code, run.err).toBe(0);
-      const result = JSON.parse(run.out);
-      const curve = JSON.parse(readFileSync(result.curve, "utf8")).curve as {
-        welfare: number;
-        againstAlwaysDefect: number;
-      }[];
+      const { dataDir, curve } = await train<{ welfare: number; againstAlwaysDefect: number }>("ipd", 25, 10);
       expect(curve).toHaveLength(26);
       // Mutual defection, the game's equilibrium, pays 1 a round; mutual cooperation 3.
       expect(Math.max(...curve.map((p) => p.welfare))).toBeGreaterThan(2.5);
