@@ -172,7 +172,8 @@ export function registerTrain(program: Command, io: Io): void {
       const started = performance.now();
       const curve: CurvePoint[] = [];
       const evaluations: Promise<void>[] = [];
-      const analysable = game.id === "kuhn-poker" || game.id === "leduc-poker";
+      // The zero-sum games are the ones whose trees are evaluated exactly.
+      const analysable = ZERO_SUM_GAMES.includes(game.id);
       const evaluate = (record: PolicyRecord) => {
         const point = {
           version: record.version,

@@ -42,10 +42,12 @@ export interface SelfPlayOptions {
 
 export class SelfPlay {
   private readonly rng: Rng;
+  /** The names the learning policies are registered under: one, or one per seat (`<name>.0`, `<name>.1`, ...). */
+  private readonly names: readonly string[];
   private running = 0;
   private stopped = false;
   private created = 0;
-  private waiting?: () => void;
+  private unsubscribe?: () => void;
   /** The latest version's id, and the matches created with it so far. */
   private version?: string;
   private ofVersion = 0;
@@ -59,35 +61,27 @@ export class SelfPlay {
     private readonly options: SelfPlayOptions,
   ) {
     this.rng = new Rng(options.seed ?? 1, 0);
+    const { name, perSeat, game, variant } = options;
+    const seats = game.seatCount(configure(game, {}, variant).config);
+    this.names = perSeat ? Array.from({ length: seats }, (_, s) => `${name}.${s}`) : [name];
   }
 
   /** Starts filling the live matches; waits for the policy's first version if it has none yet. */
   start(): void {
-    const unsubscribe = this.policies.onRegistered((record) => {
-      if (this.names().includes(record.name)) this.fill();
+    this.unsubscribe = this.policies.onRegistered((record) => {
+      if (this.names.includes(record.name)) this.fill();
     });
-    this.waiting = unsubscribe;
     this.fill();
   }
 
   /** Creates no more matches; those running finish. */
   stop(): void {
     this.stopped = true;
-    this.waiting?.();
-  }
-
-  /** The names the learning policies are registered under: one, or one per seat. */
-  private names(): string[] {
-    const { name, perSeat, game } = this.options;
-    if (!perSeat) return [name];
-    return Array.from(
-      { length: game.seatCount(configure(game, {}, this.options.variant).config) },
-      (_, s) => `${name}.${s}`,
-    );
+    this.unsubscribe?.();
   }
 
   private fill(): void {
-    const names = this.names();
+    const names = this.names;
     if (names.some((name) => this.policies.versions(name).length === 0)) return;
     // A step's versions are registered seat after seat: matches wait for the last seat's, so none mixes a new
     // version of one seat with the old one of another.
@@ -135,7 +129,7 @@ export class SelfPlay {
 
   /** Each seat's latest policy; or one seat's against a built-in of the pool, or the other seat's past version. */
   private perSeatLineUp(perSeat: NonNullable<SelfPlayOptions["perSeat"]>): { strategy: string }[] {
-    const names = this.names();
+    const names = this.names;
     const seats = names.map((n) => `policy:${n}`);
     if (this.rng.float() < (perSeat.poolShare ?? 0.5)) {
       const learner = Math.floor(this.rng.float() * names.length);

@@ -121,17 +121,20 @@ export class LiveMatches {
   /** A built-in strategy or a registered policy, as the participant of `seat`. */
   private inProcess(spec: string, game: AnyGame, config: unknown, seed: string, seat: number): Participant {
     if (!isPolicySpec(spec)) return { kind: "builtin", name: spec, strategy: createStrategy(game.id, spec) };
-    const policies = this.options.policies;
-    if (!policies) throw new StrategyError(`${spec}: this server has no policy registry to seat policies from`);
-    const { name, policy, seat: play } = policies.seat(spec, game, config, seed, seat);
+    const { name, policy, seat: play } = this.policies(spec).seat(spec, game, config, seed, seat);
     return { kind: "policy", name, policy, seat: play };
+  }
+
+  /** The registry a `policy:` seat comes from, or a StrategyError where this server has none. */
+  private policies(spec: string): PolicyRuntime {
+    if (this.options.policies) return this.options.policies;
+    throw new StrategyError(`${spec}: this server has no policy registry to seat policies from`);
   }
 
   /** Throws the StrategyError a seat named `spec` would get in a match of `config`, seating nothing. */
   checkInProcess(spec: string, game: AnyGame, config: unknown): void {
-    if (!isPolicySpec(spec)) createStrategy(game.id, spec);
-    else if (!this.options.policies) this.inProcess(spec, game, config, "0", 0);
-    else this.options.policies.resolve(spec, game, config);
+    if (isPolicySpec(spec)) this.policies(spec).resolve(spec, game, config);
+    else createStrategy(game.id, spec);
   }
 
   /** The policy versions of participants no longer playing, given back. */

@@ -130,11 +130,10 @@ class ServerRefusal(TrainerError):
         self.message = message
 
 
-def read_tensors(data: bytes | str) -> pa.Table:
-    """A tensors.parquet file's table, from its bytes or a path."""
-    source = io.BytesIO(data) if isinstance(data, (bytes, bytearray)) else data
+def read_tensors(data: bytes) -> pa.Table:
+    """A tensors.parquet file's table, from its bytes."""
     try:
-        return pq.read_table(source)
+        return pq.read_table(io.BytesIO(data))
     except (OSError, pa.ArrowInvalid) as error:
         raise TrainerError(f"not a tensors.parquet dataset: {error}") from None
 
