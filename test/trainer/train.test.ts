@@ -212,3 +212,32 @@ describe.skipIf(!ready)(suite, () => {
     });
   });
 });
+
+describe("ludus train refusing what it cannot run", () => {
+  it("says so in one sentence: a Python that is not there, a bad share, a missing name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ludus-train-bad-"));
+    try {
+      const noPython = await ludus(
+        "train",
+        "--game",
+        "kuhn-poker",
+        "--name",
+        "x",
+        "--python",
+        join(dir, "no-python"),
+        "--data-dir",
+        dir,
+      );
+      expect(noPython.code).toBe(1);
+      expect(noPython.err).toMatch(/cannot run the trainer's Python \(.*no-python\): .*give --python/);
+      const share = await ludus("train", "--game", "kuhn-poker", "--name", "x", "--snapshots", "2", "--data-dir", dir);
+      expect(share.code).toBe(2);
+      expect(share.err).toContain("expected a number in [0, 1]");
+      const unnamed = await ludus("train", "--game", "kuhn-poker", "--data-dir", dir);
+      expect(unnamed.code).toBe(2);
+      expect(unnamed.err).toContain("--name <name>");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
