@@ -13,6 +13,7 @@ import { StoreError } from "../db/store.ts";
 import { VERSION } from "../server/version.ts";
 import { registerBot } from "./commands/bot.ts";
 import { registerCatalog } from "./commands/catalog.ts";
+import { registerCrossPlay } from "./commands/crossplay.ts";
 import { registerExploitability } from "./commands/exploitability.ts";
 import { LlmRunError, registerLlm } from "./commands/llm.ts";
 import { ExportError, registerExport } from "./commands/export.ts";
@@ -36,6 +37,7 @@ function program(io: Io): Command {
     .exitOverride();
   registerServe(root, io);
   registerSimulate(root, io);
+  registerCrossPlay(root, io);
   registerCatalog(root, io);
   registerExploitability(root, io);
   registerToken(root, io);

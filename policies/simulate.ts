@@ -98,6 +98,8 @@ export interface SimulationSummary {
   readonly meanReturns: readonly number[];
   /** Standard error of each seat's mean return across matches. */
   readonly stderr: readonly number[];
+  /** Standard error of the seats' mean return (their average in a match, averaged over matches). */
+  readonly meanStderr: number;
   readonly steps: number;
   readonly actions: number;
   /** The only figure that differs between two runs with the same seed. */
@@ -169,17 +171,20 @@ export async function simulate(options: SimulationOptions): Promise<SimulationSu
   const inFlight = players.some((p) => !("act" in p)) ? options.concurrency ?? 256 : 1;
   await Promise.all(Array.from({ length: Math.min(inFlight, matches) }, worker));
   const seconds = (performance.now() - started) / 1000;
-  const sum = new Float64Array(seats);
-  const sumSq = new Float64Array(seats);
+  // Per seat, then the seats' average as one more column.
+  const sum = new Float64Array(seats + 1);
+  const sumSq = new Float64Array(seats + 1);
   for (let m = 0; m < matches; m++) {
-    for (let s = 0; s < seats; s++) {
-      const r = returns[m * seats + s];
+    let all = 0;
+    for (let s = 0; s <= seats; s++) {
+      const r = s < seats ? returns[m * seats + s] : all / seats;
+      all += r;
       sum[s] += r;
       sumSq[s] += r * r;
     }
   }
-  const mean = [...sum].map((s) => s / matches);
-  const stderr = mean.map((mu, s) => {
+  const means = [...sum].map((s) => s / matches);
+  const errors = means.map((mu, s) => {
     if (matches < 2) return 0;
     const variance = Math.max(0, (sumSq[s] - matches * mu * mu) / (matches - 1));
     return Math.sqrt(variance / matches);
@@ -193,8 +198,9 @@ export async function simulate(options: SimulationOptions): Promise<SimulationSu
     seed: String(options.seed),
     seats: players.map((p, i) => ("act" in p ? specs[i] : p.name)),
     groupSize,
-    meanReturns: mean,
-    stderr,
+    meanReturns: means.slice(0, seats),
+    stderr: errors.slice(0, seats),
+    meanStderr: errors[seats],
     steps,
     actions,
     stepsPerSecond: seconds > 0 ? steps / seconds : 0,
