@@ -29,7 +29,9 @@ class AdAlignConfig:
     aa_gamma: float = 0.9
     gamma: float = 0.96
     lam: float = 0.95
-    reward_scale: float = 5.0
+    # Rewards are divided by this; None: by the largest step reward of the first batch (IPD's 5, Trust-and-Split's
+    # 100), so the critic's targets stay near 1 whatever the game's units and its loss does not drown the actor's.
+    reward_scale: float | None = None
     lr: float = 1e-3
     epochs: int = 4
     minibatches: int = 4
@@ -58,6 +60,7 @@ class AdAlignLearner:
         self.device = device
         self.actors = [a.to(device) for a in actors]
         self.critics = [PolicyNet(inputs, 1, config.hidden, "tanh").to(device) for _ in actors]
+        self.reward_scale = config.reward_scale
         self.optimisers = [
             torch.optim.Adam([*a.parameters(), *c.parameters()], lr=config.lr, eps=1e-5)
             for a, c in zip(self.actors, self.critics)
@@ -73,7 +76,7 @@ class AdAlignLearner:
         with torch.no_grad():
             x = torch.tensor(rows.obs, dtype=torch.float32, device=self.device)
             values = self.critics[seat](x)[:, 0].double().cpu().numpy()
-        reward = rows.reward / c.reward_scale
+        reward = rows.reward / self.reward_scale
         advantage = np.zeros(len(values))
         running = 0.0
         for i in range(len(values) - 1, -1, -1):
@@ -87,6 +90,8 @@ class AdAlignLearner:
     def update(self, rows: list[SeatRows]) -> None:
         """One PPO step per seat, with each seat's credit aligned to the other's where they met."""
         c = self.config
+        if self.reward_scale is None:
+            self.reward_scale = max(float(np.abs(np.concatenate([r.reward for r in rows])).max(initial=0)), 1e-6)
         own = [self._advantages(seat, r) for seat, r in enumerate(rows)]
         for seat, r in enumerate(rows):
             a1, targets = own[seat]
