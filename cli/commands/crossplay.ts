@@ -26,8 +26,9 @@ function table(result: CrossPlayTable): string {
     ...result.cells[i].map((c) => `${c.mean.toFixed(3)} ± ${c.ci95.toFixed(3)}`),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
-    .join("  ");
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join("  ");
   return [
     `${result.game} (${result.variant}): the row player's mean reward per ${result.per} against the column player, ` +
     `± a 95 % confidence interval; ${result.matches} match(es) in each seating, seed ${result.seed}`,

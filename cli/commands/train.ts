@@ -12,6 +12,7 @@ import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.t
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import { strategiesFor } from "../../policies/baselines/index.ts";
 import { simulate, type SimulationSummary } from "../../policies/simulate.ts";
+import { roundsPerMatch } from "../../policies/crossplay.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { startServer } from "../../server/app.ts";
 import { seatingFor, SelfPlay, ZERO_SUM_GAMES } from "../../server/league/self-play.ts";
@@ -39,7 +40,7 @@ interface TrainFlags {
   device: PolicyDevice;
   live: number;
   matchesPerVersion?: number;
-  method?: "mmd" | "adalign";
+  method?: Method;
   snapshots: number;
   out?: string;
   python?: string;
@@ -64,32 +65,42 @@ interface CurvePoint {
   readonly decisions: number;
   /** Zero-sum poker: NashConv / 2 of the version, exactly. */
   readonly exploitability?: number;
-  /** General-sum games: the seats' mean reward per step when the versions meet (greedy), and against always-defect. */
+  /**
+   * General-sum games: the seats' mean reward per round (per match where the game has no rounds) when the versions
+   * meet, playing greedily, and against the game's exploiter (always-defect, else greedy) in its other seat.
+   */
   readonly welfare?: number;
-  readonly againstAlwaysDefect?: number;
+  readonly againstExploiter?: number;
 }
 
-/**
- * Per-step reward of the per-seat versions `version` of `name` meeting each other, playing greedily (the mean over
- * seats), and, where the game has it, of each against always-defect in its own seat: 500 matches each, seeded.
- */
-async function welfare(policies: PolicyRuntime, game: AnyGame, variant: string, name: string, version: number) {
-  const seats = game.seatCount(configure(game, {}, variant).config);
-  const mine = Array.from({ length: seats }, (_, s) => `policy:${name}.${s}@${version}:greedy`);
-  const perStep = (summary: SimulationSummary, seat?: number) => {
-    const steps = summary.steps / summary.matches;
-    const returns = seat === undefined ? summary.meanReturns : [summary.meanReturns[seat]];
-    return returns.reduce((a, b) => a + b, 0) / returns.length / steps;
-  };
+/** The built-in that exploits a trusting policy, by game: the first of these the game has. */
+const EXPLOITERS = ["always-defect", "greedy"];
+
+/** Evaluates a general-sum run's versions: 500 seeded matches per figure. */
+function welfareJudge(policies: PolicyRuntime, game: AnyGame, variant: string, name: string) {
+  const { config } = configure(game, {}, variant);
+  const seats = game.seatCount(config);
+  const rounds = roundsPerMatch(config) ?? 1;
+  const exploiter = seats === 2 ? EXPLOITERS.find((e) => strategiesFor(game.id).some((s) => s.name === e)) : undefined;
   const run = (seatsOf: string[]) => simulate({ game, variant, seats: seatsOf, matches: 500, seed: 1, policies });
-  const together = perStep(await run(mine));
-  if (seats !== 2 || !strategiesFor(game.id).some((s) => s.name === "always-defect")) return { welfare: together };
-  const against = await Promise.all(
-    [0, 1].map(async (seat) =>
-      perStep(await run(seat === 0 ? [mine[0], "always-defect"] : ["always-defect", mine[1]]), seat)
-    ),
-  );
-  return { welfare: together, againstAlwaysDefect: (against[0] + against[1]) / 2 };
+  const perRound = (summary: SimulationSummary, seat?: number) => {
+    const returns = seat === undefined ? summary.meanReturns : [summary.meanReturns[seat]];
+    return returns.reduce((a, b) => a + b, 0) / returns.length / rounds;
+  };
+  return {
+    exploiter,
+    /** What the exploiter earns against itself: the bar a policy meets against it. */
+    exploiterAgainstItself: async () => exploiter ? perRound(await run([exploiter, exploiter])) : undefined,
+    async version(version: number): Promise<Pick<CurvePoint, "welfare" | "againstExploiter">> {
+      const mine = Array.from({ length: seats }, (_, s) => `policy:${name}.${s}@${version}:greedy`);
+      const welfare = perRound(await run(mine));
+      if (!exploiter) return { welfare };
+      const against = await Promise.all(
+        [0, 1].map(async (seat) => perRound(await run(seat === 0 ? [mine[0], exploiter] : [exploiter, mine[1]]), seat)),
+      );
+      return { welfare, againstExploiter: (against[0] + against[1]) / 2 };
+    },
+  };
 }
 
 /** The Python that runs the trainer: --python, $LUDUS_PYTHON, the project's .venv, else python3. */
@@ -107,6 +118,9 @@ function shareOf(value: string): number {
   }
   return share;
 }
+
+const METHODS = ["cfr", "mmd", "adalign", "ppo"] as const;
+type Method = typeof METHODS[number];
 
 const TRAINER_DIR = resolve(new URL("../../policies/trainer", import.meta.url).pathname);
 
@@ -126,15 +140,17 @@ export function registerTrain(program: Command, io: Io): void {
     .option("--snapshots <share>", "the share of matches against a past version (default 0)", shareOf, 0)
     .option(
       "--matches-per-version <n>",
-      "self-play matches each learning step reads (default 5000 with mmd, 384 with adalign)",
+      "self-play matches each learning step reads (default 1000 with cfr, 5000 with mmd, 384 with adalign and ppo)",
       integerIn(10, 10_000_000),
     )
     .addOption(
       new Option(
         "--method <method>",
-        "mmd: one policy for zero-sum poker (default for kuhn-poker, leduc-poker); adalign: a policy per seat, " +
-          "<name>.0 and <name>.1, PPO with Advantage Alignment (default for the others)",
-      ).choices(["mmd", "adalign"]),
+        "cfr: outcome-sampling CFR+ for zero-sum poker, the average strategy as <name> and the policy self-play " +
+          "samples with as <name>.behaviour (default for kuhn-poker, leduc-poker); mmd: sampled magnetic mirror " +
+          "descent, one network; adalign: a policy per seat, <name>.0 and <name>.1, PPO with Advantage Alignment " +
+          "(default for the others); ppo: as adalign without the alignment term (naive PPO, for comparison)",
+      ).choices(METHODS),
     )
     .option("--out <dir>", "where the curve (JSON and PNG) goes (default: <data-dir>/runs/<run>)")
     .option("--python <path>", "the Python with the trainer's packages (default: $LUDUS_PYTHON, ./.venv, python3)")
@@ -157,8 +173,9 @@ export function registerTrain(program: Command, io: Io): void {
         policies: { device: flags.device },
       });
       const admin = server.tokens.create(`trainer-${run}`, "admin");
-      const method = flags.method ?? (ZERO_SUM_GAMES.includes(game.id) ? "mmd" : "adalign");
-      const perVersion = flags.matchesPerVersion ?? (method === "mmd" ? 5000 : 384);
+      const method = flags.method ?? (ZERO_SUM_GAMES.includes(game.id) ? "cfr" : "adalign");
+      const perSeat = method === "adalign" || method === "ppo";
+      const perVersion = flags.matchesPerVersion ?? { cfr: 1000, mmd: 5000, adalign: 384, ppo: 384 }[method];
       const selfPlay = new SelfPlay(server.matches, server.policies, {
         game,
         variant,
@@ -166,14 +183,17 @@ export function registerTrain(program: Command, io: Io): void {
         live: flags.live,
         perVersion,
         snapshotShare: flags.snapshots,
-        ...seatingFor(game, method === "adalign"),
+        ...seatingFor(game, perSeat),
       });
-      const last = `${flags.name}${method === "adalign" ? ".1" : ""}`;
+      const last = `${flags.name}${perSeat ? ".1" : ""}`;
       const started = performance.now();
       const curve: CurvePoint[] = [];
       const evaluations: Promise<void>[] = [];
       // The zero-sum games are the ones whose trees are evaluated exactly.
       const analysable = ZERO_SUM_GAMES.includes(game.id);
+      const judge = welfareJudge(server.policies, game, variant, flags.name);
+      const exploiter = !perSeat ? undefined : judge.exploiter &&
+        { name: judge.exploiter, againstItself: await judge.exploiterAgainstItself() };
       const evaluate = (record: PolicyRecord) => {
         const point = {
           version: record.version,
@@ -183,14 +203,14 @@ export function registerTrain(program: Command, io: Io): void {
           decisions: selfPlay.decisions,
         };
         evaluations.push((async () => {
-          const figures = method === "mmd"
+          const figures = !perSeat
             ? {
               exploitability: analysable
                 ? (await measurePolicy(server.policies, game.id, `policy:${record.name}@${record.version}`, variant))
                   .exploitability
                 : undefined,
             }
-            : await welfare(server.policies, game, variant, flags.name, record.version);
+            : await judge.version(record.version);
           const shown = Object.entries(figures).filter(([, v]) => v !== undefined);
           curve.push({ ...point, ...Object.fromEntries(shown) });
           io.err(
@@ -202,8 +222,18 @@ export function registerTrain(program: Command, io: Io): void {
           );
         })());
       };
-      // A version is evaluated once all its seats' policies are registered (the last seat's comes last).
-      const unsubscribe = server.policies.onRegistered((record) => record.name === last && evaluate(record));
+      // A version is evaluated once all its seats' policies are registered (the last seat's comes last): the first
+      // 20, then one whenever the version number has grown by 5 % (long runs register thousands), and the last.
+      let latest: PolicyRecord | undefined;
+      let evaluated = 0;
+      const unsubscribe = server.policies.onRegistered((record) => {
+        if (record.name !== last) return;
+        latest = record;
+        if (record.version < 20 || record.version >= evaluated * 1.05) {
+          evaluated = record.version;
+          evaluate(record);
+        }
+      });
       selfPlay.start();
       let exit: number;
       try {
@@ -238,6 +268,7 @@ export function registerTrain(program: Command, io: Io): void {
       } finally {
         selfPlay.stop();
         unsubscribe();
+        if (latest && latest.version !== evaluated) evaluate(latest);
         await Promise.all(evaluations);
         server.tokens.revoke(admin.record.id);
         await server.close({ drainMs: 5_000 });
@@ -246,7 +277,7 @@ export function registerTrain(program: Command, io: Io): void {
       const curveFile = join(out, "curve.json");
       writeFileSync(
         curveFile,
-        JSON.stringify({ game: game.id, variant, name: flags.name, run, curve }, null, 2) + "\n",
+        JSON.stringify({ game: game.id, variant, name: flags.name, run, exploiter, curve }, null, 2) + "\n",
       );
       if (exit !== 0) throw new TrainError(`the trainer stopped with exit code ${exit}; its message is above`);
       const final = curve.at(-1);

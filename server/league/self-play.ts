@@ -13,6 +13,10 @@ import type { Match } from "../match/match.ts";
  * `snapshotShare`, a past version drawn uniformly (fictitious self-play against its own history). The learner's
  * seat alternates, so it plays every seat. Every match is recorded like any other: the trainer reads them back
  * from the tensors dataset.
+ *
+ * A method that learns an average strategy samples with another policy: it registers that one as
+ * `<name>.behaviour` before each version of `<name>`, and self-play then seats the behaviour's latest version
+ * (the versions of `<name>` still pace the matches).
  */
 
 export interface SelfPlayOptions {
@@ -116,10 +120,12 @@ export class SelfPlay {
     // Counted per version whoever sits opposite: the trainer learns from every match its latest version plays.
     const { game, variant, name, perSeat } = this.options;
     if (perSeat) return this.matches.create({ game: game.id, variant, seats: this.perSeatLineUp(perSeat) });
-    const latest = `policy:${name}`;
+    const behaviour = `${name}${BEHAVIOUR_SUFFIX}`;
+    const seated = this.policies.versions(behaviour).length > 0 ? behaviour : name;
+    const latest = `policy:${seated}`;
     const past = versions.length > 1 && this.rng.float() < (this.options.snapshotShare ?? 0.2);
     const opponent = past
-      ? policySeatName(name, versions[Math.floor(this.rng.float() * (versions.length - 1))].version, false)
+      ? policySeatName(seated, versions[Math.floor(this.rng.float() * (versions.length - 1))].version, false)
       : latest;
     const seats = (this.created++ % 2 === 0 ? [latest, opponent] : [opponent, latest]).map((strategy) => ({
       strategy,
@@ -145,6 +151,9 @@ export class SelfPlay {
     return seats.map((strategy) => ({ strategy }));
   }
 }
+
+/** Where a policy that learns an average registers the policy it samples with: `<name>.behaviour`. */
+export const BEHAVIOUR_SUFFIX = ".behaviour";
 
 /** Zero-sum games, where one symmetric policy learns every seat; the others learn a policy per seat. */
 export const ZERO_SUM_GAMES: readonly string[] = ["kuhn-poker", "leduc-poker"];

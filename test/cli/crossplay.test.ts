@@ -53,7 +53,17 @@ describe("ludus crossplay", () => {
     const dataDir = join(dir, "data");
     const nash = join(dir, "nash.onnx");
     writeFileSync(nash, strategyAsNetwork("kuhn-poker", "nash"));
-    const added = await ludus("policy", "add", nash, "--game", "kuhn-poker", "--name", "nash-net", "--data-dir", dataDir);
+    const added = await ludus(
+      "policy",
+      "add",
+      nash,
+      "--game",
+      "kuhn-poker",
+      "--name",
+      "nash-net",
+      "--data-dir",
+      dataDir,
+    );
     expect(added.code, added.err).toBe(0);
     const result = await table(
       "--game",

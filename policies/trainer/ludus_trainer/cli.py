@@ -19,6 +19,7 @@ import pyarrow as pa
 import torch
 
 from .adalign import AdAlignConfig, AdAlignLearner, SeatRows
+from .cfr import CfrConfig, CfrLearner, state_of, with_state
 from .mmd import MmdConfig, MmdLearner
 from .network import PolicyNet
 from .server import Policy, Server, TrainerError, last_cursor
@@ -34,12 +35,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--minutes", type=float, default=10.0, help="stop after this long")
     p.add_argument("--versions", type=int, default=None, help="... or once this many new versions are registered")
     p.add_argument(
-        "--matches-per-version", type=int, default=None, help="matches per learning step (default 5000 for mmd, 384 for adalign)"
+        "--matches-per-version", type=int, default=None,
+        help="matches per learning step (default 1000 for cfr, 5000 for mmd, 384 for adalign and ppo)"
     )
     p.add_argument(
-        "--method", choices=["mmd", "adalign"], default=None,
-        help="mmd: one policy for zero-sum games (default for kuhn-poker, leduc-poker); adalign: a policy per seat, "
-        "named <name>.0 and <name>.1 (default otherwise)",
+        "--method", choices=list(METHODS), default=None,
+        help="cfr: outcome-sampling CFR+ for zero-sum poker, the average strategy as <name> and the policy self-play "
+        "samples with as <name>.behaviour (default for kuhn-poker, leduc-poker); mmd: sampled magnetic mirror descent, "
+        "one network; adalign: a policy per seat, named <name>.0 and <name>.1 (default otherwise); ppo: as adalign "
+        "without the alignment term (naive PPO)",
     )
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--run", default=None, help="this run's id, recorded with every version (default: a fresh one)")
@@ -91,6 +95,10 @@ class Method:
     def networks(self) -> list[PolicyNet]:
         raise NotImplementedError
 
+    def models(self) -> list[bytes]:
+        """The ONNX models to register, in the order of `suffixes`."""
+        return [net.to_onnx() for net in self.networks()]
+
     def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
         raise NotImplementedError
 
@@ -117,13 +125,47 @@ class Mmd(Method):
         )
 
 
+class Cfr(Method):
+    """Zero-sum games: outcome-sampling CFR+ with a baseline; self-play samples with the behaviour, registered first
+    (the server seats `<name>.behaviour` once `<name>` has the step's version), the average is evaluated."""
+
+    suffixes = [".behaviour", ""]
+
+    def __init__(self, models: list[bytes | None], inputs: int, actions: int) -> None:
+        state = state_of(models[1]) if models[1] is not None else None
+        if models[1] is not None and state is None:
+            raise TrainerError("the policy was not trained with cfr (its model carries no cfr tables); resume it with its own method")
+        self.learner = CfrLearner(inputs, actions, CfrConfig(), state)
+
+    def networks(self) -> list[PolicyNet]:
+        return list(self.learner.networks())
+
+    def models(self) -> list[bytes]:
+        behaviour, average = self.learner.networks()
+        return [behaviour.to_onnx(), with_state(average.to_onnx(), self.learner.state())]
+
+    def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
+        keep = (rows["name"] == labels[0]) & rows["legal"]
+        # A match counts only if the behaviour made every decision of it: the sampled trajectory must be whole.
+        inverse = np.unique(rows["match"].astype(str), return_inverse=True)[1].reshape(-1)
+        whole = np.bincount(inverse, weights=keep) == np.bincount(inverse)
+        keep &= whole[inverse]
+        obs = rows["obs"][keep]
+        if not np.isin(obs, (0.0, 1.0)).all():
+            raise TrainerError("cfr keys its tables by the information-state tensor and needs binary tensors (Kuhn, Leduc poker)")
+        self.learner.update(
+            obs, rows["mask"][keep], rows["action"][keep], rows["return"][keep],
+            rows["match"][keep], rows["seat"][keep], rows["seq"][keep],
+        )
+
+
 class AdAlign(Method):
     """General-sum two-seat games: an actor and a critic per seat, PPO with Advantage Alignment."""
 
     suffixes = [".0", ".1"]
 
-    def __init__(self, nets: list[PolicyNet | None], inputs: int, actions: int, device: torch.device):
-        config = AdAlignConfig()
+    def __init__(self, nets: list[PolicyNet | None], inputs: int, actions: int, device: torch.device, beta: float):
+        config = AdAlignConfig(beta=beta)
         actors = [net or AdAlignLearner.new_actor(inputs, actions, config) for net in nets]
         self.learner = AdAlignLearner(inputs, actions, config, device, actors)
 
@@ -143,6 +185,9 @@ class AdAlign(Method):
                 match=pick["match"], turn=pick["turn"], aligned=np.array([m in met for m in pick["match"]]),
             ))
         self.learner.update(seats)
+
+
+METHODS: dict[str, type[Method]] = {"cfr": Cfr, "mmd": Mmd, "adalign": AdAlign, "ppo": AdAlign}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -168,20 +213,26 @@ def train(args: argparse.Namespace) -> None:
         raise TrainerError(f"{args.game} ({variant}) has no numeric face to train on: {face['numericFace']}")
     inputs, actions = int(np.prod(face["observationShape"])), face["actionCount"]
     run = args.run or f"run-{uuid.uuid4().hex[:12]}"
-    method_name = args.method or ("mmd" if args.game in ZERO_SUM else "adalign")
-    suffixes = Mmd.suffixes if method_name == "mmd" else AdAlign.suffixes
-    names = [args.name + suffix for suffix in suffixes]
+    method_name = args.method or ("cfr" if args.game in ZERO_SUM else "adalign")
+    if method_name in ("cfr", "mmd") and args.game not in ZERO_SUM:
+        raise TrainerError(
+            f"{method_name} trains two-player zero-sum games ({', '.join(sorted(ZERO_SUM))}); for {args.game} use adalign or ppo"
+        )
+    names = [args.name + suffix for suffix in METHODS[method_name].suffixes]
     current: list[Policy | None] = [server.policy(name) for name in names]
     nets: list[PolicyNet | None] = []
+    models: list[bytes | None] = []
     cursor = None
     for name, policy in zip(names, current):
         if policy is None:
             nets.append(None)
+            models.append(None)
             continue
         if policy.game != args.game or policy.variant != variant:
             raise TrainerError(f"policy {name} plays {policy.game} ({policy.variant}), not {args.game} ({variant})")
         try:
-            net = PolicyNet.from_onnx(server.model(policy))
+            models.append(server.model(policy))
+            net = PolicyNet.from_onnx(models[-1])
         except ValueError as error:
             raise TrainerError(f"cannot resume {name}@{policy.version}: {error}") from None
         if (net.inputs, net.actions) != (inputs, actions):
@@ -193,16 +244,20 @@ def train(args: argparse.Namespace) -> None:
         cursor = cursor or policy.dataset_cursor
         say("resumed", name=name, version=policy.version, id=policy.id, cursor=policy.dataset_cursor)
     hidden = tuple(int(h) for h in args.hidden.split(","))
-    method: Method = Mmd(nets, inputs, actions, hidden, device) if method_name == "mmd" else AdAlign(nets, inputs, actions, device)
+    method: Method = (
+        Cfr(models, inputs, actions) if method_name == "cfr"
+        else Mmd(nets, inputs, actions, hidden, device) if method_name == "mmd"
+        else AdAlign(nets, inputs, actions, device, beta=0.0 if method_name == "ppo" else AdAlignConfig.beta)
+    )
     for i, name in enumerate(names):
         if current[i] is None:
             current[i] = server.register(
-                method.networks()[i].to_onnx(), name=name, game=args.game, variant=variant, run=run,
-                notes="initial: random weights",
+                method.models()[i], name=name, game=args.game, variant=variant, run=run,
+                notes="initial: random weights" if method_name != "cfr" else "initial: uniform",
             )
             say("registered", name=name, version=current[i].version, id=current[i].id, matches=0, decisions=0, seconds=0.0)
     policies: list[Policy] = [p for p in current if p is not None]
-    per_version = args.matches_per_version or (5000 if method_name == "mmd" else 384)
+    per_version = args.matches_per_version or {"cfr": 1000, "mmd": 5000}.get(method_name, 384)
     started = time.monotonic()
     deadline = started + args.minutes * 60
     batch: list[dict[str, np.ndarray]] = []
@@ -240,10 +295,8 @@ def train(args: argparse.Namespace) -> None:
         spent["learning"] += time.monotonic() - clock
         clock = time.monotonic()
         policies = [
-            server.register(
-                net.to_onnx(), name=p.name, game=args.game, variant=variant, parent=p.id, run=run, cursor=cursor
-            )
-            for net, p in zip(method.networks(), policies)
+            server.register(model, name=p.name, game=args.game, variant=variant, parent=p.id, run=run, cursor=cursor)
+            for model, p in zip(method.models(), policies)
         ]
         registered += 1
         batch, seen = [], set()
@@ -251,12 +304,13 @@ def train(args: argparse.Namespace) -> None:
         say(
             "registered",
             name=args.name,
-            version=policies[0].version,
-            id=policies[0].id,
+            # The last name is the policy the method is judged by (the average, or the last seat's).
+            version=policies[-1].version,
+            id=policies[-1].id,
             matches=total_matches,
             decisions=total_decisions,
             seconds=round(time.monotonic() - started, 2),
             # Where the time went: waiting for the server to play and export, learning, registering.
             spent={key: round(value, 2) for key, value in spent.items()},
         )
-    say("done", version=policies[0].version, id=policies[0].id, seconds=round(time.monotonic() - started, 2))
+    say("done", version=policies[-1].version, id=policies[-1].id, seconds=round(time.monotonic() - started, 2))

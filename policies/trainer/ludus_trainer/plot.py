@@ -14,13 +14,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 def plot(curve_file: str, png: str) -> None:
     with open(curve_file) as f:
         run = json.load(f)
-    # Zero-sum poker has its exploitability; general-sum games their welfare and their record against always-defect.
+    # Zero-sum poker has its exploitability; general-sum games their welfare and their record against an exploiter.
+    exploiter = (run.get("exploiter") or {}).get("name", "the exploiter")
     figures = [
         (key, label)
         for key, label in (
             ("exploitability", "exploitability (NashConv / 2)"),
-            ("welfare", "reward per step, versions together"),
-            ("againstAlwaysDefect", "reward per step against always-defect"),
+            ("welfare", "reward per round, versions together"),
+            ("againstExploiter", f"reward per round against {exploiter}"),
         )
         if any(p.get(key) is not None for p in run["curve"])
     ]
