@@ -53,15 +53,20 @@ function trainer(url: string, token: string, ...args: string[]) {
 
 describe.skipIf(!ready)(suite, () => {
   let dir: string;
-  /** `ludus train` of `game` for `versions` steps (at most `minutes`), policy `<game>-ci`: its result and curve. */
-  const train = async <Point>(game: string, versions: number, minutes: number) => {
-    const dataDir = join(dir, game);
+  /**
+   * `ludus train` of `game` for `versions` steps (at most `minutes`), policy `<game>-ci` (`<game>-<method>` with a
+   * method named), in a store of its own: its result and curve file.
+   */
+  const train = async <Point>(game: string, versions: number, minutes: number, method?: string) => {
+    const name = `${game}-${method ?? "ci"}`;
+    const dataDir = join(dir, name);
     const run = await ludus(
       "train",
       "--game",
       game,
       "--name",
-      `${game}-ci`,
+      name,
+      ...(method ? ["--method", method] : []),
       "--versions",
       String(versions),
       "--minutes",
@@ -72,7 +77,8 @@ describe.skipIf(!ready)(suite, () => {
     );
     expect(run.code, run.err).toBe(0);
     const result = JSON.parse(run.out);
-    return { dataDir, result, curve: JSON.parse(readFileSync(result.curve, "utf8")).curve as Point[] };
+    const file = JSON.parse(readFileSync(result.curve, "utf8"));
+    return { dataDir, result, file, curve: file.curve as Point[] };
   };
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "ludus-train-"));
@@ -83,7 +89,7 @@ describe.skipIf(!ready)(suite, () => {
     "ludus train takes Kuhn poker from the uniform policy's 0.458 to < 0.05 on CPU, and leaves it registered",
     async () => {
       // A hundred learning steps (about two minutes here), however loaded the machine: the curve is in steps.
-      const { dataDir, result, curve } = await train<{ version: number; exploitability: number }>(
+      const { dataDir, result, curve } = await train<{ version: number; matches: number; exploitability: number }>(
         "kuhn-poker",
         100,
         15,
@@ -120,6 +126,9 @@ describe.skipIf(!ready)(suite, () => {
       expect(records[0].parent).not.toBeNull();
       expect(records[0].run).toBe(result.run);
       expect(records[0].datasetCursor).toBeTruthy();
+      // The average is what is evaluated; self-play samples with the behaviour, registered beside it step by step.
+      const behaviour = await ludus("policy", "show", "kuhn-poker-ci.behaviour", "--data-dir", dataDir, "--json");
+      expect(JSON.parse(behaviour.out).version).toBe(result.last.version);
     },
     15 * 60_000,
   );
@@ -127,8 +136,14 @@ describe.skipIf(!ready)(suite, () => {
   it(
     "ludus train teaches the prisoner's dilemma's two seats to cooperate, above always-defect's 1 a round",
     async () => {
-      const { dataDir, curve } = await train<{ welfare: number; againstExploiter: number }>("ipd", 25, 10);
-      expect(curve).toHaveLength(26);
+      const { dataDir, curve, file } = await train<{ version: number; welfare: number; againstExploiter: number }>(
+        "ipd",
+        25,
+        10,
+      );
+      expect(curve.at(-1)!.version).toBe(26);
+      // The exploiter and what it earns against itself: the bar a trained seat meets against it.
+      expect(file.exploiter).toEqual({ name: "always-defect", againstItself: 1 });
       // Mutual defection, the game's equilibrium, pays 1 a round; mutual cooperation 3.
       expect(Math.max(...curve.map((p) => p.welfare))).toBeGreaterThan(2.5);
       expect(curve.every((p) => p.againstExploiter <= 1)).toBe(true);
@@ -140,6 +155,18 @@ describe.skipIf(!ready)(suite, () => {
     },
     10 * 60_000,
   );
+
+  it("ludus train --method ppo trains the same seats without the alignment term, for comparison", async () => {
+    const { dataDir, curve } = await train<{ version: number; welfare: number }>("ipd", 3, 5, "ppo");
+    expect(curve.map((p) => p.version)).toEqual([1, 2, 3, 4]);
+    expect(curve.every((p) => p.welfare >= 0 && p.welfare <= 5)).toBe(true);
+    const listed = await ludus("policy", "list", "--game", "ipd", "--data-dir", dataDir, "--json");
+    expect(
+      JSON.parse(listed.out).filter((r: { version: number }) => r.version === 4).map((r: { name: string }) => r.name)
+        .sort(),
+    )
+      .toEqual(["ipd-ppo.0", "ipd-ppo.1"]);
+  }, 5 * 60_000);
 
   describe("the trainer alone, against a server playing its self-play", () => {
     let server: TestServer;
