@@ -139,9 +139,9 @@ export function registerServe(program: Command, io: Io): void {
     )
     .option(
       "--self-play <game=name[:n]>",
-      "keep self-play matches of a learning policy running (its latest version against itself and past versions), " +
-        "for a trainer that reads them back (n matches per version, then it waits for the next), e.g. " +
-        "kuhn-poker=kuhn-ppo:4000; repeatable",
+      "keep self-play matches of a learning policy running (its latest version against itself and past versions; " +
+        "<name>.behaviour's where the trainer registers one), for a trainer that reads them back (n matches per " +
+        "version, then it waits for the next), e.g. kuhn-poker=kuhn-cfr:1000; repeatable",
       selfPlaySpec,
       [],
     )

@@ -192,8 +192,9 @@ export function registerTrain(program: Command, io: Io): void {
       // The zero-sum games are the ones whose trees are evaluated exactly.
       const analysable = ZERO_SUM_GAMES.includes(game.id);
       const judge = welfareJudge(server.policies, game, variant, flags.name);
-      const exploiter = !perSeat ? undefined : judge.exploiter &&
-        { name: judge.exploiter, againstItself: await judge.exploiterAgainstItself() };
+      const exploiter = perSeat && judge.exploiter
+        ? { name: judge.exploiter, againstItself: await judge.exploiterAgainstItself() }
+        : undefined;
       const evaluate = (record: PolicyRecord) => {
         const point = {
           version: record.version,

@@ -153,7 +153,7 @@ export class SelfPlay {
 }
 
 /** Where a policy that learns an average registers the policy it samples with: `<name>.behaviour`. */
-export const BEHAVIOUR_SUFFIX = ".behaviour";
+const BEHAVIOUR_SUFFIX = ".behaviour";
 
 /** Zero-sum games, where one symmetric policy learns every seat; the others learn a policy per seat. */
 export const ZERO_SUM_GAMES: readonly string[] = ["kuhn-poker", "leduc-poker"];

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import onnx
+import torch
 
 from .network import PolicyNet
 
@@ -65,8 +66,6 @@ def table_network(tensors: np.ndarray, probabilities: np.ndarray, legal: np.ndar
     logits = np.where(legal, np.log(np.maximum(probabilities, 1e-30)), 0.0)
     out = np.zeros((probabilities.shape[1], max(count, 1)))
     out[:, :count] = logits.T
-    import torch
-
     with torch.no_grad():
         net.layers[0].weight.copy_(torch.tensor(weights))
         net.layers[0].bias.copy_(torch.tensor(bias))

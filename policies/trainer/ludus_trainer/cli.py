@@ -137,9 +137,6 @@ class Cfr(Method):
             raise TrainerError("the policy was not trained with cfr (its model carries no cfr tables); resume it with its own method")
         self.learner = CfrLearner(inputs, actions, CfrConfig(), state)
 
-    def networks(self) -> list[PolicyNet]:
-        return list(self.learner.networks())
-
     def models(self) -> list[bytes]:
         behaviour, average = self.learner.networks()
         return [behaviour.to_onnx(), with_state(average.to_onnx(), self.learner.state())]
