@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ReplayStore } from "../../db/store.ts";
 import { ludus } from "../support/cli.ts";
 import { linearModel } from "../support/onnx-models.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
@@ -161,11 +162,20 @@ describe.skipIf(!ready)(suite, () => {
     expect(curve.map((p) => p.version)).toEqual([1, 2, 3, 4]);
     expect(curve.every((p) => p.welfare >= 0 && p.welfare <= 5)).toBe(true);
     const listed = await ludus("policy", "list", "--game", "ipd", "--data-dir", dataDir, "--json");
-    expect(
-      JSON.parse(listed.out).filter((r: { version: number }) => r.version === 4).map((r: { name: string }) => r.name)
-        .sort(),
-    )
-      .toEqual(["ipd-ppo.0", "ipd-ppo.1"]);
+    const fourth = JSON.parse(listed.out).filter((r: { version: number }) => r.version === 4);
+    expect(fourth.map((r: { name: string }) => r.name).sort()).toEqual(["ipd-ppo.0", "ipd-ppo.1"]);
+    // Each seat's model carries its critic, so a resumed run does not start its critics afresh.
+    const store = await ReplayStore.open({ dataDir });
+    const model = join(dir, "ipd-ppo-4.onnx");
+    writeFileSync(model, (await store.policies.model(fourth[0].id))!);
+    await store.close();
+    const critic = spawnSync(python, [
+      "-c",
+      "import sys; from ludus_trainer.network import metadata_of; " +
+      "print(len(metadata_of(open(sys.argv[1], 'rb').read(), 'ludus.adalign.critic') or b''))",
+      model,
+    ], { cwd: TRAINER, encoding: "utf8" });
+    expect(Number(critic.stdout.trim()), critic.stderr).toBeGreaterThan(1000);
   }, 5 * 60_000);
 
   describe("the trainer alone, against a server playing its self-play", () => {
@@ -201,8 +211,8 @@ describe.skipIf(!ready)(suite, () => {
       );
       const iterations = spawnSync(python, [
         "-c",
-        "import sys, io, numpy as np; from ludus_trainer.cfr import state_of; " +
-        "print(int(np.load(io.BytesIO(state_of(open(sys.argv[1], 'rb').read())))['iterations']))",
+        "import sys, io, numpy as np; from ludus_trainer.network import metadata_of; " +
+        "print(int(np.load(io.BytesIO(metadata_of(open(sys.argv[1], 'rb').read(), 'ludus.cfr.state')))['iterations']))",
         model,
       ], { cwd: TRAINER, encoding: "utf8" });
       expect(iterations.stdout.trim(), iterations.stderr).toBe("3");

@@ -15,6 +15,7 @@ always-defect; naive PPO (β = 0) falls to mutual defection in 2 seeds of 3 (see
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +66,17 @@ class AdAlignLearner:
             torch.optim.Adam([*a.parameters(), *c.parameters()], lr=config.lr, eps=1e-5)
             for a, c in zip(self.actors, self.critics)
         ]
+
+    def critic_state(self, seat: int) -> bytes:
+        """What a resumed run needs besides the actor: the seat's critic and the reward scale."""
+        buffer = io.BytesIO()
+        torch.save({"critic": self.critics[seat].state_dict(), "reward_scale": self.reward_scale}, buffer)
+        return buffer.getvalue()
+
+    def load_critic_state(self, seat: int, state: bytes) -> None:
+        saved = torch.load(io.BytesIO(state), map_location=self.device)
+        self.critics[seat].load_state_dict(saved["critic"])
+        self.reward_scale = saved["reward_scale"]
 
     @staticmethod
     def new_actor(inputs: int, actions: int, config: AdAlignConfig) -> PolicyNet:

@@ -26,12 +26,10 @@ Measured on a simulator of the same rows (docs/training.md): Kuhn 0.0108 after 2
 
 from __future__ import annotations
 
-import base64
 import io
 from dataclasses import dataclass
 
 import numpy as np
-import onnx
 import torch
 
 from .network import PolicyNet
@@ -239,19 +237,3 @@ class CfrLearner:
             self.average = saved["average"]
             self.iterations = int(saved["iterations"])
         self.keys = {t.astype(np.uint8).tobytes(): i for i, t in enumerate(self.tensors)}
-
-
-def with_state(model: bytes, state: bytes) -> bytes:
-    """The ONNX model with the learner's tables in its metadata (onnxruntime ignores it; a resumed run reads it)."""
-    proto = onnx.load_from_string(model)
-    entry = proto.metadata_props.add()
-    entry.key, entry.value = STATE_KEY, base64.b64encode(state).decode("ascii")
-    return proto.SerializeToString()
-
-
-def state_of(model: bytes) -> bytes | None:
-    proto = onnx.load_from_string(model)
-    for entry in proto.metadata_props:
-        if entry.key == STATE_KEY:
-            return base64.b64decode(entry.value)
-    return None

@@ -19,9 +19,9 @@ import pyarrow as pa
 import torch
 
 from .adalign import AdAlignConfig, AdAlignLearner, SeatRows
-from .cfr import CfrConfig, CfrLearner, state_of, with_state
+from .cfr import STATE_KEY, CfrConfig, CfrLearner
 from .mmd import MmdConfig, MmdLearner
-from .network import PolicyNet
+from .network import PolicyNet, metadata_of, with_metadata
 from .server import Policy, Server, TrainerError, last_cursor
 
 
@@ -54,6 +54,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 # Zero-sum games, which one symmetric policy learns; the others get a policy per seat.
 ZERO_SUM = {"kuhn-poker", "leduc-poker"}
+
+# Where a per-seat policy's model keeps its critic for a resumed run.
+CRITIC_KEY = "ludus.adalign.critic"
 
 
 def say(event: str, **fields: object) -> None:
@@ -132,14 +135,14 @@ class Cfr(Method):
     suffixes = [".behaviour", ""]
 
     def __init__(self, models: list[bytes | None], inputs: int, actions: int) -> None:
-        state = state_of(models[1]) if models[1] is not None else None
+        state = metadata_of(models[1], STATE_KEY) if models[1] is not None else None
         if models[1] is not None and state is None:
             raise TrainerError("the policy was not trained with cfr (its model carries no cfr tables); resume it with its own method")
         self.learner = CfrLearner(inputs, actions, CfrConfig(), state)
 
     def models(self) -> list[bytes]:
         behaviour, average = self.learner.networks()
-        return [behaviour.to_onnx(), with_state(average.to_onnx(), self.learner.state())]
+        return [behaviour.to_onnx(), with_metadata(average.to_onnx(), STATE_KEY, self.learner.state())]
 
     def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
         keep = (rows["name"] == labels[0]) & rows["legal"]
@@ -161,13 +164,24 @@ class AdAlign(Method):
 
     suffixes = [".0", ".1"]
 
-    def __init__(self, nets: list[PolicyNet | None], inputs: int, actions: int, device: torch.device, beta: float):
+    def __init__(
+        self, nets: list[PolicyNet | None], models: list[bytes | None], inputs: int, actions: int,
+        device: torch.device, beta: float,
+    ) -> None:
         config = AdAlignConfig(beta=beta)
         actors = [net or AdAlignLearner.new_actor(inputs, actions, config) for net in nets]
         self.learner = AdAlignLearner(inputs, actions, config, device, actors)
+        # A resumed seat gets its critic back (versions written before critics were kept start theirs afresh).
+        for seat, model in enumerate(models):
+            state = metadata_of(model, CRITIC_KEY) if model is not None else None
+            if state is not None:
+                self.learner.load_critic_state(seat, state)
 
-    def networks(self) -> list[PolicyNet]:
-        return self.learner.actors
+    def models(self) -> list[bytes]:
+        return [
+            with_metadata(actor.to_onnx(), CRITIC_KEY, self.learner.critic_state(seat))
+            for seat, actor in enumerate(self.learner.actors)
+        ]
 
     def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
         seats = []
@@ -244,7 +258,7 @@ def train(args: argparse.Namespace) -> None:
     method: Method = (
         Cfr(models, inputs, actions) if method_name == "cfr"
         else Mmd(nets, inputs, actions, hidden, device) if method_name == "mmd"
-        else AdAlign(nets, inputs, actions, device, beta=0.0 if method_name == "ppo" else AdAlignConfig.beta)
+        else AdAlign(nets, models, inputs, actions, device, beta=0.0 if method_name == "ppo" else AdAlignConfig.beta)
     )
     for i, name in enumerate(names):
         if current[i] is None:

@@ -4,6 +4,8 @@ from it, so a run resumes from the last version it registered."""
 
 from __future__ import annotations
 
+import base64
+
 import onnx
 import torch
 from onnx import TensorProto, helper, numpy_helper
@@ -76,3 +78,19 @@ class PolicyNet(torch.nn.Module):
                 layer.weight.copy_(torch.from_numpy(arrays[f"W{i}"].T.copy()))
                 layer.bias.copy_(torch.from_numpy(arrays[f"b{i}"].copy()))
         return net
+
+
+def with_metadata(model: bytes, key: str, value: bytes) -> bytes:
+    """The ONNX model with `value` in its metadata under `key` (onnxruntime ignores it; a resumed run reads it back)."""
+    proto = onnx.load_from_string(model)
+    entry = proto.metadata_props.add()
+    entry.key, entry.value = key, base64.b64encode(value).decode("ascii")
+    return proto.SerializeToString()
+
+
+def metadata_of(model: bytes, key: str) -> bytes | None:
+    """What `with_metadata` put in the model under `key`, if anything."""
+    for entry in onnx.load_from_string(model).metadata_props:
+        if entry.key == key:
+            return base64.b64decode(entry.value)
+    return None
