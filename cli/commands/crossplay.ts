@@ -1,11 +1,9 @@
 import { type Command, Option } from "commander";
 import { games, getGame } from "../../games/registry.ts";
-import { crossPlay, type CrossPlayOptions, type CrossPlayTable } from "../../policies/crossplay.ts";
-import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
-import { isPolicySpec } from "../../policies/onnx/spec.ts";
+import { crossPlay, type CrossPlayTable } from "../../policies/crossplay.ts";
 import type { Io } from "../io.ts";
 import { integerIn, jsonObject, nameList, storeLocation } from "../options.ts";
-import { withPolicies } from "../policies.ts";
+import { withPoliciesIfNamed } from "../policies.ts";
 
 interface CrossPlayFlags {
   game: string;
@@ -59,18 +57,20 @@ export function registerCrossPlay(program: Command, io: Io): void {
     .option("--database-url <url>", "with policy players: a PostgreSQL store instead (default: $DATABASE_URL)")
     .option("--json", "print exactly one JSON object on stdout")
     .action(async (flags: CrossPlayFlags, command: Command) => {
-      const options: CrossPlayOptions = {
-        game: getGame(flags.game),
-        variant: flags.variant,
-        config: flags.config,
-        players: flags.players,
-        matches: flags.matches,
-        seed: flags.seed,
-      };
-      const run = (policies?: PolicyRuntime) => crossPlay({ ...options, policies });
-      const result = flags.players.some(isPolicySpec)
-        ? await withPolicies(storeLocation(flags, command), run)
-        : await run();
+      const result = await withPoliciesIfNamed(
+        flags.players,
+        () => storeLocation(flags, command),
+        (policies) =>
+          crossPlay({
+            game: getGame(flags.game),
+            variant: flags.variant,
+            config: flags.config,
+            players: flags.players,
+            matches: flags.matches,
+            seed: flags.seed,
+            policies,
+          }),
+      );
       io.out(flags.json ? JSON.stringify(result) + "\n" : table(result));
     });
 }

@@ -4,8 +4,7 @@ import { simulate, type SimulationSummary } from "../../policies/simulate.ts";
 import type { Io } from "../io.ts";
 import { integerIn, jsonObject, nameList, storeLocation } from "../options.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
-import { isPolicySpec } from "../../policies/onnx/spec.ts";
-import { withPolicies } from "../policies.ts";
+import { withPoliciesIfNamed } from "../policies.ts";
 
 interface SimulateFlags {
   game: string;
@@ -93,9 +92,7 @@ export function registerSimulate(program: Command, io: Io): void {
           groupSize: flags.groupSize,
           policies,
         });
-      const summary = flags.seats.some(isPolicySpec)
-        ? await withPolicies(storeLocation(flags, command), run)
-        : await run();
+      const summary = await withPoliciesIfNamed(flags.seats, () => storeLocation(flags, command), run);
       io.out(flags.json ? JSON.stringify(summary) + "\n" : table(summary));
     });
 }
