@@ -52,6 +52,26 @@ function trainer(url: string, token: string, ...args: string[]) {
   return { child: child as ChildProcess, lines, line, exited, err: () => err };
 }
 
+/**
+ * `expression` of what the trainer keeps under `key` in a model's ONNX metadata (`value`, bytes or None), evaluated
+ * by the trainer's own reader, as a resumed run reads it.
+ */
+function trainerMetadata(model: Uint8Array, key: string, expression: string): string {
+  const folder = mkdtempSync(join(tmpdir(), "ludus-model-"));
+  const file = join(folder, "model.onnx");
+  writeFileSync(file, model);
+  const run = spawnSync(python, [
+    "-c",
+    "import sys, io, numpy as np; from ludus_trainer.network import metadata_of; " +
+    `value = metadata_of(open(sys.argv[1], 'rb').read(), sys.argv[2]); print(${expression})`,
+    file,
+    key,
+  ], { cwd: TRAINER, encoding: "utf8" });
+  rmSync(folder, { recursive: true, force: true });
+  expect(run.status, run.stderr).toBe(0);
+  return run.stdout.trim();
+}
+
 describe.skipIf(!ready)(suite, () => {
   let dir: string;
   /**
@@ -166,16 +186,9 @@ describe.skipIf(!ready)(suite, () => {
     expect(fourth.map((r: { name: string }) => r.name).sort()).toEqual(["ipd-ppo.0", "ipd-ppo.1"]);
     // Each seat's model carries its critic, so a resumed run does not start its critics afresh.
     const store = await ReplayStore.open({ dataDir });
-    const model = join(dir, "ipd-ppo-4.onnx");
-    writeFileSync(model, (await store.policies.model(fourth[0].id))!);
+    const model = (await store.policies.model(fourth[0].id))!;
     await store.close();
-    const critic = spawnSync(python, [
-      "-c",
-      "import sys; from ludus_trainer.network import metadata_of; " +
-      "print(len(metadata_of(open(sys.argv[1], 'rb').read(), 'ludus.adalign.critic') or b''))",
-      model,
-    ], { cwd: TRAINER, encoding: "utf8" });
-    expect(Number(critic.stdout.trim()), critic.stderr).toBeGreaterThan(1000);
+    expect(Number(trainerMetadata(model, "ludus.adalign.critic", "len(value or b'')"))).toBeGreaterThan(1000);
   }, 5 * 60_000);
 
   describe("the trainer alone, against a server playing its self-play", () => {
@@ -204,18 +217,8 @@ describe.skipIf(!ready)(suite, () => {
       const four = await (await fetch(`${server.url}/policies/kuhn-solo@4`)).json();
       expect(four.parent).toBe(third.id);
       // The learner's tables came back from version 3's model: version 4 is its fourth iteration, not a fresh first.
-      const model = join(dir, "kuhn-solo-4.onnx");
-      writeFileSync(
-        model,
-        new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo@4/model`)).arrayBuffer()),
-      );
-      const iterations = spawnSync(python, [
-        "-c",
-        "import sys, io, numpy as np; from ludus_trainer.network import metadata_of; " +
-        "print(int(np.load(io.BytesIO(metadata_of(open(sys.argv[1], 'rb').read(), 'ludus.cfr.state')))['iterations']))",
-        model,
-      ], { cwd: TRAINER, encoding: "utf8" });
-      expect(iterations.stdout.trim(), iterations.stderr).toBe("3");
+      const model = new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo@4/model`)).arrayBuffer());
+      expect(trainerMetadata(model, "ludus.cfr.state", "int(np.load(io.BytesIO(value))['iterations'])")).toBe("3");
     }, 5 * 60_000);
 
     it("says in one sentence what is wrong, and exits non-zero", async () => {
@@ -255,6 +258,17 @@ describe.skipIf(!ready)(suite, () => {
         admin,
         ["--game", "kuhn-poker", "--name", "foreign"],
         /cannot resume foreign@1: not a network the Ludus trainer wrote/,
+      );
+      // A network the trainer wrote, but without cfr's tables: cfr cannot go on from it.
+      await server.server.policies.register(
+        { name: "tableless", game: "kuhn-poker" },
+        new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo.behaviour/model`)).arrayBuffer()),
+      );
+      await refused(
+        server.url,
+        admin,
+        ["--game", "kuhn-poker", "--name", "tableless"],
+        /the policy was not trained with cfr \(its model carries no cfr tables\); resume it with its own method/,
       );
       // Its cursor from another store.
       await server.server.policies.register(
