@@ -210,12 +210,21 @@ export class PolicyRegistry {
     const id = ID_PREFIX + randomBytes(9).toString("base64url");
     return await this.sql.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [NAME_LOCK, p.name]);
-      const taken = (await tx.query<{ version: number }>(
-        "SELECT version FROM policies WHERE name = $1 ORDER BY version",
+      // The unique index answers both from its end: a long-trained name (tens of thousands of versions) costs
+      // no more to add to than a new one.
+      const [{ latest }] = await tx.query<{ latest: number | null }>(
+        "SELECT max(version) AS latest FROM policies WHERE name = $1",
         [p.name],
-      )).map((r) => r.version);
-      const next = taken.length ? taken[taken.length - 1] + 1 : 1;
-      if (p.version !== undefined && taken.includes(p.version)) {
+      );
+      const next = (latest ?? 0) + 1;
+      if (
+        p.version !== undefined &&
+        (await tx.query("SELECT 1 FROM policies WHERE name = $1 AND version = $2", [p.name, p.version])).length
+      ) {
+        const taken = (await tx.query<{ version: number }>(
+          "SELECT version FROM policies WHERE name = $1 ORDER BY version",
+          [p.name],
+        )).map((r) => r.version);
         throw new PolicyRegistryError(
           "duplicate",
           `policy ${p.name} already has version ${p.version} (versions ${taken.join(", ")}); ` +

@@ -204,7 +204,10 @@ export class PolicyRuntime {
   async register(upload: PolicyUpload, model: Uint8Array): Promise<PolicyRecord> {
     const record = await registerPolicy(this.registry, upload, model);
     this.changes++;
-    this.index([...this.byId.values(), record]);
+    // Added in place, not re-indexed: a training run registers a version or two per step, tens of thousands in all.
+    this.byId.set(record.id, record);
+    const versions = [...this.versions(record.name), record].sort((a, b) => a.version - b.version);
+    this.byName.set(record.name, versions);
     for (const listener of this.listeners) listener(record);
     return record;
   }

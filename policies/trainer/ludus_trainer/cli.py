@@ -277,6 +277,8 @@ def train(args: argparse.Namespace) -> None:
     total_matches = total_decisions = 0
     spent = {"waiting": 0.0, "learning": 0.0, "registering": 0.0}
     registered = 0
+    pace = 0.0  # matches a second the server played for the last step: how long the rest of a step should take
+    step_started = time.monotonic()
     while time.monotonic() < deadline and (args.versions is None or registered < args.versions):
         clock = time.monotonic()
         labels = [f"policy:{p.name}@{p.version}" for p in policies]
@@ -293,8 +295,10 @@ def train(args: argparse.Namespace) -> None:
                 quiet_since = time.monotonic()
         # A step waits for the matches it asked for; a few that never end (an error) do not hold it up for long.
         if len(seen) < per_version and not (seen and time.monotonic() - quiet_since > 10):
-            # The server is still playing this version's matches: asking again at once would only slow it down.
-            time.sleep(0.1)
+            # The server is still playing this version's matches: ask again about when the rest should have ended
+            # (asking at once would only slow it down; a fixed 0.1 s was most of a small step's time).
+            left = per_version - len(seen)
+            time.sleep(min(0.1, max(0.005, left / pace)) if pace else 0.02)
             spent["waiting"] += time.monotonic() - clock
             continue
         spent["waiting"] += time.monotonic() - clock
@@ -310,6 +314,8 @@ def train(args: argparse.Namespace) -> None:
             for model, p in zip(method.models(), policies)
         ]
         registered += 1
+        pace = len(seen) / max(1e-3, clock - step_started)
+        step_started = time.monotonic()
         batch, seen = [], set()
         spent["registering"] += time.monotonic() - clock
         say(
