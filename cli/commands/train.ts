@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -17,7 +17,7 @@ import type { AnyGame } from "../../games/core/game.ts";
 import { startServer } from "../../server/app.ts";
 import { seatingFor, SelfPlay, ZERO_SUM_GAMES } from "../../server/league/self-play.ts";
 import { ConfigError } from "../../games/core/config.ts";
-import type { Io } from "../io.ts";
+import { type Io, processIo } from "../io.ts";
 import { integerIn, storeLocation } from "../options.ts";
 import { measurePolicy } from "./exploitability.ts";
 
@@ -237,6 +237,7 @@ export function registerTrain(program: Command, io: Io): void {
       });
       selfPlay.start();
       let exit: number;
+      const interruption = stopOnInterrupt(io);
       try {
         exit = await runTrainer(
           pythonPath(flags.python),
@@ -265,6 +266,7 @@ export function registerTrain(program: Command, io: Io): void {
           ],
           admin.token,
           io,
+          interruption,
         );
       } finally {
         selfPlay.stop();
@@ -273,6 +275,7 @@ export function registerTrain(program: Command, io: Io): void {
         await Promise.all(evaluations);
         server.tokens.revoke(admin.record.id);
         await server.close({ drainMs: 5_000 });
+        interruption.dispose();
       }
       curve.sort((a, b) => a.version - b.version);
       const curveFile = join(out, "curve.json");
@@ -306,14 +309,47 @@ export function registerTrain(program: Command, io: Io): void {
     });
 }
 
+interface Interruption {
+  /** The running trainer, told of a Ctrl-C. */
+  trainer?: ChildProcess;
+  dispose(): void;
+}
+
+/**
+ * Ctrl-C ends a run as its time limit does: the trainer stops before its next step (it gets the signal too, from
+ * the terminal or from here), and the curve and plot are written. A second Ctrl-C stops at once. Only in the real
+ * process: a test's Io has no signals.
+ */
+function stopOnInterrupt(io: Io): Interruption {
+  const state: Interruption = { dispose() {} };
+  if (io !== processIo) return state;
+  let told = false;
+  const listener = () => {
+    if (told) Deno.exit(130);
+    told = true;
+    io.err("ludus train: stopping before the trainer's next step (Ctrl-C again to stop at once)\n");
+    state.trainer?.kill("SIGINT");
+  };
+  Deno.addSignalListener("SIGINT", listener);
+  state.dispose = () => Deno.removeSignalListener("SIGINT", listener);
+  return state;
+}
+
 /** Runs the Python trainer with the token in its environment; its progress goes to stderr. Resolves its exit code. */
-function runTrainer(python: string, args: string[], token: string, io: Io): Promise<number> {
+function runTrainer(
+  python: string,
+  args: string[],
+  token: string,
+  io: Io,
+  interruption?: Interruption,
+): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(python, args, {
       cwd: TRAINER_DIR,
       env: { ...process.env, LUDUS_TOKEN: token, PYTHONPATH: TRAINER_DIR, PYTHONUNBUFFERED: "1" },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    if (interruption) interruption.trainer = child;
     child.on("error", (error) =>
       reject(
         new TrainError(
@@ -321,8 +357,14 @@ function runTrainer(python: string, args: string[], token: string, io: Io): Prom
             ".venv/bin/pip install ./policies/trainer` or give --python",
         ),
       ));
-    createInterface({ input: child.stdout! }).on("line", (line) => io.err(`${line}\n`));
+    // Its last word on stdout is its "done" event: an interrupted trainer ends with it too. (Deno's child_process
+    // may report the signal it sent in place of the exit code, so the code alone cannot tell.)
+    let done = false;
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      done = line.startsWith('{"event": "done"');
+      io.err(`${line}\n`);
+    });
     createInterface({ input: child.stderr! }).on("line", (line) => io.err(`${line}\n`));
-    child.on("close", (code) => resolvePromise(code ?? 1));
+    child.on("close", (code) => resolvePromise(code ?? (done ? 0 : 1)));
   });
 }

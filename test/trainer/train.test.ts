@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -189,6 +190,38 @@ describe.skipIf(!ready)(suite, () => {
     const model = (await store.policies.model(fourth[0].id))!;
     await store.close();
     expect(Number(trainerMetadata(model, "ludus.adalign.critic", "len(value or b'')"))).toBeGreaterThan(1000);
+  }, 5 * 60_000);
+
+  it("ludus train stops on Ctrl-C as at its time limit: the last version, the curve and its plot stand", async () => {
+    const dataDir = join(dir, "interrupted");
+    // The real process, through the README's launcher: a Ctrl-C reaches it as a signal, not through an Io.
+    const child = spawn("node", [
+      "cli/launch.mjs",
+      ...["ludus", "train", "--game", "kuhn-poker", "--name", "kuhn-int", "--minutes", "10"],
+      ...["--matches-per-version", "200", "--data-dir", dataDir],
+    ], { cwd: resolve("."), env: { ...process.env, LUDUS_PYTHON: python, DATABASE_URL: "" } });
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (d) => (out += d));
+    const third = new Promise<void>((reached) =>
+      child.stderr!.on("data", (d) => {
+        err += d;
+        if (err.includes("ludus train: kuhn-int@3 after")) reached();
+      })
+    );
+    const exited = once(child, "exit");
+    await Promise.race([third, exited]);
+    child.kill("SIGINT");
+    const [code] = await exited;
+    // Deno's child_process may report the signal it sent in place of the exit code: the proof is what it wrote.
+    expect(code ?? 0, err).toBe(0);
+    expect(err).toContain("stopping before the trainer's next step");
+    const [, version, curveFile] = /kuhn-int@(\d+) registered, exploitability [\d.]+; curve in (\S+)/.exec(out) ?? [];
+    expect(version, `${out}\n${err}`).toBeDefined();
+    expect(JSON.parse(readFileSync(curveFile, "utf8")).curve.at(-1).version).toBe(Number(version));
+    expect(existsSync(curveFile.replace(/json$/, "png"))).toBe(true);
+    const shown = await ludus("policy", "show", "kuhn-int", "--data-dir", dataDir, "--json");
+    expect(JSON.parse(shown.out).version).toBe(Number(version));
   }, 5 * 60_000);
 
   describe("the trainer alone, against a server playing its self-play", () => {

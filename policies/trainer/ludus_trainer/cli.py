@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 import uuid
@@ -277,9 +278,14 @@ def train(args: argparse.Namespace) -> None:
     total_matches = total_decisions = 0
     spent = {"waiting": 0.0, "learning": 0.0, "registering": 0.0}
     registered = 0
+    # Ctrl-C (or a SIGINT from `ludus train`) ends the run before its next step: what is registered stands.
+    interrupted: list[int] = []
+    signal.signal(signal.SIGINT, lambda number, frame: interrupted.append(number))
     pace = 0.0  # matches a second the server played for the last step: how long the rest of a step should take
     step_started = time.monotonic()
-    while time.monotonic() < deadline and (args.versions is None or registered < args.versions):
+    while (
+        time.monotonic() < deadline and (args.versions is None or registered < args.versions) and not interrupted
+    ):
         clock = time.monotonic()
         labels = [f"policy:{p.name}@{p.version}" for p in policies]
         table = server.tensors(args.game, variant, cursor)
@@ -330,4 +336,6 @@ def train(args: argparse.Namespace) -> None:
             # Where the time went: waiting for the server to play and export, learning, registering.
             spent={key: round(value, 2) for key, value in spent.items()},
         )
+    if interrupted:
+        say("interrupted", version=policies[-1].version)
     say("done", version=policies[-1].version, id=policies[-1].id, seconds=round(time.monotonic() - started, 2))
