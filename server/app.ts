@@ -149,6 +149,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       botConnections: gateway.connections,
       queued: matchmaker.waiting(),
       store: { backend: store.backend, unwritten: store.writer.buffered, failure: store.writer.failure ?? null },
+      policySessions: policies.sessions,
     }),
     routes: [
       matchRoutes(store),

@@ -165,9 +165,14 @@ export class PolicyRuntime {
     const left = (this.uses.get(id) ?? 0) - 1;
     if (left > 0) return void this.uses.set(id, left);
     this.uses.delete(id);
+    this.unloadIfIdle(id);
+  }
+
+  /** Lets the session of version `id` go if no match seats it and a newer version of its name exists. */
+  private unloadIfIdle(id: string): void {
     const record = this.byId.get(id);
     const loaded = this.loaded.get(id);
-    if (!record || !loaded || this.byName.get(record.name)?.at(-1) === record) return;
+    if (!record || !loaded || this.usesOf(id) > 0 || this.byName.get(record.name)?.at(-1) === record) return;
     this.loaded.delete(id);
     loaded.then((b) => b.network.release(), () => {});
   }
@@ -178,6 +183,11 @@ export class PolicyRuntime {
     if (!model) throw new PolicyRegistryError("unknown_policy", `policy ${record.id} is no longer registered`);
     const { threads, device } = this.options;
     return await PolicyNetwork.load(model, getGame(record.game), record.config, { threads, device });
+  }
+
+  /** onnxruntime sessions held now (one per version some match has seated, until it is superseded and idle). */
+  get sessions(): number {
+    return this.loaded.size;
   }
 
   /** Live matches seating version `id` now. */
@@ -208,6 +218,10 @@ export class PolicyRuntime {
     this.byId.set(record.id, record);
     const versions = [...this.versions(record.name), record].sort((a, b) => a.version - b.version);
     this.byName.set(record.name, versions);
+    // The version it supersedes usually played its last match before this one was registered (a trainer
+    // registers after its step's matches): its session goes now, or a long run would keep every version's.
+    const superseded = versions.at(-2);
+    if (superseded) this.unloadIfIdle(superseded.id);
     for (const listener of this.listeners) listener(record);
     return record;
   }

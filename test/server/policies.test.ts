@@ -210,6 +210,32 @@ describe("policies on a running server", () => {
       .rejects.toMatchObject({ message: expect.stringContaining("kuhn-mlp has versions 1") });
   });
 
+  it("lets a superseded version's session go once no match seats it, as a long training run needs", async () => {
+    const sessions = async () => (await (await fetch(`${server.url}/health`)).json()).policySessions as number;
+    expect((await post("name=kuhn-gone&game=kuhn-poker", linearModel(11, 2, new Array(22).fill(0), [0, 0]))).status)
+      .toBe(201);
+    const before = await sessions();
+    const bot = await connect();
+    const play = async () => {
+      const created = await bot.create({
+        game: "kuhn-poker",
+        seat: 0,
+        opponents: { 1: "policy:kuhn-gone" },
+        policy: random,
+      });
+      expect((await created.result).reason).toBe("completed");
+    };
+    // Its match over, the latest version keeps its session for the next match.
+    await play();
+    expect(await sessions()).toBe(before + 1);
+    // A trainer registers the next version after the last match of this one has ended: the old session goes then.
+    expect((await post("name=kuhn-gone&game=kuhn-poker", linearModel(11, 2, new Array(22).fill(0), [0, 0]))).status)
+      .toBe(201);
+    expect(await sessions()).toBe(before);
+    await play();
+    expect(await sessions()).toBe(before + 1);
+  });
+
   it("hot-loads: a version registered while 100 matches play seats the next ones; the live ones keep theirs", async () => {
     const bot = await connect(300);
     // The bot holds its answers until told: the first hundred matches stay live across the registration.
