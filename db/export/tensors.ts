@@ -12,8 +12,9 @@ import type { ExportMatch } from "./source.ts";
  * `tensors.parquet`: one row per decision of one game version and variant, in fixed-size columns that
  * pyarrow and PyTorch read with no per-game code — the seat's information-state tensor (encoded from the
  * observation it was shown), its legal mask and the action id it took — beside the reward, done flag,
- * seat, match, group, seed and who sat there. The shape is the game's for the variant; a match whose
- * config gives another shape ends the export with an error naming it.
+ * seat, match, group, seed and who sat there; and the state, every seat's tensor at that decision (for
+ * centralised critics and baselines: no seat saw it whole). The shape is the game's for the variant; a match
+ * whose config gives another shape or seat count ends the export with an error naming it.
  */
 
 /** What a tensors export is fixed to: the game version and variant whose shapes its columns have. */
@@ -23,6 +24,7 @@ export interface TensorSpec {
   readonly shape: readonly number[];
   readonly size: number;
   readonly actions: number;
+  readonly seats: number;
 }
 
 /**
@@ -51,7 +53,14 @@ export function tensorSpec(filter: MatchFilter): TensorSpec {
   const config = game.schema.parse(game.variants[variant].config);
   try {
     const shape = game.observationShape(config);
-    return { game, variant, shape, size: shapeSize(shape), actions: game.actionCount(config) };
+    return {
+      game,
+      variant,
+      shape,
+      size: shapeSize(shape),
+      actions: game.actionCount(config),
+      seats: game.seatCount(config),
+    };
   } catch (error) {
     if (error instanceof NumericFaceError) throw new QueryError(`no tensors for ${variant}: ${error.message}`);
     throw error;
@@ -111,11 +120,14 @@ const SCALARS: readonly (readonly [string, arrow.DataType, boolean, (r: Row) => 
 export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
   const observationType = new arrow.FixedSizeList(spec.size, new arrow.Field("item", new arrow.Float32(), false));
   const maskType = new arrow.FixedSizeList(spec.actions, new arrow.Field("item", new arrow.Uint8(), false));
+  const width = spec.seats * spec.size;
+  const stateType = new arrow.FixedSizeList(width, new arrow.Field("item", new arrow.Float32(), false));
   const schema = new arrow.Schema(
     [
       ...SCALARS.map(([name, type, nullable]) => new arrow.Field(name, type, nullable)),
       new arrow.Field("observation", observationType, false),
       new arrow.Field("legal_mask", maskType, false),
+      new arrow.Field("state", stateType, false),
       new arrow.Field("cursor", utf8, true),
     ],
     new Map([
@@ -123,6 +135,7 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
       ["ludus.game_version", String(spec.game.version)],
       ["ludus.variant", spec.variant],
       ["ludus.observation_shape", JSON.stringify(spec.shape)],
+      ["ludus.state_shape", JSON.stringify([spec.seats, ...spec.shape])],
       ["ludus.action_count", String(spec.actions)],
     ]),
   );
@@ -132,9 +145,17 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
     const cursors: (string | null)[] = [];
     let tensors = new Float32Array(1024 * spec.size);
     let masks = new Uint8Array(1024 * spec.actions);
+    let states = new Float32Array(1024 * width);
     for (const entry of page) {
       const { match } = entry;
       const shape = shapeOf(match);
+      const seats = spec.game.seatCount(match.config);
+      if (seats !== spec.seats) {
+        throw new QueryError(
+          `match ${match.id} has ${seats} seats, not ${spec.seats} as the rest of this export ` +
+            "(its config differs from the variant's); export it by itself, or filter it out with `from`/`to`",
+        );
+      }
       if (shapeSize(shape) !== spec.size || shape.join() !== spec.shape.join()) {
         throw new QueryError(
           `match ${match.id} has observations of shape [${shape}], not [${spec.shape}] as the rest of this export ` +
@@ -142,7 +163,7 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
         );
       }
       const first = rows.length;
-      for (const event of replayMatch(match, entry.steps, undefined, { numeric: true })) {
+      for (const event of replayMatch(match, entry.steps, "all", { numeric: true })) {
         if (event.kind !== "turn") continue;
         if (event.problem) throw new QueryError(`match ${match.id} cannot be re-simulated: ${event.problem.message}`);
         event.rows.forEach((step, k) => {
@@ -151,8 +172,14 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
           if ((n + 1) * spec.size > tensors.length) {
             tensors = grow(tensors, 2 * tensors.length);
             masks = grow(masks, 2 * masks.length);
+            states = grow(states, 2 * states.length);
           }
           spec.game.encode(event.observations[k], tensors.subarray(n * spec.size, (n + 1) * spec.size));
+          const { seats: views } = event.view as { seats: unknown[] };
+          views.forEach((view, seat) => {
+            const at = n * width + seat * spec.size;
+            spec.game.encode(view, states.subarray(at, at + spec.size));
+          });
           for (const id of event.legalIds![k]) masks[n * spec.actions + id] = 1;
           rows.push({
             match,
@@ -175,11 +202,17 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
       }
       if (rows.length > first) cursors[rows.length - 1] = entry.cursor;
     }
-    return { rows, cursors, tensors: tensors.subarray(0, rows.length * spec.size), masks };
+    return {
+      rows,
+      cursors,
+      tensors: tensors.subarray(0, rows.length * spec.size),
+      masks,
+      states: states.subarray(0, rows.length * width),
+    };
   };
 
   const batch = (page: readonly ExportMatch[]) => {
-    const { rows, cursors, tensors, masks } = encode(page);
+    const { rows, cursors, tensors, masks, states } = encode(page);
     const n = rows.length;
     const children = [
       ...SCALARS.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]),
@@ -198,6 +231,12 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
           length: n * spec.actions,
           data: masks.subarray(0, n * spec.actions),
         }),
+      }),
+      arrow.makeData({
+        type: stateType,
+        length: n,
+        nullCount: 0,
+        child: arrow.makeData({ type: new arrow.Float32(), length: n * width, data: states }),
       }),
       arrow.vectorFromArray(cursors, utf8).data[0],
     ];

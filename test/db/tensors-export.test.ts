@@ -95,6 +95,7 @@ describe.each(BACKENDS)("exports for learners (%s)", (backend) => {
     const metadata = table.schema.metadata;
     expect(metadata.get("ludus.observation_shape")).toBe("[11]");
     expect(metadata.get("ludus.action_count")).toBe("2");
+    expect(metadata.get("ludus.state_shape")).toBe("[2,11]");
     const observation = table.schema.fields.find((f) => f.name === "observation")!;
     expect(observation.type).toBeInstanceOf(arrow.FixedSizeList);
     expect((observation.type as arrow.FixedSizeList).listSize).toBe(11);
@@ -112,6 +113,9 @@ describe.each(BACKENDS)("exports for learners (%s)", (backend) => {
         const tensor = episode.encode(step.seat, new Float32Array(11));
         const mask = episode.legalMask(step.seat, new Uint8Array(2));
         expect(Array.from(row.observation as arrow.Vector)).toEqual(Array.from(tensor));
+        // The state: both seats' tensors at this decision, seat 0's first (both cards, the whole history).
+        const state = [0, 1].flatMap((seat) => Array.from(episode.encode(seat, new Float32Array(11))));
+        expect(Array.from(row.state as arrow.Vector)).toEqual(state);
         expect(Array.from(row.legal_mask as arrow.Vector)).toEqual(Array.from(mask));
         expect(row.action_id).toBe(episode.actionId(step.action as never, step.seat));
         expect(row.reward).toBe(step.rewards?.[step.seat] ?? 0);

@@ -9,10 +9,12 @@ Two policies per iteration t:
 From one batch of N matches of ξ_t, each match's decisions in order (both seats' rows: the trainer sees the whole
 sampled trajectory), the learner forms the usual outcome-sampling estimate of every sampled information state's
 counterfactual regrets. The trainer wrote ξ_t and σ_t, so every importance weight is exact: the traverser's own
-actions are divided by ξ, the other seat's weighted by σ/ξ. A baseline b(h, a) per sampled history — the
-information state together with the other seat's latest earlier information state, which holds its private card —
-replaces each unsampled action's zero by b and corrects the sampled one (the estimate stays unbiased; its variance
-falls several times in Leduc). Regrets are floored at zero after each batch (CFR+), the average is weighted by the
+actions are divided by ξ, the other seat's weighted by σ/ξ. A baseline b(h, a) per sampled history h — keyed by the
+dataset's `state` (every seat's information state at the decision: both private cards and the betting) — replaces
+each unsampled action's zero by b and corrects the sampled one (the estimate stays unbiased; its variance falls
+several times). Without a state column the key is the information state with the other seat's latest earlier one,
+which misses the other's card at the first mover's first decision: on a simulator of Kuhn poker that costs 0.0019
+against 0.0009 after 2M matches. Regrets are floored at zero after each batch (CFR+), the average is weighted by the
 iteration.
 
 Tables are keyed by the information-state tensor, so the method needs binary tensors (Kuhn and Leduc poker: one
@@ -86,7 +88,7 @@ class CfrLearner:
         self.regret = np.zeros((0, actions))
         self.average = np.zeros((0, actions))
         self.iterations = 0
-        self.baseline_keys: dict[tuple[int, int], int] = {}
+        self.baseline_keys: dict[object, int] = {}
         self.baseline = np.zeros((0, actions))
         if state is not None:
             self._load(state)
@@ -108,8 +110,8 @@ class CfrLearner:
         self.average = np.vstack([self.average, np.zeros((1, self.actions))])
         return index
 
-    def _baseline_row(self, state: int, other: int) -> int:
-        row = self.baseline_keys.setdefault((state, other), len(self.baseline_keys))
+    def _baseline_row(self, history: object) -> int:
+        row = self.baseline_keys.setdefault(history, len(self.baseline_keys))
         if row == len(self.baseline):
             self.baseline = np.vstack([self.baseline, np.zeros((1, self.actions))])
         return row
@@ -145,14 +147,18 @@ class CfrLearner:
         match: np.ndarray,
         seat: np.ndarray,
         seq: np.ndarray,
+        state: np.ndarray | None = None,
     ) -> None:
-        """One CFR+ iteration from every decision of the batch's matches, all played by the current behaviour."""
+        """One CFR+ iteration from every decision of the batch's matches, all played by the current behaviour;
+        `state` (every seat's tensor per decision), where the dataset has it, keys the baseline by the history."""
         # The strategies that played: those of the tables before this batch (a state first met now played uniformly,
         # as the exported table network does for a tensor it does not know).
         played_sigma, played_xi = self.strategy(), self.behaviour()
         order = np.lexsort((seq, match.astype(str)))
         obs, mask, action = obs[order], mask[order].astype(bool), action[order]
         seat_return, match, seat = seat_return[order], match[order], seat[order]
+        if state is not None:
+            state = state[order].astype(np.uint8)
         bounds = np.flatnonzero(np.r_[True, match[1:] != match[:-1], True])
         matches = len(bounds) - 1
         # Intern every state first (in each match's order, so parents come before children).
@@ -165,8 +171,8 @@ class CfrLearner:
                 parent, parent_action = last.get(p, (-1, -1))
                 states[k] = self._intern(obs[k], mask[k], parent, parent_action)
                 last[p] = (int(states[k]), int(action[k]))
-                other = last.get(1 - p, (-1, -1))[0]
-                history[k] = self._baseline_row(int(states[k]), other)
+                key = state[k].tobytes() if state is not None else (int(states[k]), last.get(1 - p, (-1, -1))[0])
+                history[k] = self._baseline_row(key)
         known = len(self.keys)
         uniform = self.legal / np.maximum(self.legal.sum(1, keepdims=True), 1)
         sigma = np.vstack([played_sigma, uniform[len(played_sigma):known]])

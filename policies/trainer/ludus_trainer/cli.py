@@ -85,6 +85,7 @@ def columns(table: pa.Table) -> dict[str, np.ndarray]:
         "legal": table.column("legal").to_numpy(zero_copy_only=False) & (table.column("action_id").to_numpy() >= 0),
         "obs": table.column("observation").combine_chunks().flatten().to_numpy().reshape(n, -1),
         "mask": table.column("legal_mask").combine_chunks().flatten().to_numpy().reshape(n, -1),
+        "state": table.column("state").combine_chunks().flatten().to_numpy().reshape(n, -1),
         "action": table.column("action_id").to_numpy().astype(np.int64),
         "reward": table.column("reward").to_numpy(zero_copy_only=False).astype(np.float64),
         "return": table.column("return").to_numpy(zero_copy_only=False).astype(np.float64),
@@ -156,7 +157,7 @@ class Cfr(Method):
             raise TrainerError("cfr keys its tables by the information-state tensor and needs binary tensors (Kuhn, Leduc poker)")
         self.learner.update(
             obs, rows["mask"][keep], rows["action"][keep], rows["return"][keep],
-            rows["match"][keep], rows["seat"][keep], rows["seq"][keep],
+            rows["match"][keep], rows["seat"][keep], rows["seq"][keep], rows["state"][keep],
         )
 
 
