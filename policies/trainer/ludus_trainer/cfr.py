@@ -22,8 +22,9 @@ bit pattern per information state). Both policies are written as exact one-hidde
 a ReLU unit per known information state that fires on exactly its bit pattern, its logits behind it; an unknown
 state gets uniform play. The learner's tables travel in the average's ONNX metadata, so a run resumes exactly.
 
-Measured on a simulator of the same rows (docs/training.md): Kuhn 0.0108 after 221k matches, 0.002 after 3.3M and
-0.0008 after 8M (1,000 matches a step); Leduc 0.087 after 736k, 0.041 after 2.2M, 0.013 after 20M.
+Measured on a simulator of the same rows (docs/training.md), 100 matches a step, 3 seeds: Kuhn 0.0021–0.0023 after
+300k matches, 0.0007–0.0012 after 1M, 0.0008–0.0009 after 2M. With the earlier key and 1,000 matches a step: Kuhn
+0.002 after 3.3M; Leduc 0.087 after 736k, 0.041 after 2.2M, 0.013 after 20M.
 """
 
 from __future__ import annotations
