@@ -9,6 +9,12 @@ export interface GroupCommitOptions {
    * on the next turn of the event loop. While a batch is being written the next one gathers anyway.
    */
   readonly windowMs?: number;
+  /**
+   * Batches written at once, never two holding records of the same match. More than one pays where the
+   * database's round trip, not its work, is the bound (a remote server): on a local database with few cores,
+   * the smaller batches cost more than the overlap saves.
+   */
+  readonly maxInFlight?: number;
   /** Most step rows in one statement. */
   readonly maxBatch?: number;
   /** Records (match rows and step rows) that may wait unwritten (the store being down) before `full` turns true. */
@@ -22,6 +28,7 @@ export interface GroupCommitOptions {
 
 export const DEFAULT_GROUP_COMMIT = {
   windowMs: 0,
+  maxInFlight: 1,
   maxBatch: 4000,
   maxBuffer: 100_000,
   retryMinMs: 50,
@@ -143,9 +150,22 @@ function stepRow(s: StepRecordRow, writer: string): Record<string, unknown> {
 const COPY_COLUMNS = "match_id, seq, turn, seat, observation, action, input, legal, error, attempts, defaulted, " +
   "latency_ms, meta, rewards, writer, at, offered, legal_ids, prompt";
 
+/**
+ * JSON that holds a NUL or a surrogate as an escape: a `json` column takes it through COPY, but the batch
+ * statement (which reads it as text) refuses it, as every reader that does the same would.
+ */
+const ESCAPED_UNSTORABLE = /\\u(0000|d[89a-f])/i;
+
+/** A row COPY must not write: the batch statement writes it, or refuses it, instead. */
+class NotCopyable extends Error {}
+
 /** A JSON value in COPY's text format: `\N` for null, backslashes doubled (JSON holds no raw tab or newline). */
-const copyJson = (value: unknown): string =>
-  value === null || value === undefined ? "\\N" : JSON.stringify(value).replaceAll("\\", "\\\\");
+function copyJson(value: unknown): string {
+  if (value === null || value === undefined) return "\\N";
+  const json = JSON.stringify(value);
+  if (ESCAPED_UNSTORABLE.test(json)) throw new NotCopyable();
+  return json.replaceAll("\\", "\\\\");
+}
 
 /** A text value in COPY's text format. */
 const copyText = (value: string | null | undefined): string =>
@@ -191,13 +211,24 @@ function byMatch(batch: Batch): Batch[] {
   return [...parts.values()];
 }
 
-const matchesIn = (batch: Batch) =>
-  new Set([...batch.matches.keys(), ...batch.steps.map((s) => s.matchId), ...batch.bulk.map((s) => s.matchId)]).size;
+const matchIds = (batch: Batch) =>
+  new Set([...batch.matches.keys(), ...batch.steps.map((s) => s.matchId), ...batch.bulk.map((s) => s.matchId)]);
+
+const isEmpty = (batch: Batch) =>
+  batch.matches.size + batch.steps.length + batch.bulk.length + batch.waiters.length === 0;
+
+const partition = <T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] => {
+  const yes: T[] = [], no: T[] = [];
+  for (const item of items) (test(item) ? yes : no).push(item);
+  return [yes, no];
+};
 
 /**
  * Group commit for every live match of a server: writes wait a short window, then go to the database
- * together in one statement, and each write's promise resolves once its batch is durable. One batch is
- * in flight at a time, so a match's writes land in order and the next batch gathers while one commits.
+ * together, and each write's promise resolves once its batch is durable. Decisions go with COPY where the
+ * store has it (the embedded one), match rows and the rest in one statement. Up to `maxInFlight` batches are
+ * written at once (one by default), never two holding records of the same match, so a match's writes land in
+ * order; the next batch gathers while they commit.
  * While the database is unreachable the batch is retried with backoff and new writes keep gathering;
  * past `maxBuffer` the store reports itself `full` so the server refuses new matches. A batch the database
  * refuses for good is retried match by match, so only the match whose record is at fault fails.
@@ -205,7 +236,8 @@ const matchesIn = (batch: Batch) =>
 export class GroupCommit {
   private readonly options: Required<Omit<GroupCommitOptions, "onStatus">> & Pick<GroupCommitOptions, "onStatus">;
   private next: Batch = emptyBatch();
-  private inFlight?: Batch;
+  /** Batches being written, each with when it was sent; no match has records in two of them. */
+  private readonly inFlight = new Map<Batch, number>();
   private scheduled = false;
   private retryMs = 0;
   private retryTimer?: ReturnType<typeof setTimeout>;
@@ -213,7 +245,6 @@ export class GroupCommit {
   /** Since when writes fail or hang, and when that was last reported. */
   private troubleSince?: number;
   private reportedAt = 0;
-  private flushSince?: number;
   private readonly watchdog: ReturnType<typeof setInterval>;
   private closed = false;
   private idle: (() => void)[] = [];
@@ -270,7 +301,9 @@ export class GroupCommit {
   /** Records not yet durable. */
   get buffered(): number {
     const size = (b?: Batch) => (b ? b.steps.length + b.bulk.length + b.matches.size : 0);
-    return size(this.next) + size(this.inFlight);
+    let total = size(this.next);
+    for (const batch of this.inFlight.keys()) total += size(batch);
+    return total;
   }
 
   /**
@@ -279,7 +312,8 @@ export class GroupCommit {
    * counting them would refuse new matches while a few long built-in runs are merely writing.
    */
   get full(): boolean {
-    const bulk = this.next.bulk.length + (this.inFlight?.bulk.length ?? 0);
+    let bulk = this.next.bulk.length;
+    for (const batch of this.inFlight.keys()) bulk += batch.bulk.length;
     return this.buffered - bulk >= this.options.maxBuffer;
   }
 
@@ -290,7 +324,7 @@ export class GroupCommit {
 
   /** Resolves when everything written so far is durable. */
   drain(): Promise<void> {
-    if (!this.inFlight && this.next.waiters.length === 0) return Promise.resolve();
+    if (this.inFlight.size === 0 && this.next.waiters.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
@@ -311,7 +345,7 @@ export class GroupCommit {
     clearTimeout(this.retryTimer);
     const unwritten = this.buffered;
     const stopped = new Error("the server stopped before this record could be written");
-    for (const w of [...(this.inFlight?.waiters ?? []), ...this.next.waiters]) w.reject(stopped);
+    for (const batch of [...this.inFlight.keys(), this.next]) for (const w of batch.waiters) w.reject(stopped);
     this.next = emptyBatch();
     return unwritten;
   }
@@ -325,7 +359,7 @@ export class GroupCommit {
 
   private schedule(): void {
     // While a failed batch waits out its backoff, new writes join it rather than hurry the retry.
-    if (this.scheduled || this.inFlight || this.retryTimer) return;
+    if (this.scheduled || this.inFlight.size >= this.options.maxInFlight || this.retryTimer) return;
     this.scheduled = true;
     const go = () => {
       this.scheduled = false;
@@ -335,37 +369,47 @@ export class GroupCommit {
     else setTimeout(go, this.options.windowMs);
   }
 
+  /**
+   * The next batch to write: what waits, less the records of matches that have records in flight (a match's
+   * records land in order) and steps past `maxBatch`. A match's waiters go with its last record.
+   */
   private take(): Batch {
     const all = this.next;
-    if (all.steps.length <= this.options.maxBatch) {
+    if (this.inFlight.size === 0 && all.steps.length <= this.options.maxBatch) {
       this.next = emptyBatch();
       return all;
     }
-    // Too many steps for one statement: split them, keeping the waiters with the last part.
-    const batch: Batch = {
-      matches: new Map(all.matches),
-      steps: all.steps.splice(0, this.options.maxBatch),
-      bulk: all.bulk.splice(0),
-      waiters: [],
-    };
-    all.matches.clear();
-    return batch;
+    const held = new Set<string>();
+    for (const batch of this.inFlight.keys()) for (const id of matchIds(batch)) held.add(id);
+    const go = emptyBatch(), stay = emptyBatch();
+    for (const step of all.steps) {
+      if (!held.has(step.matchId) && go.steps.length >= this.options.maxBatch) held.add(step.matchId);
+      (held.has(step.matchId) ? stay : go).steps.push(step);
+    }
+    for (const [id, match] of all.matches) (held.has(id) ? stay : go).matches.set(id, match);
+    for (const step of all.bulk) (held.has(step.matchId) ? stay : go).bulk.push(step);
+    for (const waiter of all.waiters) (held.has(waiter.matchId) ? stay : go).waiters.push(waiter);
+    this.next = stay;
+    return go;
   }
 
   private async flush(): Promise<void> {
     const next = this.next;
-    if (this.closed || this.inFlight || (next.waiters.length === 0 && next.steps.length + next.bulk.length === 0)) {
+    if (
+      this.closed || this.inFlight.size >= this.options.maxInFlight || this.retryTimer ||
+      (next.waiters.length === 0 && next.steps.length + next.bulk.length === 0)
+    ) {
       return;
     }
     const batch = this.take();
-    this.inFlight = batch;
-    this.flushSince = performance.now();
+    if (isEmpty(batch)) return; // all of it waits on matches in flight
+    this.inFlight.set(batch, performance.now());
     // Waiters are told only once the batch is no longer in flight, so `buffered` is true when they run.
     const settle: (() => void)[] = [];
     const outcome = await this.commit(batch);
     let error: unknown;
     if ("settle" in outcome) settle.push(outcome.settle);
-    else if (!transient(outcome.error) && matchesIn(batch) > 1) {
+    else if (!transient(outcome.error) && matchIds(batch).size > 1) {
       // Refused for good: write match by match, so that only the match whose record is at fault fails.
       const parts = byMatch(batch);
       for (let i = 0; i < parts.length && error === undefined; i++) {
@@ -381,8 +425,7 @@ export class GroupCommit {
       this.requeue(batch);
     } else settle.push(() => this.fail(batch, outcome.error));
     if (this.sql.backend === "pglite") await yieldToEventLoop();
-    this.inFlight = undefined;
-    this.flushSince = undefined;
+    this.inFlight.delete(batch);
     for (const done of settle) done();
     if (error !== undefined && !this.closed) {
       this.failing = (error as Error).message ?? String(error);
@@ -396,20 +439,21 @@ export class GroupCommit {
     }
     this.recovered();
     if (this.next.waiters.length > 0) void this.flush();
-    else this.idle.splice(0).forEach((resolve) => resolve());
+    else if (this.inFlight.size === 0) this.idle.splice(0).forEach((resolve) => resolve());
   }
 
   /**
-   * Writes one batch: its bulk decisions with COPY, then the rest in one statement. How to tell its
-   * waiters, or the error.
+   * Writes one batch: its decisions with COPY where the store has it, then the rest in one statement. How to
+   * tell its waiters, or the error.
    */
   private async commit(batch: Batch): Promise<{ settle: () => void } | { error: unknown }> {
     let conflicts = new Map<string, number>();
     try {
-      // Bulk rows already there (a COPY whose reply was lost, then retried) make COPY refuse them all: they
-      // go through the statement below instead, which skips what is there and checks whose it is.
-      const copied = batch.bulk.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(batch.bulk);
-      const steps = copied ? batch.steps : [...batch.steps, ...batch.bulk];
+      // Rows already there (a write whose reply was lost, then retried) make COPY refuse them all: they go
+      // through the statement below instead, which skips what is there and checks whose it is.
+      const all = [...batch.steps, ...batch.bulk];
+      const copied = all.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(all);
+      const steps = copied ? [] : all;
       if (steps.length > 0 || batch.matches.size > 0) {
         const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
         const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
@@ -433,7 +477,12 @@ export class GroupCommit {
   /** COPYs decisions; false when some were already there (a unique violation), and nothing was written. */
   private async copySteps(rows: readonly StepRecordRow[]): Promise<boolean> {
     let text = "";
-    for (const row of rows) text += copyLine(row, this.writer);
+    try {
+      for (const row of rows) text += copyLine(row, this.writer);
+    } catch (error) {
+      if (error instanceof NotCopyable) return false;
+      throw error;
+    }
     try {
       await this.sql.copyIn!(`steps (${COPY_COLUMNS})`, text);
       return true;
@@ -443,9 +492,14 @@ export class GroupCommit {
     }
   }
 
+  /** Rejects the batch's waiters, and those of its matches still waiting behind it: their log has a hole now. */
   private fail(batch: Batch, error: unknown): void {
     const failure = error instanceof Error ? error : new Error(String(error));
     for (const w of batch.waiters) w.reject(failure);
+    const failed = matchIds(batch);
+    const [behind, others] = partition(this.next.waiters, (w) => failed.has(w.matchId));
+    this.next.waiters.splice(0, Infinity, ...others);
+    for (const w of behind) w.reject(failure);
   }
 
   private recovered(): void {
@@ -461,8 +515,8 @@ export class GroupCommit {
 
   /** A write that has had no answer for a while: the database hangs (or its network does). */
   private hang(): string | undefined {
-    if (this.flushSince === undefined) return undefined;
-    const seconds = (performance.now() - this.flushSince) / 1000;
+    if (this.inFlight.size === 0) return undefined;
+    const seconds = (performance.now() - Math.min(...this.inFlight.values())) / 1000;
     return seconds >= REPORT_EVERY_MS / 1000
       ? `no answer from ${this.sql.where} for ${Math.round(seconds)} s`
       : undefined;

@@ -17,6 +17,7 @@ interface ServeFlags {
   dataDir: string;
   databaseUrl?: string;
   commitWindow: number;
+  commitBatches: number;
   maxUnwritten: number;
   fillAfter: number;
   fillStrategy: Fill;
@@ -119,6 +120,13 @@ export function registerServe(program: Command, io: Io): void {
       DEFAULT_GROUP_COMMIT.windowMs,
     )
     .option(
+      "--commit-batches <n>",
+      "batches the replay store writes at once; more than 1 helps when the database is far away (its round trip " +
+        "is the bound), not on a local one",
+      integerIn(1, 8),
+      DEFAULT_GROUP_COMMIT.maxInFlight,
+    )
+    .option(
       "--max-unwritten <records>",
       "records that may wait while the replay store is unreachable before new matches are refused",
       integerIn(10, 10_000_000),
@@ -182,7 +190,7 @@ export function registerServe(program: Command, io: Io): void {
         host: flags.host,
         dataDir: flags.dataDir,
         databaseUrl: flags.databaseUrl,
-        groupCommit: { windowMs: flags.commitWindow, maxBuffer: flags.maxUnwritten },
+        groupCommit: { windowMs: flags.commitWindow, maxInFlight: flags.commitBatches, maxBuffer: flags.maxUnwritten },
         fillAfterMs: flags.fillAfter === 0 ? null : flags.fillAfter,
         fillStrategy: flags.fillStrategy.strategy,
         fillByGame: flags.fillStrategy.byGame,

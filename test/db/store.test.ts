@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SequenceConflictError } from "../../db/group-commit.ts";
+import { GroupCommit, SequenceConflictError } from "../../db/group-commit.ts";
 import { SCHEMA_VERSION } from "../../db/migrate.ts";
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
+import type { Sql } from "../../db/sql.ts";
 import { ReplayStore, StoreError } from "../../db/store.ts";
 import { seedStore } from "../support/seed-store.ts";
 import { BACKENDS, emptyStoreOptions, openTestStore, type TestStore } from "../support/stores.ts";
@@ -159,6 +160,64 @@ for (const backend of BACKENDS) {
       const all = await store.stepsOf(ids);
       for (const id of ids) expect(all.get(id)!.map((s) => s.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
       expect(store.writer.buffered).toBe(0);
+    });
+
+    it("writes a second batch beside the first when asked to, never with records of a match still in flight", async () => {
+      const { store } = await fresh();
+      // The store's connection, watched: which matches each write holds, and how many writes are out at once.
+      const writing = new Set<string>();
+      let most = 0, overlapped = false;
+      const secondStarted = Promise.withResolvers<void>();
+      const firstStarted = Promise.withResolvers<void>();
+      let writes = 0;
+      const watched = async <T>(ids: string[], write: () => Promise<T>): Promise<T> => {
+        if (ids.some((id) => writing.has(id))) overlapped = true;
+        ids.forEach((id) => writing.add(id));
+        most = Math.max(most, ++writes);
+        if (writes === 2) secondStarted.resolve();
+        firstStarted.resolve();
+        // The first write waits until the second has started: the two are surely side by side.
+        if (ids.includes("a") && writes === 1) await secondStarted.promise;
+        try {
+          return await write();
+        } finally {
+          writes--;
+          ids.forEach((id) => writing.delete(id));
+        }
+      };
+      const idsIn = (params: readonly unknown[] = []) =>
+        params.flatMap((p) =>
+          typeof p === "string" && p.startsWith("[")
+            ? (JSON.parse(p) as { id?: string; match_id?: string }[]).map((r) => r.id ?? r.match_id!)
+            : []
+        );
+      const sql: Sql = {
+        ...store.sql,
+        query: (text, params) => watched(idsIn(params), () => store.sql.query(text, params)),
+        ...(store.sql.copyIn && {
+          copyIn: (target: string, text: string) =>
+            watched(
+              text.split("\n").filter(Boolean).map((line) => line.split("\t")[0]),
+              () => store.sql.copyIn!(target, text),
+            ),
+        }),
+      };
+      const writer = new GroupCommit(sql, store.writerId, { maxInFlight: 2 });
+      const first = Promise.all([writer.writeMatch(header("a")), writer.appendStep(step("a", 1))]);
+      await firstStarted.promise;
+      // Written while "a" is in flight: "b" may go at once, "a"'s next decision only after its first.
+      await Promise.all([
+        first,
+        writer.writeMatch(header("b")),
+        writer.appendStep(step("b", 1)),
+        writer.appendStep(step("a", 2)),
+      ]);
+      await writer.close();
+      expect(overlapped).toBe(false);
+      expect(most).toBe(2);
+      const all = await store.stepsOf(["a", "b"]);
+      expect(all.get("a")!.map((s) => s.seq)).toEqual([1, 2]);
+      expect(all.get("b")!.map((s) => s.seq)).toEqual([1]);
     });
 
     it("writes a match's decisions in bulk with COPY: text kept exactly, a retried batch not doubled", async () => {
