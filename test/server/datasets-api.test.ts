@@ -52,6 +52,8 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
   let t: TestStore;
   let server: RunningServer;
   let reads = 0;
+  /** A slow store: reads past the first `reads` wait for `until`. */
+  let slowAfter: { reads: number; until: Promise<unknown> } | undefined;
   beforeAll(async () => {
     t = await openTestStore(backend);
     await writeRecorded(t.store, [
@@ -65,7 +67,12 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
       ),
     ]);
     const matches = t.store.endedMatches.bind(t.store);
-    t.store.endedMatches = (...args) => (reads++, matches(...args));
+    t.store.endedMatches = (...args) => {
+      reads++;
+      return slowAfter !== undefined && reads > slowAfter.reads
+        ? slowAfter.until.then(() => matches(...args))
+        : matches(...args);
+    };
     server = await startHttpServer({ port: 0, host: "127.0.0.1" }, { routes: [datasetRoutes(t.store)] });
   });
   afterAll(async () => {
@@ -191,6 +198,10 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
   it("stops reading the store when the client goes away", async () => {
     const pages = Math.ceil((KUHN + 3) / 200);
     const before = reads;
+    // The store is slow past the first page and its read-ahead, so the export is surely under way when the
+    // client leaves, whatever the machine's speed.
+    const gone = Promise.withResolvers<void>();
+    slowAfter = { reads: before + 3, until: gone.promise.then(() => new Promise((r) => setTimeout(r, 100))) };
     await new Promise<void>((resolve, reject) => {
       const req = get(`${server.url}/datasets/turns.jsonl`, (res) => {
         res.once("data", () => {
@@ -199,13 +210,14 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
         });
       });
       req.on("error", (e) => (e.message.includes("socket hang up") ? resolve() : reject(e)));
-    });
+    }).finally(() => gone.resolve());
     // Whatever it read ahead, an export that stopped reads no further; a whole export would read every page.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const read = reads - before;
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(reads - before).toBe(read);
     expect(read).toBeLessThan(pages);
+    slowAfter = undefined;
     // The server goes on answering.
     expect((await fetch(`${server.url}/datasets`)).status).toBe(200);
   });
