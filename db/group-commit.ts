@@ -437,7 +437,7 @@ export class GroupCommit {
       }, this.retryMs);
       return;
     }
-    this.recovered();
+    if (!this.retryTimer) this.recovered(); // a batch beside this one may have failed and wait for its retry
     if (this.next.waiters.length > 0) void this.flush();
     else if (this.inFlight.size === 0) this.idle.splice(0).forEach((resolve) => resolve());
   }
@@ -457,7 +457,7 @@ export class GroupCommit {
       if (steps.length > 0 || batch.matches.size > 0) {
         const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
         const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
-        const [{ inserted }] = await this.sql.query<{ inserted: number }>(WRITE_BATCH, [matches, rows]);
+        const [{ inserted }] = await this.sql.prepared<{ inserted: number }>(WRITE_BATCH, [matches, rows]);
         if (inserted < steps.length) conflicts = await this.conflicts(steps);
       }
     } catch (caught) {

@@ -12,6 +12,11 @@ export interface Sql {
   /** Where the data lives, for messages: a directory, or the URL without its password. */
   readonly where: string;
   query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * A statement run again and again with text parameters (group commit's): parsed and planned once per
+   * connection, then only executed. Planning group commit's statement costs ~0.6 ms on the embedded store.
+   */
+  prepared<T = Record<string, unknown>>(text: string, params: readonly string[]): Promise<T[]>;
   /** Runs a script of several statements (migrations); no parameters. */
   exec(script: string): Promise<void>;
   /** Runs `fn` inside one transaction on one connection. */
@@ -97,10 +102,27 @@ export async function openPglite(dir: string): Promise<Sql> {
       (await q.query<T>(text, params ? [...params] : undefined)).rows,
     exec: async (script) => void (await q.exec(script)),
   });
+  // PGlite's query() parses and plans its text every time; a PREPAREd statement is only executed. Its names are
+  // per instance: a reopened store prepares again.
+  const statements = new WeakMap<PGlite, Map<string, Promise<string>>>();
+  const prepared = async <T>(d: PGlite, text: string, params: readonly string[]): Promise<T[]> => {
+    let names = statements.get(d);
+    if (!names) statements.set(d, names = new Map());
+    let name = names.get(text);
+    if (name === undefined) {
+      // Kept as a promise, so that writes side by side prepare once.
+      const chosen = `ludus_${names.size}`;
+      name = d.exec(`PREPARE ${chosen} AS ${text}`).then(() => chosen);
+      names.set(text, name);
+      name.catch(() => names.delete(text)); // prepared again next time
+    }
+    return (await d.query<T>(`EXECUTE ${await name}(${params.map(quoteLiteral).join(", ")})`)).rows;
+  };
   return {
     backend: "pglite",
     where: dir,
     query: (text, params) => run((d) => surface(d).query(text, params)),
+    prepared: (text, params) => run((d) => prepared(d, text, params)),
     exec: (script) => run((d) => surface(d).exec(script)),
     transaction: (fn) => run((d) => d.transaction((tx) => fn(surface(tx)))),
     copyIn: (target, text) =>
@@ -112,6 +134,9 @@ export async function openPglite(dir: string): Promise<Sql> {
     },
   };
 }
+
+/** A string as an SQL literal (standard_conforming_strings, PostgreSQL's default: only quotes are doubled). */
+const quoteLiteral = (text: string): string => `'${text.replaceAll("'", "''")}'`;
 
 /** The URL with its password masked, for messages and logs. */
 export function redactUrl(url: string): string {
@@ -160,6 +185,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
     backend: "postgres",
     where: redactUrl(url),
     query: (text, params) => query(client, text, params),
+    prepared: async (text, params) => (await client.unsafe(text, [...params], { prepare: true })) as unknown as never[],
     exec: async (script) => void (await client.unsafe(script).simple()),
     transaction: (fn) =>
       client.begin((tx) =>

@@ -22,8 +22,9 @@ export interface LiveMatchesResult {
 }
 
 /**
- * A Sql that counts and times the statements going through it: batches and rows per batch seen from
- * outside the group commit, which keeps no such counters.
+ * A Sql that counts and times the writes going through it (statements, prepared ones and COPYs): batches and
+ * rows per batch seen from outside the group commit, which keeps no such counters. A batch of the embedded
+ * store writes its decisions with COPY and the rest with a statement, so it may count twice.
  */
 class MeteredSql {
   readonly sql: Sql;
@@ -32,19 +33,22 @@ class MeteredSql {
   readonly statementMs = new Histogram();
 
   constructor(inner: Sql) {
+    const timed = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      const start = performance.now();
+      try {
+        return await write(...args);
+      } finally {
+        const ms = performance.now() - start;
+        this.statements++;
+        this.busyMs += ms;
+        this.statementMs.record(ms);
+      }
+    };
     this.sql = {
       ...inner,
-      query: async <T>(text: string, params?: readonly unknown[]) => {
-        const start = performance.now();
-        try {
-          return await inner.query<T>(text, params);
-        } finally {
-          const ms = performance.now() - start;
-          this.statements++;
-          this.busyMs += ms;
-          this.statementMs.record(ms);
-        }
-      },
+      query: timed(inner.query) as Sql["query"],
+      prepared: timed(inner.prepared) as Sql["prepared"],
+      ...(inner.copyIn && { copyIn: timed(inner.copyIn) }),
     };
   }
 

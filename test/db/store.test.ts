@@ -193,7 +193,7 @@ for (const backend of BACKENDS) {
         );
       const sql: Sql = {
         ...store.sql,
-        query: (text, params) => watched(idsIn(params), () => store.sql.query(text, params)),
+        prepared: (text, params) => watched(idsIn(params), () => store.sql.prepared(text, params)),
         ...(store.sql.copyIn && {
           copyIn: (target: string, text: string) =>
             watched(
