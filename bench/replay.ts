@@ -6,7 +6,7 @@
  * then its decisions one at a time, each awaited until durable (as the server acknowledges a decision),
  * then its end row, and starts the next match. Rows come from real IPD and Kuhn poker games
  * (bench/replay/workload.ts). Measured for each `--windows` value of GroupCommitOptions.windowMs:
- * durable steps/s, the wait for durability (p50/p99/max), statements and steps per statement.
+ * durable steps/s, the wait for durability (p50/p99/max), writes (statements and COPYs) and steps per write.
  *
  * The same-run baseline is raw `COPY steps FROM STDIN` of the same kind of rows into the same database,
  * in batches of `--copy-batch` rows: what the database takes with nobody waiting. `vsCopy` = group

@@ -13,24 +13,24 @@ export interface LiveMatchesResult {
   /** writeMatch (start and end rows) → durable. */
   readonly matchWriteWaitMs: LatencySummary;
   /** Statements the group commit ran, and step rows per statement. */
-  readonly batches: number;
-  readonly meanStepsPerBatch: number;
+  readonly writes: number;
+  readonly meanStepsPerWrite: number;
   /** Time inside `sql.query` for one batch (send → reply), and the share of the window spent there. */
-  readonly statementMs: LatencySummary;
-  readonly statementBusyShare: number;
+  readonly writeMs: LatencySummary;
+  readonly writeBusyShare: number;
   readonly coresBusy: CoresBusy;
 }
 
 /**
- * A Sql that counts and times the writes going through it (statements, prepared ones and COPYs): batches and
- * rows per batch seen from outside the group commit, which keeps no such counters. A batch of the embedded
- * store writes its decisions with COPY and the rest with a statement, so it may count twice.
+ * A Sql that counts and times the writes going through it (statements, prepared ones and COPYs), seen from
+ * outside the group commit, which keeps no such counters. A batch is one write or two: on the embedded store
+ * its decisions go with COPY and its match rows with a statement.
  */
 class MeteredSql {
   readonly sql: Sql;
-  statements = 0;
+  writes = 0;
   busyMs = 0;
-  readonly statementMs = new Histogram();
+  readonly writeMs = new Histogram();
 
   constructor(inner: Sql) {
     const timed = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
@@ -39,9 +39,9 @@ class MeteredSql {
         return await write(...args);
       } finally {
         const ms = performance.now() - start;
-        this.statements++;
+        this.writes++;
         this.busyMs += ms;
-        this.statementMs.record(ms);
+        this.writeMs.record(ms);
       }
     };
     this.sql = {
@@ -53,9 +53,9 @@ class MeteredSql {
   }
 
   reset(): void {
-    this.statements = 0;
+    this.writes = 0;
     this.busyMs = 0;
-    this.statementMs.reset();
+    this.writeMs.reset();
   }
 }
 
@@ -114,9 +114,9 @@ export async function runLiveMatches(options: {
   measuring = false;
   const coresBusy = cores();
   const elapsed = (performance.now() - start) / 1000;
-  const statements = metered.statements;
+  const writes = metered.writes;
   const busyMs = metered.busyMs;
-  const statementMs = metered.statementMs.summary();
+  const writeMs = metered.writeMs.summary();
   stopping = true;
   await Promise.all(loops);
   await writer.close();
@@ -126,10 +126,10 @@ export async function runLiveMatches(options: {
     matchesEndedPerSecond: Math.round(ended / elapsed),
     waitMs: stepWait.summary(),
     matchWriteWaitMs: matchWait.summary(),
-    batches: statements,
-    meanStepsPerBatch: Math.round((steps / Math.max(1, statements)) * 10) / 10,
-    statementMs,
-    statementBusyShare: Math.round((busyMs / (elapsed * 1000)) * 1000) / 1000,
+    writes,
+    meanStepsPerWrite: Math.round((steps / Math.max(1, writes)) * 10) / 10,
+    writeMs,
+    writeBusyShare: Math.round((busyMs / (elapsed * 1000)) * 1000) / 1000,
     coresBusy,
   };
 }
