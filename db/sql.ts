@@ -185,7 +185,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
     backend: "postgres",
     where: redactUrl(url),
     query: (text, params) => query(client, text, params),
-    prepared: async (text, params) => (await client.unsafe(text, [...params], { prepare: true })) as unknown as never[],
+    prepared: async <T>(text: string, params: readonly string[]) =>
+      (await client.unsafe(text, [...params], { prepare: true })) as unknown as T[],
     exec: async (script) => void (await client.unsafe(script).simple()),
     transaction: (fn) =>
       client.begin((tx) =>
