@@ -492,13 +492,21 @@ export class GroupCommit {
     }
   }
 
-  /** Rejects the batch's waiters, and those of its matches still waiting behind it: their log has a hole now. */
+  /**
+   * Rejects the batch's waiters, and drops what its matches queued behind it (rejecting those waiters too):
+   * written after the refused record, it would leave a hole in the match's log.
+   */
   private fail(batch: Batch, error: unknown): void {
     const failure = error instanceof Error ? error : new Error(String(error));
     for (const w of batch.waiters) w.reject(failure);
-    const failed = matchIds(batch);
-    const [behind, others] = partition(this.next.waiters, (w) => failed.has(w.matchId));
-    this.next.waiters.splice(0, Infinity, ...others);
+    const failed = matchIds(batch), next = this.next;
+    const [behind, others] = partition(next.waiters, (w) => failed.has(w.matchId));
+    this.next = {
+      matches: new Map([...next.matches].filter(([id]) => !failed.has(id))),
+      steps: next.steps.filter((s) => !failed.has(s.matchId)),
+      bulk: next.bulk.filter((s) => !failed.has(s.matchId)),
+      waiters: others,
+    };
     for (const w of behind) w.reject(failure);
   }
 

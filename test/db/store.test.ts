@@ -150,6 +150,38 @@ for (const backend of BACKENDS) {
       expect((await store.steps("clean-1")).map((s) => s.seq)).toEqual([1, 2]);
     });
 
+    it("fails a match's decisions queued behind its refused one, so its log keeps no hole", async () => {
+      const { store } = await fresh();
+      // The first write is held until the next decisions are queued behind it.
+      const writing = Promise.withResolvers<void>(), queued = Promise.withResolvers<void>();
+      let held = false;
+      const hold = async () => {
+        if (held) return;
+        held = true;
+        writing.resolve();
+        await queued.promise;
+      };
+      const sql: Sql = {
+        ...store.sql,
+        prepared: async (text, params) => (await hold(), store.sql.prepared(text, params)),
+        ...(store.sql.copyIn && {
+          copyIn: async (target: string, text: string) => (await hold(), store.sql.copyIn!(target, text)),
+        }),
+      };
+      const writer = new GroupCommit(sql, store.writerId);
+      const refused = writer.appendStep(step("poisoned", 1, { type: "message", text: "a\u0000b" }));
+      await writing.promise;
+      const behind = writer.appendStep(step("poisoned", 2));
+      const other = writer.appendStep(step("clean", 1));
+      queued.resolve();
+      await expect(refused).rejects.toThrow();
+      await expect(behind).rejects.toThrow();
+      await expect(other).resolves.toBeUndefined();
+      await writer.close();
+      expect(await store.steps("poisoned")).toEqual([]);
+      expect((await store.steps("clean")).map((s) => s.seq)).toEqual([1]);
+    });
+
     it("makes a batch of writes from many matches durable together, in order, with their records", async () => {
       const { store } = await fresh();
       const ids = Array.from({ length: 20 }, (_, i) => `m${i}`);
