@@ -13,7 +13,9 @@
  * commit steps/s ÷ COPY rows/s. Each phase starts from empty tables after a CHECKPOINT.
  *
  * Export: `--export-matches` ended matches written through the store, then exported whole in every
- * format (db/export) again and again for `--seconds`: rows/s of each format, decisions/s and MB/s.
+ * format (db/export) again and again for `--seconds`: rows/s of each format, decisions/s and MB/s. Its
+ * same-run baseline is raw `COPY steps TO STDOUT` of those decisions' rows: `vsCopyOut` = decisions
+ * exported/s ÷ rows COPY reads out/s.
  *
  * `coresBusy` says how many cores this process and the whole machine used while a figure was measured:
  * a machine figure well above what the bench and its database use means something else was running.
@@ -32,7 +34,15 @@ import { PGlite } from "@electric-sql/pglite";
 import { ReplayStore } from "../db/store.ts";
 import { freshDatabase } from "../test/support/stores.ts";
 import { FORMATS } from "../db/export/index.ts";
-import { type CopyResult, copyToPglite, copyToPostgres } from "./replay/copy.ts";
+import postgres from "postgres";
+import {
+  copyFromPglite,
+  copyFromPostgres,
+  type CopyOutResult,
+  type CopyResult,
+  copyToPglite,
+  copyToPostgres,
+} from "./replay/copy.ts";
 import { type ExportResult, measureExport, seedEnded } from "./replay/export.ts";
 import { type LiveMatchesResult, runLiveMatches } from "./replay/live-matches.ts";
 import { matchScripts } from "./replay/workload.ts";
@@ -116,7 +126,10 @@ async function groupCommit(store: ReplayStore): Promise<LiveMatchesResult[]> {
   return results;
 }
 
-/** The phases that go through the store: group commit under each window, then exports of ended matches. */
+/**
+ * The phases that go through the store: group commit under each window, then exports of ended matches (left
+ * in the store for raw `COPY TO`).
+ */
 async function storePhases(store: ReplayStore) {
   const live = await groupCommit(store);
   await reset((text) => store.sql.query(text));
@@ -129,17 +142,32 @@ async function storePhases(store: ReplayStore) {
     log(`${store.backend}: export ${format}: ${result.rowsPerSecond} rows/s`);
     exports.push(result);
   }
-  await reset((text) => store.sql.query(text));
-  return { live, exports };
+  return { live, exports, steps };
 }
 
-async function copyPhase(dataDir: string, databaseUrl: string | undefined): Promise<CopyResult> {
-  log(`${databaseUrl ? "postgres" : "pglite"}: raw COPY, ${COPY_BATCH} rows a statement`);
-  if (databaseUrl) return await copyToPostgres(databaseUrl, scripts, "bench-copy", COPY_BATCH, SECONDS);
-  // The store's own PGlite hides its handle, and COPY FROM a blob needs it: open the same directory raw.
+/** Raw `COPY TO` of the exported step rows, then (from empty tables) raw `COPY FROM`. */
+async function copyPhases(
+  dataDir: string,
+  databaseUrl: string | undefined,
+  steps: number,
+): Promise<{ copyOut: CopyOutResult; copy: CopyResult }> {
+  const backend = databaseUrl ? "postgres" : "pglite";
+  log(`${backend}: raw COPY TO of the ${steps} exported decisions`);
+  const copyIn = () => log(`${backend}: raw COPY, ${COPY_BATCH} rows a statement`);
+  if (databaseUrl) {
+    const copyOut = await copyFromPostgres(databaseUrl, steps, SECONDS);
+    const client = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    await reset((text) => client.unsafe(text)).finally(() => client.end({ timeout: 5 }));
+    copyIn();
+    return { copyOut, copy: await copyToPostgres(databaseUrl, scripts, "bench-copy", COPY_BATCH, SECONDS) };
+  }
+  // The store's own PGlite hides its handle, and COPY to or from a blob needs it: open the same directory raw.
   const db = await PGlite.create(join(dataDir, "replay"));
   try {
-    return await copyToPglite(db, scripts, "bench-copy", COPY_BATCH, SECONDS);
+    const copyOut = await copyFromPglite(db, steps, SECONDS);
+    await reset((text) => db.query(text));
+    copyIn();
+    return { copyOut, copy: await copyToPglite(db, scripts, "bench-copy", COPY_BATCH, SECONDS) };
   } finally {
     await db.close();
   }
@@ -166,14 +194,16 @@ async function benchBackend(backend: "pglite" | "postgres") {
   cleanups.add(cleanup);
   try {
     const store = await ReplayStore.open({ dataDir, databaseUrl: database?.url });
-    const { live, exports } = await storePhases(store).finally(() => store.close());
-    const copy = await copyPhase(dataDir, database?.url);
-    log(`${backend}: COPY ${copy.rowsPerSecond} rows/s`);
+    const { live, exports, steps } = await storePhases(store).finally(() => store.close());
+    const { copyOut, copy } = await copyPhases(dataDir, database?.url, steps);
+    log(`${backend}: COPY TO ${copyOut.rowsPerSecond} rows/s, COPY ${copy.rowsPerSecond} rows/s`);
     const groupCommit: GroupCommitFigures[] = live.map((r) => ({
       ...r,
       vsCopy: round3(r.stepsPerSecond / copy.rowsPerSecond),
     }));
-    return { backend, groupCommit, copy, export: exports };
+    // Decisions exported per second against step rows COPY reads out per second (tensors.parquet: its Kuhn rows).
+    const exported = exports.map((r) => ({ ...r, vsCopyOut: round3(r.stepsPerSecond / copyOut.rowsPerSecond) }));
+    return { backend, groupCommit, copy, copyOut, export: exported };
   } finally {
     await cleanup();
   }

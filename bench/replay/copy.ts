@@ -104,6 +104,64 @@ export async function copyToPostgres(
   }
 }
 
+/** The export's ceiling: every step row read with raw `COPY steps TO STDOUT`, the bytes counted and dropped. */
+export interface CopyOutResult {
+  readonly rowsPerSecond: number;
+  readonly megabytesPerSecond: number;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly passes: number;
+  readonly coresBusy: CoresBusy;
+}
+
+const COPY_OUT = "COPY steps TO STDOUT";
+
+/** Runs `copyOut()` (bytes read) over and over for `seconds`, after one uncounted pass. */
+async function measureOut(rows: number, seconds: number, copyOut: () => Promise<number>): Promise<CopyOutResult> {
+  const bytes = await copyOut();
+  const cores = measureCores();
+  const start = performance.now();
+  let passes = 0;
+  do {
+    await copyOut();
+    passes++;
+  } while (performance.now() - start < seconds * 1000);
+  const elapsed = (performance.now() - start) / 1000;
+  return {
+    rowsPerSecond: Math.round((rows * passes) / elapsed),
+    megabytesPerSecond: Math.round((bytes * passes) / elapsed / 1e5) / 10,
+    rows,
+    bytes,
+    passes,
+    coresBusy: cores(),
+  };
+}
+
+export async function copyFromPostgres(url: string, rows: number, seconds: number): Promise<CopyOutResult> {
+  const client = postgres(url, { max: 1, onnotice: () => {}, socket: noDelaySocket } as postgres.Options<
+    Record<string, never>
+  >);
+  try {
+    return await measureOut(rows, seconds, async () => {
+      let bytes = 0;
+      const stream = await client.unsafe(COPY_OUT).readable();
+      stream.on("data", (chunk: Uint8Array) => bytes += chunk.byteLength);
+      // postgres.js closes the stream at CopyDone without always emitting "end" (async iteration then hangs).
+      await new Promise((resolve, reject) => stream.on("close", resolve).on("end", resolve).on("error", reject));
+      return bytes;
+    });
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+export function copyFromPglite(db: PGlite, rows: number, seconds: number): Promise<CopyOutResult> {
+  return measureOut(rows, seconds, async () => {
+    const { blob } = await db.query(COPY_OUT.replace("STDOUT", "'/dev/blob'"));
+    return blob!.size;
+  });
+}
+
 export function copyToPglite(
   db: PGlite,
   scripts: readonly MatchScript[],
