@@ -1,25 +1,46 @@
 import { jsonString as text, jsonTime as time } from "./json-text.ts";
-import type { ExportMatch } from "./source.ts";
+import type { PageEntry, StepsReader } from "./source.ts";
 
 /**
  * `episodes.jsonl`: one JSON object per match — its record and every decision in `seq` order, the full
- * replay (like a Kaggle environment's episode). The decisions' JSON columns pass through as stored.
+ * replay (like a Kaggle environment's episode).
  */
 
-export function episodeLine(entry: ExportMatch): { text: string; rows: number } {
+/**
+ * Each match's decisions as the JSON array text of the line, built by the database: the decisions' JSON
+ * columns hold the compact text the server wrote and pass through as stored, so nothing is parsed and
+ * printed again in JS. The bytes are those `JSON.stringify` writes: a `real` latency goes through `numeric`,
+ * which prints it without the exponent PostgreSQL's float output uses from 10⁶ up; strings go through
+ * `to_json`, which escapes as JSON.stringify does; a boolean is cast (concat would print `t`).
+ */
+const EPISODE_STEPS_OF_PAGE = `
+SELECT p.n, s.steps
+FROM unnest($1::text[]) WITH ORDINALITY AS p(id, n)
+CROSS JOIN LATERAL (
+  SELECT string_agg(concat(
+    '{"seq":', seq, ',"turn":', turn, ',"seat":', seat, ',"observation":', observation,
+    ',"action":', coalesce(action::text, 'null'), ',"input":', coalesce(input::text, 'null'),
+    ',"legal":', legal::text, ',"error":', coalesce(error::text, 'null'),
+    ',"attempts":', coalesce(attempts::text, 'null'), ',"defaulted":', coalesce(to_json(defaulted)::text, 'null'),
+    ',"latency_ms":', latency_ms::text::numeric, ',"meta":', coalesce(meta::text, 'null'),
+    ',"rewards":', coalesce(rewards::text, 'null'),
+    ',"at":"', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    '","prompt":', coalesce(to_json(prompt)::text, 'null'), ',"legal_ids":', coalesce(legal_ids::text, 'null'),
+    '}'), ',' ORDER BY seq) AS steps
+  FROM steps WHERE match_id = p.id
+) s
+ORDER BY p.n`;
+
+/** The decisions of a page of matches, each match's as the JSON array text of its line. */
+export const episodeSteps: StepsReader<string> = async (store, ids) => {
+  const rows = await store.sql.query<{ n: number | string; steps: string | null }>(EPISODE_STEPS_OF_PAGE, [ids]);
+  const steps = ids.map(() => "[]"); // a match that ended before anyone moved has no row
+  for (const row of rows) if (row.steps !== null) steps[Number(row.n) - 1] = `[${row.steps}]`;
+  return steps;
+};
+
+export function episodeLine(entry: PageEntry<string>): { text: string; rows: number } {
   const m = entry.match;
-  let steps = "";
-  for (const s of entry.steps) {
-    steps += `${
-      steps ? "," : ""
-    }{"seq":${s.seq},"turn":${s.turn},"seat":${s.seat},"observation":${s.observation},"action":${
-      JSON.stringify(s.action)
-    },"input":${JSON.stringify(s.input ?? null)},"legal":${s.legal},"error":${JSON.stringify(s.error)},"attempts":${
-      JSON.stringify(s.attempts)
-    },"defaulted":${text(s.defaulted)},"latency_ms":${s.latencyMs},"meta":${JSON.stringify(s.meta)},"rewards":${
-      JSON.stringify(s.rewards)
-    },"at":${text(s.at)},"prompt":${text(s.prompt)},"legal_ids":${JSON.stringify(s.legalIds)}}`;
-  }
   const line = `{"match_id":${text(m.id)},"game":${text(m.game)},"game_version":${m.gameVersion},"variant":${
     text(m.variant)
   },"config":${JSON.stringify(m.config)},"seed":${text(m.seed)},"group":${text(m.group ?? null)},"seats":${
@@ -30,6 +51,6 @@ export function episodeLine(entry: ExportMatch): { text: string; rows: number } 
     text(m.error ?? null)
   },"culprit":${m.culprit},"game_steps":${m.steps},"created_at":${time(m.createdAt)},"started_at":${
     time(m.startedAt)
-  },"ended_at":${time(m.endedAt)},"steps":[${steps}],"cursor":${text(entry.cursor)}}\n`;
+  },"ended_at":${time(m.endedAt)},"steps":${entry.steps},"cursor":${text(entry.cursor)}}\n`;
   return { text: line, rows: 1 };
 }

@@ -1,9 +1,9 @@
 import { decodeEndCursor, QueryError } from "../query.ts";
 import type { MatchFilter, ReplayStore } from "../store.ts";
-import { episodeLine } from "./episodes.ts";
+import { episodeLine, episodeSteps } from "./episodes.ts";
 import { parquetChunks, turnsEncoder } from "./parquet.ts";
 import { tensorFilter, tensorsEncoder, tensorSpec } from "./tensors.ts";
-import { type ExportMatch, matchPages } from "./source.ts";
+import { matchPages, type PageEntry, stepRows, type StepText } from "./source.ts";
 import { turnLines } from "./turns.ts";
 import { verlLines } from "./verl.ts";
 
@@ -108,12 +108,40 @@ export function parseDiscount(text: string): number {
   return checkDiscount(Number(text));
 }
 
-type JsonlEncoder = (entry: ExportMatch, discount: number) => { text: string; rows: number };
-const JSONL: Record<Exclude<ExportFormat, "parquet" | "tensors.parquet">, JsonlEncoder> = {
-  "episodes.jsonl": episodeLine,
+type JsonlEncoder<S> = (entry: PageEntry<S>, discount: number) => { text: string; rows: number };
+type JsonlFormat = Exclude<ExportFormat, "parquet" | "tensors.parquet">;
+
+/** JSONL in chunks of whole matches, about CHUNK_CHARS each, with `advance` told before each is handed over. */
+/** The JSONL formats built from decision rows. */
+const ROW_JSONL: Record<Exclude<JsonlFormat, "episodes.jsonl">, JsonlEncoder<readonly StepText[]>> = {
   "turns.jsonl": turnLines,
   "verl.jsonl": verlLines,
 };
+
+async function* jsonlChunks<S>(
+  pages: AsyncIterable<PageEntry<S>[]>,
+  encode: JsonlEncoder<S>,
+  discount: number,
+  advance: (page: readonly PageEntry<S>[], rows: number) => void,
+): AsyncGenerator<Uint8Array> {
+  const encoder = new TextEncoder();
+  for await (const page of pages) {
+    let text = "";
+    let rows = 0;
+    let from = 0;
+    for (let i = 0; i < page.length; i++) {
+      const lines = encode(page[i], discount);
+      text += lines.text;
+      rows += lines.rows;
+      if (text.length < CHUNK_CHARS && i < page.length - 1) continue;
+      advance(page.slice(from, i + 1), rows);
+      yield encoder.encode(text);
+      text = "";
+      rows = 0;
+      from = i + 1;
+    }
+  }
+}
 
 /**
  * Streams a dataset of the ended matches that `options.filter` selects, in the order they ended. Bad
@@ -137,36 +165,28 @@ export function exportDataset(
   return {
     async *[Symbol.asyncIterator]() {
       const progress = { matches: 0, rows: 0, cursor: options.cursor ?? null };
-      const advance = (page: readonly ExportMatch[], rows: number) => {
+      const advance = (page: readonly PageEntry<unknown>[], rows: number) => {
         progress.matches += page.length;
         progress.rows += rows;
         progress.cursor = page[page.length - 1].cursor;
         options.onProgress?.({ ...progress });
       };
-      const pages = matchPages(store, kind, filter, limits, after);
+      // episodes.jsonl takes its decisions as JSON text the database built; every other format as rows.
+      let pages: AsyncGenerator<unknown>, chunks: AsyncIterable<Uint8Array>;
+      if (format === "episodes.jsonl") {
+        const texts = matchPages(store, kind, filter, limits, after, episodeSteps);
+        [pages, chunks] = [texts, jsonlChunks(texts, episodeLine, discount, advance)];
+      } else {
+        const rows = matchPages(store, kind, filter, limits, after, stepRows);
+        [pages, chunks] = [
+          rows,
+          isParquet(format)
+            ? parquetChunks(rows, tensors ? tensorsEncoder(tensors) : turnsEncoder(discount), advance)
+            : jsonlChunks(rows, ROW_JSONL[format], discount, advance),
+        ];
+      }
       try {
-        if (isParquet(format)) {
-          yield* parquetChunks(pages, tensors ? tensorsEncoder(tensors) : turnsEncoder(discount), advance);
-          return;
-        }
-        const encode = JSONL[format];
-        const encoder = new TextEncoder();
-        for await (const page of pages) {
-          let text = "";
-          let rows = 0;
-          let from = 0;
-          for (let i = 0; i < page.length; i++) {
-            const lines = encode(page[i], discount);
-            text += lines.text;
-            rows += lines.rows;
-            if (text.length < CHUNK_CHARS && i < page.length - 1) continue;
-            advance(page.slice(from, i + 1), rows);
-            yield encoder.encode(text);
-            text = "";
-            rows = 0;
-            from = i + 1;
-          }
-        }
+        yield* chunks;
       } finally {
         await pages.return(undefined);
       }

@@ -31,12 +31,18 @@ export interface StepText {
   readonly legalIds: readonly number[] | null;
 }
 
-/** An ended match with its decisions, and the cursor that resumes an export after it. */
-export interface ExportMatch {
+/** An ended match with what a format reads of its decisions, and the cursor that resumes an export after it. */
+export interface PageEntry<S> {
   readonly match: MatchRecord;
-  readonly steps: readonly StepText[];
+  readonly steps: S;
   readonly cursor: string;
 }
+
+/** An ended match with its decisions as rows. */
+export type ExportMatch = PageEntry<readonly StepText[]>;
+
+/** Reads the decisions of a page of matches: one entry per id, in the page's order. */
+export type StepsReader<S> = (store: ReplayStore, ids: readonly string[]) => Promise<S[]>;
 
 /**
  * One row per match of a page: its observations joined by newlines (stored JSON text holds none) and the
@@ -105,17 +111,13 @@ function stepsOf(row: PageRow): StepText[] {
   }));
 }
 
-/** The decisions of a page of matches, with each match's resume cursor. */
-async function withSteps(
-  store: ReplayStore,
-  matches: readonly MatchRecord[],
-  cursorOf: (match: MatchRecord) => string,
-): Promise<ExportMatch[]> {
-  const rows = await store.sql.query<PageRow>(STEPS_OF_PAGE, [matches.map((m) => m.id)]);
-  const steps: StepText[][] = matches.map(() => []);
+/** The decisions of a page of matches as rows. */
+export const stepRows: StepsReader<readonly StepText[]> = async (store, ids) => {
+  const rows = await store.sql.query<PageRow>(STEPS_OF_PAGE, [ids]);
+  const steps: StepText[][] = ids.map(() => []);
   for (const row of rows) steps[Number(row.n) - 1] = stepsOf(row);
-  return matches.map((match, i) => ({ match, steps: steps[i], cursor: cursorOf(match) }));
-}
+  return steps;
+};
 
 /** Pages read ahead of the consumer: the matches of page n+1 need only those of page n, not its steps. */
 const READ_AHEAD = 2;
@@ -141,17 +143,18 @@ export interface PageLimits {
  * Pages of ended matches in the order they ended, after end sequence `after`, each with its decisions. Up to READ_AHEAD
  * pages are read while the caller encodes one, so a PostgreSQL server works while the exporter does.
  */
-export async function* matchPages(
+export async function* matchPages<S>(
   store: ReplayStore,
   kind: string,
   filter: MatchFilter,
   limits: PageLimits,
   after: number,
-): AsyncGenerator<ExportMatch[]> {
+  readSteps: StepsReader<S>,
+): AsyncGenerator<PageEntry<S>[]> {
   const cursorOf = (match: MatchRecord) => encodeEndCursor(kind, filter, match.endSeq!);
   /** The previous page's matches, and whether the store had no more after them. */
   let previous = Promise.resolve<{ matches: readonly MatchRecord[]; last: boolean } | undefined>(undefined);
-  const read = (): Promise<ExportMatch[]> => {
+  const read = (): Promise<PageEntry<S>[]> => {
     const matches = previous.then(async (before) => {
       if (before?.last) return { matches: [], last: true };
       const position = before ? before.matches[before.matches.length - 1].endSeq! : after;
@@ -160,12 +163,16 @@ export async function* matchPages(
       return { matches: page, last: found.length < limits.matches && page.length === found.length };
     });
     previous = matches;
-    const page = matches.then(({ matches }) => (matches.length ? withSteps(store, matches, cursorOf) : []));
+    const page = matches.then(async ({ matches }) => {
+      if (matches.length === 0) return [];
+      const steps = await readSteps(store, matches.map((m) => m.id));
+      return matches.map((match, i) => ({ match, steps: steps[i], cursor: cursorOf(match) }));
+    });
     // Its failure is thrown where the page is awaited; until then it must not count as unhandled.
     page.catch(() => {});
     return page;
   };
-  const ahead: Promise<ExportMatch[]>[] = [];
+  const ahead: Promise<PageEntry<S>[]>[] = [];
   for (;;) {
     while (ahead.length < READ_AHEAD) ahead.push(read());
     const page = await ahead.shift()!;

@@ -152,6 +152,37 @@ function parquetRows(bytes: Uint8Array): Row[] {
   });
 }
 
+/** A decision as episodes.jsonl writes it, its fields in the line's order. */
+const episodeStep = (s: StepRecordRow) => ({
+  seq: s.seq,
+  turn: s.turn,
+  seat: s.seat,
+  observation: s.observation,
+  action: s.action,
+  input: s.input ?? null,
+  legal: s.legal,
+  error: s.error,
+  attempts: s.attempts,
+  defaulted: s.defaulted,
+  latency_ms: s.latencyMs,
+  meta: s.meta,
+  rewards: s.rewards,
+  at: s.at.toISOString(),
+  prompt: s.prompt ?? null,
+  legal_ids: s.legalIds ?? null,
+});
+
+/** Each episode line's `steps` array as it stands in the text, by match id. */
+async function episodeStepTexts(store: ReplayStore): Promise<Map<string, string>> {
+  const text = new TextDecoder().decode((await collect(store, "episodes.jsonl")).bytes);
+  return new Map(
+    text.split("\n").filter((l) => l !== "").map((line) => {
+      const from = line.indexOf(',"steps":') + ',"steps":'.length, to = line.lastIndexOf(',"cursor":');
+      return [(JSON.parse(line) as Row).match_id, line.slice(from, to)];
+    }),
+  );
+}
+
 describe.each(BACKENDS)("dataset export (%s)", (backend) => {
   let t: TestStore;
   beforeAll(async () => {
@@ -191,24 +222,7 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
       created_at: match.createdAt.toISOString(),
       ended_at: match.endedAt!.toISOString(),
     });
-    expect(episode.steps).toEqual(steps.map((s) => ({
-      seq: s.seq,
-      turn: s.turn,
-      seat: s.seat,
-      observation: s.observation,
-      action: s.action,
-      input: s.input ?? null,
-      legal: s.legal,
-      error: s.error,
-      attempts: s.attempts,
-      defaulted: s.defaulted,
-      latency_ms: s.latencyMs,
-      meta: s.meta,
-      rewards: s.rewards,
-      at: s.at.toISOString(),
-      prompt: s.prompt ?? null,
-      legal_ids: s.legalIds ?? null,
-    })));
+    expect(episode.steps).toEqual(steps.map(episodeStep));
     expect(typeof episode.cursor).toBe("string");
   });
 
@@ -506,8 +520,44 @@ describe.each(BACKENDS)("dataset export of matches the server's Match recorded (
       expect(new Set(completing.map((s) => s.turn)).size).toBe(match.steps);
     }
     expect(await jsonl(t.store, "verl.jsonl")).toHaveLength(turns.length);
-    expect((await jsonl(t.store, "episodes.jsonl")).map((e) => e.match_id).sort()).toEqual([...ids].sort());
+    // episodes.jsonl's decisions, built by the database, are the bytes JSON.stringify writes.
+    const texts = await episodeStepTexts(t.store);
+    expect([...texts.keys()].sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(texts.get(id)).toBe(JSON.stringify(stored.get(id)!.map(episodeStep)));
     const fromParquet = parquetRows((await collect(t.store, "parquet")).bytes);
     expect(fromParquet.map(({ cursor: _, ...r }) => r)).toEqual(turns.map(({ cursor: _, ...r }) => r));
+  });
+});
+
+describe.each(BACKENDS)("episodes.jsonl's decisions, built by the database (%s)", (backend) => {
+  it("are the bytes JSON.stringify writes, whatever the text, the latency or the nulls hold", async () => {
+    const t = await openTestStore(backend);
+    try {
+      const played = playRecorded({
+        id: "odd",
+        game: "ipd",
+        config: { rounds: 4 },
+        strategies: ["random"],
+        createdAt: at(0),
+      });
+      const odd = 'quote " backslash \\ newline \n tab \t bell \u0007 del \u007f line-sep \u2028 é 🂡 </script>';
+      // A float4 from 10⁶ up prints with an exponent in PostgreSQL, and JSON.stringify never does below 10²¹.
+      const latencies = [0, 0.001, 12.345, 999999.875, 1234567.891, 2e7, 0.5, 3];
+      const steps = played.steps.map((row, i): StepRecordRow => ({
+        ...row,
+        latencyMs: latencies[i],
+        prompt: i % 2 ? odd : null,
+        defaulted: i === 0 ? "timeout" : null,
+        meta: i === 1 ? null : { response: odd, numbers: [1.5, -0, 1e-7, 1e20], nested: { empty: [] } },
+        ...(i === 2 ? { input: { text: odd }, action: null, rewards: null } : {}),
+      }));
+      await writeRecorded(t.store, [{ match: played.match, steps }]);
+      const stored = await t.store.steps("odd");
+      // float4 keeps 1234567.875 of 1234567.891, which PostgreSQL prints as 1.2345679e+06.
+      expect(stored.map((s) => s.latencyMs)).toContain(1234567.9);
+      expect((await episodeStepTexts(t.store)).get("odd")).toBe(JSON.stringify(stored.map(episodeStep)));
+    } finally {
+      await t.close();
+    }
   });
 });
