@@ -76,7 +76,11 @@ function spawnDeno(script: string, args: readonly (string | number)[], captureSt
 
 async function startLudus(): Promise<Server> {
   const port = freePort();
-  const serve = ["serve", "--host", "127.0.0.1", "--port", port, "--data-dir", dataDir, "--fill-after", 0];
+  // Room for the idle phase's sockets (beyond the default cap with --idle over 10,000; raise ulimit -n to match).
+  const serve = [
+    ...["serve", "--host", "127.0.0.1", "--port", port, "--data-dir", dataDir, "--fill-after", 0],
+    ...["--max-connections", Math.max(IDLE, BOTS)],
+  ];
   if (DATABASE_URL) serve.push("--database-url", DATABASE_URL);
   const child = spawnDeno("cli/main.ts", serve);
   const url = `http://127.0.0.1:${port}`;

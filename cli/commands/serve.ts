@@ -3,6 +3,7 @@ import { games } from "../../games/registry.ts";
 import { strategiesFor } from "../../policies/baselines/index.ts";
 import { GATEWAY_PATH } from "../../protocol/frames.ts";
 import { DEFAULT_FILL_AFTER_MS, DEFAULT_FILL_STRATEGY, startServer } from "../../server/app.ts";
+import { DEFAULT_LIMITS } from "../../server/gateway/gateway.ts";
 import { DEFAULT_CONDUCT } from "../../server/match/conduct.ts";
 import { DEFAULT_ROOM_CREATES_PER_SECOND } from "../../server/rooms/browser-rooms.ts";
 import process from "node:process";
@@ -29,6 +30,7 @@ interface ServeFlags {
   policyWaitUs: number;
   drain: number;
   roomCreates: number;
+  maxConnections: number;
 }
 
 function postgresUrl(value: string): string {
@@ -96,6 +98,22 @@ function fillSpec(value: string): Fill {
   }
   if (defaults > 1) throw new InvalidArgumentError("name at most one strategy for every game; the rest as game=spec.");
   return fill;
+}
+
+/** Files a server keeps open besides its bot connections: the store, browsers' sockets, the listener, logs. */
+const FILES_BESIDE_CONNECTIONS = 256;
+
+/**
+ * This process's soft limit on open files, as a shell it starts reports it (Deno will not read /proc/self
+ * without --allow-all); undefined when unlimited or where no POSIX shell answers.
+ */
+function openFileLimit(): number | undefined {
+  try {
+    const limit = new TextDecoder().decode(new Deno.Command("sh", { args: ["-c", "ulimit -n"] }).outputSync().stdout);
+    return /^\d+$/.test(limit.trim()) ? Number(limit) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function registerServe(program: Command, io: Io): void {
@@ -177,6 +195,13 @@ export function registerServe(program: Command, io: Io): void {
       DEFAULT_ROOM_CREATES_PER_SECOND,
     )
     .option(
+      "--max-connections <n>",
+      "bot connections the gateway holds at once; more are refused with HTTP 503 (the process's open-file limit " +
+        "must be above it: ulimit -n)",
+      integerIn(1, 1_000_000),
+      DEFAULT_LIMITS.maxConnections,
+    )
+    .option(
       "--drain <s>",
       "on SIGTERM or SIGINT, let live matches finish for up to this many seconds (new ones are refused) before " +
         "keeping the rest in the store for the next start",
@@ -203,6 +228,7 @@ export function registerServe(program: Command, io: Io): void {
         },
         conduct: { holdMs: flags.hold * 1000 },
         roomCreatesPerSecond: flags.roomCreates,
+        limits: { maxConnections: flags.maxConnections },
       });
       const ws = server.url.replace(/^http/, "ws");
       io.err(
@@ -210,6 +236,15 @@ export function registerServe(program: Command, io: Io): void {
           games.map((g) => g.id).join(", ")
         })\n`,
       );
+      const files = openFileLimit();
+      if (files !== undefined && files < flags.maxConnections + FILES_BESIDE_CONNECTIONS) {
+        io.err(
+          `ludus: warning: this process may open ${files} files, too few for --max-connections ${flags.maxConnections} ` +
+            `(and ~${FILES_BESIDE_CONNECTIONS} more for the store, browsers and the listener): connections past ` +
+            `about ${Math.max(0, files - FILES_BESIDE_CONNECTIONS)} will fail; raise it (ulimit -n) or lower ` +
+            "--max-connections\n",
+        );
+      }
       const { restored, failed } = server.restored;
       io.err(
         [

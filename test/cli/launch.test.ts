@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import process from "node:process";
 import { ReplayStore } from "../../db/store.ts";
 import { games as registry } from "../../games/registry.ts";
+import WebSocket from "ws";
+import { GATEWAY_PATH } from "../../protocol/frames.ts";
 import { until } from "../support/until.ts";
 
 /** The README's entry points, as a person runs them: through Node, the launcher and a Deno task. */
@@ -112,6 +114,51 @@ describe("the launcher", () => {
     run.child.kill("SIGKILL");
     await run.exited;
     await gone(url);
+    await released(dataDir);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("holds the bot connections --max-connections allows, refuses the next with 503, and warns of a lower file limit", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ludus-cap-"));
+    const serve = (max: number) =>
+      launch(
+        "ludus",
+        "serve",
+        "--port",
+        "0",
+        "--host",
+        "127.0.0.1",
+        "--data-dir",
+        dataDir,
+        "--max-connections",
+        `${max}`,
+      );
+    const capped = serve(2);
+    const url = `${(await serving(capped.stderr)).replace(/^http/, "ws")}${GATEWAY_PATH}`;
+    const open = () =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(url);
+        socket.once("open", () => resolve(socket));
+        socket.once("error", reject);
+      });
+    const held = [await open(), await open()];
+    await expect(open()).rejects.toThrow(/503/);
+    held.forEach((socket) => socket.close());
+    capped.child.kill("SIGTERM");
+    await capped.exited;
+    expect(capped.stderr()).not.toMatch(/warning/);
+    await released(dataDir);
+    // More than the process may open files for: said at the start, with what to do.
+    const files = Number(execFileSync("sh", ["-c", "ulimit -n"], { encoding: "utf8" })); // NaN when unlimited
+    const beyond = serve(1_000_000);
+    await serving(beyond.stderr);
+    if (files < 1_000_000) {
+      expect(beyond.stderr()).toMatch(
+        new RegExp(`warning: this process may open ${files} files, too few for --max-connections 1000000.*ulimit -n`),
+      );
+    }
+    beyond.child.kill("SIGTERM");
+    await beyond.exited;
     await released(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   });

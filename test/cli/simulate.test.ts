@@ -172,6 +172,10 @@ describe("ludus simulate", () => {
         ["serve", "--room-creates", "0"],
         /option '--room-creates <n>' argument '0' is invalid. expected a whole number in \[1, 100000\]/,
       ],
+      [
+        ["serve", "--max-connections", "0"],
+        /option '--max-connections <n>' argument '0' is invalid. expected a whole number in \[1, 1000000\]/,
+      ],
       [["simulat"], /unknown command 'simulat'\n\(Did you mean simulate\?\)/],
     ];
     for (const [argv, message] of cases) {
