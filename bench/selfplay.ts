@@ -18,6 +18,10 @@
  *   percentile of differences).
  * And server RSS per idle authenticated connection (a fresh server, `--idle` sockets).
  *
+ * The peer: the same bots' loop through Colyseus 0.18 (bench/selfplay/colyseus-kuhn.ts, a minimal Kuhn room
+ * with no store, players staying in their room hand after hand), the same generator and socket count; its
+ * actions/s and server CPU per action, and Ludus's Kuhn figures against them (`colyseusPeer`).
+ *
  * The server records into the embedded store in a temporary directory, or into `--database-url` (never
  * $DATABASE_URL: a bench must not leave its matches in a database someone else uses).
  *
@@ -94,6 +98,14 @@ async function startEcho(): Promise<Server> {
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url, child);
   return { child, wsUrl: `ws://127.0.0.1:${port}`, healthUrl: url };
+}
+
+async function startColyseusPeer(): Promise<Server> {
+  const port = freePort();
+  const child = spawnDeno("bench/selfplay/colyseus-kuhn.ts", ["--port", port]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, child);
+  return { child, wsUrl: url, healthUrl: url };
 }
 
 /** One run of the load generator against `server`. */
@@ -190,6 +202,15 @@ async function selfplay() {
   await processes.stop(ludus.child);
   await processes.stop(echo.child);
 
+  log(`the Colyseus peer: ${BOTS} players in Kuhn rooms, closed loop`);
+  const peer = await startColyseusPeer();
+  const peerPeak = await load<WindowResult>(peer, { mode: "colyseus", connections: BOTS });
+  await processes.stop(peer.child);
+  if (peerPeak.operations === 0) throw new Error("the Colyseus peer acknowledged no action");
+  const peerFigures = peakFigures(peerPeak);
+  const kuhn = results.find((r) => r.game === "kuhn-poker");
+  log(`the Colyseus peer: ${peerFigures.perSecond} actions/s, ${peerFigures.serverCpuMicrosPerOp} µs CPU each`);
+
   log(`idle: ${IDLE} authenticated sockets on a fresh server`);
   const fresh = await startLudus();
   const idle = await load<IdleResult>(fresh, { mode: "idle", connections: IDLE });
@@ -215,6 +236,22 @@ async function selfplay() {
       roundTripMs: echoFigures.roundTripMs,
     },
     results,
+    colyseusPeer: {
+      what: "a minimal Kuhn room on Colyseus 0.18, no store: players stay in their room, hand after hand",
+      actionsPerSecond: peerFigures.perSecond,
+      matchesPerSecond: Math.round(peerPeak.matches / peerPeak.windowSeconds),
+      serverCpuMicrosPerAction: peerFigures.serverCpuMicrosPerOp,
+      serverWriteCallsPerAction: peerFigures.serverWriteCallsPerOp,
+      serverCoresBusy: peerFigures.serverCoresBusy,
+      actRoundTripMs: peerFigures.roundTripMs,
+      errors: peerPeak.errors,
+      vsEcho: { serverCpuPerAction: round3(cpuMicrosPer(peerPeak) / cpuMicrosPer(echoPeak)) },
+      /** Ludus's gateway (Kuhn, with its store) against the peer: actions/s ÷ the peer's, CPU per action ÷ the peer's. */
+      ludusKuhnVsPeer: kuhn && {
+        throughput: round3(kuhn.peak.actionsPerSecond / peerFigures.perSecond),
+        serverCpuPerAction: round3(kuhn.peak.serverCpuMicrosPerAction / peerFigures.serverCpuMicrosPerOp),
+      },
+    },
     idle: {
       connections: IDLE,
       held: idle.welcomed === IDLE && idle.stillOpen === IDLE && idle.serverConnections === IDLE,

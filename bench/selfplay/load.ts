@@ -6,11 +6,14 @@
  *                legal actions the moment a turn arrives, and queue again when a match ends.
  *   --mode echo: `--connections` sockets each send an act-sized frame and wait for it to come back.
  *   --mode idle: opens `--connections` authenticated sockets that do nothing, and reads the server's RSS.
+ *   --mode colyseus: `--connections` players (`@colyseus/sdk` clients) join the Colyseus peer's Kuhn rooms
+ *                (bench/selfplay/colyseus-kuhn.ts) in pairs and play hand after hand as the bots above do.
  *
  * `--rate R` paces sends to R a second in total (default: as fast as answers come). Counting starts after
  * `--warmup` seconds and lasts `--seconds`; the CPU time and write calls of the server (`--server-pid`) and of
  * this process are read around it.
  */
+import { Client } from "@colyseus/sdk";
 import { parseArgs } from "node:util";
 import type { ServerFrame, TurnFrame } from "../../protocol/frames.ts";
 import { Histogram } from "./histogram.ts";
@@ -151,6 +154,50 @@ async function play(game: string): Promise<WindowResult> {
   return result;
 }
 
+/** The same loop against the Colyseus peer: a room per pair of players, a hand per match. */
+async function colyseus(): Promise<WindowResult> {
+  const window = new Window();
+  const pacer = new Pacer(RATE);
+  const client = new Client(SERVER_URL);
+  let errorsShown = 0;
+  const startPlayer = async () => {
+    const room = await client.joinOrCreate("kuhn");
+    let sentAt = 0, sentSeq = -1, stepStarted: number | undefined;
+    const stepDone = (now: number) => {
+      if (stepStarted !== undefined && window.measuring) window.step.record(now - stepStarted);
+      stepStarted = undefined;
+    };
+    room.onMessage("match_start", () => {});
+    room.onMessage("turn", (turn: TurnFrame) => {
+      stepDone(performance.now());
+      pacer.submit(() => {
+        stepStarted = sentAt = performance.now();
+        sentSeq = turn.seq;
+        room.send("act", { seq: turn.seq, action: randomAction(turn) });
+      });
+    });
+    room.onMessage("ack", (ack: { seq: number }) => {
+      if (ack.seq !== sentSeq || !window.measuring) return;
+      window.operations++;
+      window.roundTrip.record(performance.now() - sentAt);
+    });
+    room.onMessage("match_end", (end: { seat: number }) => {
+      stepDone(performance.now());
+      if (end.seat === 0 && window.measuring) window.matches++;
+      room.send("again");
+    });
+    room.onMessage("error", (error: unknown) => {
+      if (window.measuring) window.errors++;
+      if (errorsShown++ < 5) console.error(`selfplay load: error message ${JSON.stringify(error)}`);
+    });
+  };
+  // One at a time, so that players pair up in join order and every room fills.
+  for (let i = 0; i < CONNECTIONS; i++) await startPlayer();
+  const result = await window.run(true);
+  pacer.stop();
+  return result;
+}
+
 async function echo(): Promise<WindowResult> {
   const window = new Window();
   const pacer = new Pacer(RATE);
@@ -233,8 +280,10 @@ if (import.meta.main) {
     ? await echo()
     : values.mode === "idle"
     ? await idle()
+    : values.mode === "colyseus"
+    ? await colyseus()
     : undefined;
-  if (!result) throw new Error(`--mode is play, echo or idle; got ${values.mode}`);
+  if (!result) throw new Error(`--mode is play, echo, idle or colyseus; got ${values.mode}`);
   console.log(JSON.stringify(result));
   Deno.exit(0);
 }
