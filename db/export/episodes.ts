@@ -35,8 +35,13 @@ ORDER BY p.n`;
 export const episodeSteps: StepsReader<string> = async (store, ids) => {
   const rows = await store.sql.query<{ n: number | string; steps: string | null }>(EPISODE_STEPS_OF_PAGE, [ids]);
   const steps = ids.map(() => "[]"); // a match that ended before anyone moved has no row
-  for (const row of rows) if (row.steps !== null) steps[Number(row.n) - 1] = `[${row.steps}]`;
-  return steps;
+  let chars = 0;
+  for (const row of rows) {
+    if (row.steps === null) continue;
+    steps[Number(row.n) - 1] = `[${row.steps}]`;
+    chars += row.steps.length;
+  }
+  return { steps, chars };
 };
 
 export function episodeLine(entry: PageEntry<string>): { text: string; rows: number } {

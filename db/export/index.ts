@@ -52,6 +52,8 @@ export const fileName = (format: ExportFormat): string =>
 export const PAGE_SIZE = 200;
 /** Decisions per page (about): what bounds an export's memory when matches are long. */
 export const PAGE_ROWS = 20_000;
+/** Characters of decisions per page (about): what bounds it when their observations are large too. */
+export const PAGE_CHARS = 4_000_000;
 
 /** JSONL is handed over in chunks of whole matches, about this many characters each. */
 const CHUNK_CHARS = 1 << 20;
@@ -80,6 +82,8 @@ export interface ExportOptions {
   readonly pageSize?: number;
   /** About how many decisions a read may bring; PAGE_ROWS by default. */
   readonly pageRows?: number;
+  /** About how many characters of decisions a read may bring, at the size of those read before; PAGE_CHARS by default. */
+  readonly pageChars?: number;
   /**
    * Told as whole matches are encoded, just before their bytes are handed over (JSONL: the next chunk;
    * Parquet: a record batch enters the writer): once the consumer has written that chunk, `cursor` resumes
@@ -154,9 +158,15 @@ export function exportDataset(
   options: ExportOptions,
 ): AsyncIterable<Uint8Array> {
   const discount = checkDiscount(options.discount ?? 1);
-  const limits = { matches: options.pageSize ?? PAGE_SIZE, rows: options.pageRows ?? PAGE_ROWS };
-  if (!Number.isInteger(limits.matches) || limits.matches < 1 || !(limits.rows >= 1)) {
-    throw new RangeError(`pageSize and pageRows must be ≥ 1, got ${limits.matches} and ${limits.rows}`);
+  const limits = {
+    matches: options.pageSize ?? PAGE_SIZE,
+    rows: options.pageRows ?? PAGE_ROWS,
+    chars: options.pageChars ?? PAGE_CHARS,
+  };
+  if (!Number.isInteger(limits.matches) || limits.matches < 1 || !(limits.rows >= 1) || !(limits.chars >= 1)) {
+    throw new RangeError(
+      `pageSize, pageRows and pageChars must be ≥ 1, got ${limits.matches}, ${limits.rows} and ${limits.chars}`,
+    );
   }
   const tensors = format === "tensors.parquet" ? tensorSpec(options.filter) : undefined;
   const filter: MatchFilter = { ...(tensors ? tensorFilter(options.filter, tensors) : options.filter), ended: true };

@@ -41,8 +41,11 @@ export interface PageEntry<S> {
 /** An ended match with its decisions as rows. */
 export type ExportMatch = PageEntry<readonly StepText[]>;
 
-/** Reads the decisions of a page of matches: one entry per id, in the page's order. */
-export type StepsReader<S> = (store: ReplayStore, ids: readonly string[]) => Promise<S[]>;
+/**
+ * Reads the decisions of a page of matches: one entry per id, in the page's order, and how many characters of
+ * text the database sent for them (what the page holds in memory, about).
+ */
+export type StepsReader<S> = (store: ReplayStore, ids: readonly string[]) => Promise<{ steps: S[]; chars: number }>;
 
 /**
  * One row per match of a page: its observations joined by newlines (stored JSON text holds none) and the
@@ -115,12 +118,19 @@ function stepsOf(row: PageRow): StepText[] {
 export const stepRows: StepsReader<readonly StepText[]> = async (store, ids) => {
   const rows = await store.sql.query<PageRow>(STEPS_OF_PAGE, [ids]);
   const steps: StepText[][] = ids.map(() => []);
-  for (const row of rows) steps[Number(row.n) - 1] = stepsOf(row);
-  return steps;
+  let chars = 0;
+  for (const row of rows) {
+    steps[Number(row.n) - 1] = stepsOf(row);
+    chars += (row.observations?.length ?? 0) + (row.rest?.length ?? 0);
+  }
+  return { steps, chars };
 };
 
 /** Pages read ahead of the consumer: the matches of page n+1 need only those of page n, not its steps. */
 const READ_AHEAD = 2;
+
+/** A page's decisions, estimated from its matches' steps and seats (the records say so before the decisions are read). */
+const estimatedRows = (matches: readonly MatchRecord[]) => matches.reduce((n, m) => n + m.steps * m.seats.length, 0);
 
 /** The longest prefix of `matches` within `budget` decisions (at least one match), estimated from steps and seats. */
 function withinBudget(matches: readonly MatchRecord[], budget: number): readonly MatchRecord[] {
@@ -132,12 +142,21 @@ function withinBudget(matches: readonly MatchRecord[], budget: number): readonly
   return matches;
 }
 
-/** How much one page holds: at most `matches` matches, and about `rows` decisions. */
+/** How much one page holds: at most `matches` matches, about `rows` decisions and about `chars` characters of them. */
 export interface PageLimits {
   readonly matches: number;
   /** Long matches (a 100-round IPD, a twelve-agent Donor Game) make shorter pages: memory is bounded by rows. */
   readonly rows: number;
+  /**
+   * And by their text: a decision of a long match is larger too (its observation holds the history), so each page
+   * takes as many decisions as `chars` allows at the size per decision of the last page read (pages are read ahead,
+   * so the estimate lags a page or two behind).
+   */
+  readonly chars: number;
 }
+
+/** The size per decision assumed until a page has been read: a short match's (an observation of a few hundred bytes). */
+const FIRST_CHARS_PER_ROW = 1_000;
 
 /**
  * Pages of ended matches in the order they ended, after end sequence `after`, each with its decisions. Up to READ_AHEAD
@@ -154,18 +173,21 @@ export async function* matchPages<S>(
   const cursorOf = (match: MatchRecord) => encodeEndCursor(kind, filter, match.endSeq!);
   /** The previous page's matches, and whether the store had no more after them. */
   let previous = Promise.resolve<{ matches: readonly MatchRecord[]; last: boolean } | undefined>(undefined);
+  /** Characters per (estimated) decision of the last page whose decisions were read. */
+  let charsPerRow = FIRST_CHARS_PER_ROW;
   const read = (): Promise<PageEntry<S>[]> => {
     const matches = previous.then(async (before) => {
       if (before?.last) return { matches: [], last: true };
       const position = before ? before.matches[before.matches.length - 1].endSeq! : after;
       const found = await store.endedMatches(filter, limits.matches, position);
-      const page = withinBudget(found, limits.rows);
+      const page = withinBudget(found, Math.min(limits.rows, limits.chars / charsPerRow));
       return { matches: page, last: found.length < limits.matches && page.length === found.length };
     });
     previous = matches;
     const page = matches.then(async ({ matches }) => {
       if (matches.length === 0) return [];
-      const steps = await readSteps(store, matches.map((m) => m.id));
+      const { steps, chars } = await readSteps(store, matches.map((m) => m.id));
+      charsPerRow = Math.max(1, chars / Math.max(1, estimatedRows(matches)));
       return matches.map((match, i) => ({ match, steps: steps[i], cursor: cursorOf(match) }));
     });
     // Its failure is thrown where the page is awaited; until then it must not count as unhandled.

@@ -1,4 +1,7 @@
 import * as arrow from "apache-arrow";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import process from "node:process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -209,5 +212,53 @@ describe("ludus export --server", () => {
     const gone = await ludus("export", "--server", "http://127.0.0.1:1", "--format", "turns.jsonl", "--out", "-");
     expect(gone.err).toMatch(/^ludus: error: cannot reach http:\/\/127.0.0.1:1: /);
     expect(gone.code).toBe(1);
+  });
+});
+
+describe("ludus export of long matches", () => {
+  it("writes every JSONL format with V8's heap capped at 64 MB: pages shrink as the decisions grow", async () => {
+    // 150 IPD matches of 100 rounds: 30,000 decisions whose observations carry the history (~2 kB each), ~70 MB of
+    // them. One page used to take 20,000 decisions whatever their size, and ran out of heap here. (Parquet is not
+    // held to it: its writer pulls pages ahead of the file it writes, and under load it needs more.)
+    const t = await openTestStore("pglite");
+    const long = Array.from({ length: 150 }, (_, i) =>
+      playRecorded({
+        id: `long-${i}`,
+        game: "ipd",
+        config: { rounds: 100 },
+        strategies: ["random"],
+        createdAt: createdAt(i),
+      }));
+    await writeRecorded(t.store, long);
+    await t.store.close();
+    const dir = mkdtempSync(join(tmpdir(), "ludus-export-long-"));
+    try {
+      for (const format of ["episodes.jsonl", "turns.jsonl", "verl.jsonl"]) {
+        const file = join(dir, format);
+        const run = spawn("node", [
+          "cli/launch.mjs",
+          "ludus",
+          "export",
+          "--data-dir",
+          t.dataDir,
+          "--format",
+          format,
+          "--out",
+          file,
+        ], {
+          cwd: new URL("../..", import.meta.url).pathname,
+          env: { ...process.env, DATABASE_URL: "", DENO_V8_FLAGS: "--max-old-space-size=64" },
+          stdio: ["ignore", "ignore", "pipe"],
+        });
+        let err = "";
+        run.stderr!.on("data", (d) => (err += d));
+        const [code] = await once(run, "exit");
+        expect(err, format).toMatch(format === "episodes.jsonl" ? /exported 150 rows/ : /exported 30,000 rows/);
+        expect(code, err).toBe(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await t.close();
+    }
   });
 });

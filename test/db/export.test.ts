@@ -449,6 +449,17 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
     expect(perPage.reduce((a, b) => a + b)).toBe(ENDED.length);
   });
 
+  it("sizes pages by the text of the decisions read before them, losing and repeating nothing", async () => {
+    const whole = await jsonl(t.store, "turns.jsonl");
+    // Ample rows, but room for ~30 characters: every page past the first holds one match, whatever its length.
+    const { bytes, progress } = await collect(t.store, "turns.jsonl", { pageSize: 50, pageRows: 1e6, pageChars: 30 });
+    expect(lines(bytes)).toEqual(whole);
+    const perPage = progress.map((p, i) => p.matches - (progress[i - 1]?.matches ?? 0));
+    expect(perPage).toEqual(ENDED.map(() => 1));
+    // With the default budget these short matches fit in one page.
+    expect((await collect(t.store, "turns.jsonl", { pageSize: 50 })).progress).toHaveLength(1);
+  });
+
   it("resumes from the cursor on a row: the last row that has one", async () => {
     const turns = await jsonl(t.store, "turns.jsonl");
     const cut = turns.findIndex((r) => r.match_id === "kuhn-llm");
