@@ -21,7 +21,8 @@
  * a machine figure well above what the bench and its database use means something else was running.
  *
  *   deno task bench:replay [--seconds 5] [--warmup 1] [--matches 256] [--backend pglite|postgres|both]
- *                          [--windows 0,1,2,5] [--copy-batch 10000] [--export-matches 2000]
+ *                          [--windows 0,1,2,5] [--copy-batch 10000] [--export-matches 2000] [--export-rounds N]
+ * `--export-rounds N` makes the exported IPD matches N rounds long (long matches: larger observations, longer pages).
  * `--backend` defaults to both when DATABASE_URL is set, else pglite.
  * Prints one JSON object on stdout; progress goes to stderr.
  */
@@ -60,6 +61,7 @@ const { values } = parseArgs({
     windows: { type: "string", default: "0,1,2,5" },
     "copy-batch": { type: "string", default: "10000" },
     "export-matches": { type: "string", default: "2000" },
+    "export-rounds": { type: "string" },
   },
 });
 
@@ -76,6 +78,9 @@ const WARMUP = numberFlag("warmup", values.warmup, false, true);
 const MATCHES = numberFlag("matches", values.matches, true);
 const COPY_BATCH = numberFlag("copy-batch", values["copy-batch"], true);
 const EXPORT_MATCHES = numberFlag("export-matches", values["export-matches"], true);
+const EXPORT_ROUNDS = values["export-rounds"] === undefined
+  ? undefined
+  : numberFlag("export-rounds", values["export-rounds"], true);
 const WINDOWS = values.windows.split(",").map((w) => numberFlag("windows", w.trim(), false, true));
 if (!BACKEND_CHOICES.includes(values.backend)) {
   throw new Error(`--backend must be one of ${BACKEND_CHOICES.join(", ")}, got ${values.backend}`);
@@ -135,7 +140,7 @@ async function storePhases(store: ReplayStore) {
   await reset((text) => store.sql.query(text));
   log(`${store.backend}: writing ${EXPORT_MATCHES} ended matches to export`);
   // Distinct matches, so that Parquet's dictionaries and ZSTD see real variety rather than 64 repeats.
-  const steps = await seedEnded(store, matchScripts(EXPORT_MATCHES), EXPORT_MATCHES);
+  const steps = await seedEnded(store, matchScripts(EXPORT_MATCHES, EXPORT_ROUNDS), EXPORT_MATCHES);
   const exports: ExportResult[] = [];
   for (const format of FORMATS) {
     const result = await measureExport(store, format, steps, SECONDS);
@@ -232,6 +237,8 @@ console.log(JSON.stringify(
     seconds: SECONDS,
     warmupSeconds: WARMUP,
     liveMatches: MATCHES,
+    exportMatches: EXPORT_MATCHES,
+    exportIpdRounds: EXPORT_ROUNDS ?? "the variant's",
     deno: Deno.version.deno,
     cores: navigator.hardwareConcurrency,
     workload: workload(),

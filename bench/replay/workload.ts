@@ -41,10 +41,10 @@ const CONDUCT = { retries: 2, onIllegal: "default", onTimeout: "default", holdMs
 const LLM_RESPONSE = "Looking at the history, my opponent mirrored my last move, so I will keep cooperating " +
   "and see whether they reciprocate.";
 
-function play(index: number): MatchScript {
+function play(index: number, ipdRounds?: number): MatchScript {
   const { game: id, variant } = GAMES[index % GAMES.length];
   const game = getGame(id);
-  const { config } = configure(game, {}, variant);
+  const { config } = configure(game, id === "ipd" && ipdRounds ? { rounds: ipdRounds } : {}, variant);
   const seed = String(1_000_003 * (index + 1));
   const decisions: Decision[] = [];
   let turn = 0;
@@ -87,9 +87,9 @@ function play(index: number): MatchScript {
   };
 }
 
-/** `count` different matches, alternating the games. */
-export function matchScripts(count: number): MatchScript[] {
-  return Array.from({ length: count }, (_, i) => play(i));
+/** `count` different matches, alternating the games; the IPD's `ipdRounds` long when given (its variant's otherwise). */
+export function matchScripts(count: number, ipdRounds?: number): MatchScript[] {
+  return Array.from({ length: count }, (_, i) => play(i, ipdRounds));
 }
 
 /** A fresh public match id, as server/match/live-matches.ts makes them. */
