@@ -115,13 +115,13 @@ export function parseDiscount(text: string): number {
 type JsonlEncoder<S> = (entry: PageEntry<S>, discount: number) => { text: string; rows: number };
 type JsonlFormat = Exclude<ExportFormat, "parquet" | "tensors.parquet">;
 
-/** JSONL in chunks of whole matches, about CHUNK_CHARS each, with `advance` told before each is handed over. */
 /** The JSONL formats built from decision rows. */
 const ROW_JSONL: Record<Exclude<JsonlFormat, "episodes.jsonl">, JsonlEncoder<readonly StepText[]>> = {
   "turns.jsonl": turnLines,
   "verl.jsonl": verlLines,
 };
 
+/** JSONL in chunks of whole matches, about CHUNK_CHARS each, with `advance` told before each is handed over. */
 async function* jsonlChunks<S>(
   pages: AsyncIterable<PageEntry<S>[]>,
   encode: JsonlEncoder<S>,
