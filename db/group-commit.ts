@@ -217,11 +217,15 @@ const matchIds = (batch: Batch) =>
 const isEmpty = (batch: Batch) =>
   batch.matches.size + batch.steps.length + batch.bulk.length + batch.waiters.length === 0;
 
-const partition = <T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] => {
-  const yes: T[] = [], no: T[] = [];
-  for (const item of items) (test(item) ? yes : no).push(item);
+/** The records and waiters of the matches in `ids`, and the rest, each in the batch's order. */
+function split(batch: Batch, ids: ReadonlySet<string>): [Batch, Batch] {
+  const yes = emptyBatch(), no = emptyBatch();
+  for (const [id, match] of batch.matches) (ids.has(id) ? yes : no).matches.set(id, match);
+  for (const step of batch.steps) (ids.has(step.matchId) ? yes : no).steps.push(step);
+  for (const step of batch.bulk) (ids.has(step.matchId) ? yes : no).bulk.push(step);
+  for (const waiter of batch.waiters) (ids.has(waiter.matchId) ? yes : no).waiters.push(waiter);
   return [yes, no];
-};
+}
 
 /**
  * Group commit for every live match of a server: writes wait a short window, then go to the database
@@ -381,14 +385,15 @@ export class GroupCommit {
     }
     const held = new Set<string>();
     for (const batch of this.inFlight.keys()) for (const id of matchIds(batch)) held.add(id);
-    const go = emptyBatch(), stay = emptyBatch();
+    // Steps past maxBatch hold their match back too (a match's earlier steps may go, in order, before them).
+    const going: StepRecordRow[] = [], staying: StepRecordRow[] = [];
     for (const step of all.steps) {
-      if (!held.has(step.matchId) && go.steps.length >= this.options.maxBatch) held.add(step.matchId);
-      (held.has(step.matchId) ? stay : go).steps.push(step);
+      if (!held.has(step.matchId) && going.length >= this.options.maxBatch) held.add(step.matchId);
+      (held.has(step.matchId) ? staying : going).push(step);
     }
-    for (const [id, match] of all.matches) (held.has(id) ? stay : go).matches.set(id, match);
-    for (const step of all.bulk) (held.has(step.matchId) ? stay : go).bulk.push(step);
-    for (const waiter of all.waiters) (held.has(waiter.matchId) ? stay : go).waiters.push(waiter);
+    const [stay, go] = split({ ...all, steps: [] }, held);
+    stay.steps.push(...staying);
+    go.steps.push(...going);
     this.next = stay;
     return go;
   }
@@ -499,15 +504,9 @@ export class GroupCommit {
   private fail(batch: Batch, error: unknown): void {
     const failure = error instanceof Error ? error : new Error(String(error));
     for (const w of batch.waiters) w.reject(failure);
-    const failed = matchIds(batch), next = this.next;
-    const [behind, others] = partition(next.waiters, (w) => failed.has(w.matchId));
-    this.next = {
-      matches: new Map([...next.matches].filter(([id]) => !failed.has(id))),
-      steps: next.steps.filter((s) => !failed.has(s.matchId)),
-      bulk: next.bulk.filter((s) => !failed.has(s.matchId)),
-      waiters: others,
-    };
-    for (const w of behind) w.reject(failure);
+    const [behind, rest] = split(this.next, matchIds(batch));
+    this.next = rest;
+    for (const w of behind.waiters) w.reject(failure);
   }
 
   private recovered(): void {
