@@ -497,6 +497,11 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
     }
     expect(parseDiscount("0.99")).toBe(0.99);
     for (const bad of ["", "abc", "1.01", "-1", "0x1"]) expect(() => parseDiscount(bad)).toThrow(QueryError);
+    for (const limits of [{ pageSize: 0 }, { pageSize: 1.5 }, { pageRows: 0 }, { pageChars: 0 }, { pageChars: NaN }]) {
+      expect(() => exportDataset(t.store, "turns.jsonl", { filter: {}, ...limits })).toThrow(
+        /pageSize, pageRows and pageChars must be ≥ 1, got/,
+      );
+    }
   });
 });
 
