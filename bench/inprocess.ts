@@ -22,7 +22,7 @@ import { TokenStore } from "../server/auth/tokens.ts";
 import { RawBot } from "../test/support/raw-bot.ts";
 import { startServerProcess } from "../test/support/server-process.ts";
 import { freshDatabase } from "../test/support/stores.ts";
-import { type CopyResult, copyToPglite, copyToPostgres } from "./replay/copy.ts";
+import { benchClient, type CopyResult, copyToPglite, copyToPostgres } from "./replay/copy.ts";
 import { matchScripts } from "./replay/workload.ts";
 import { round3 } from "./selfplay/histogram.ts";
 
@@ -79,7 +79,12 @@ async function timeMatch(url: string, bot: RawBot, spec: (typeof GAMES)[number])
 
 async function copyBaseline(dataDir: string, databaseUrl: string | undefined): Promise<CopyResult> {
   const scripts = matchScripts(64);
-  if (databaseUrl) return await copyToPostgres(databaseUrl, scripts, "bench-copy", COPY_BATCH, SECONDS);
+  if (databaseUrl) {
+    const client = benchClient(databaseUrl);
+    return await copyToPostgres(client, scripts, "bench-copy", COPY_BATCH, SECONDS).finally(() =>
+      client.end({ timeout: 5 })
+    );
+  }
   const store = await ReplayStore.open({ dataDir }); // migrated, then released for raw access
   await store.close();
   const db = await PGlite.create(join(dataDir, "replay"));

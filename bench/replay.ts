@@ -35,8 +35,8 @@ import { PGlite } from "@electric-sql/pglite";
 import { ReplayStore } from "../db/store.ts";
 import { freshDatabase } from "../test/support/stores.ts";
 import { FORMATS } from "../db/export/index.ts";
-import postgres from "postgres";
 import {
+  benchClient,
   copyFromPglite,
   copyFromPostgres,
   type CopyOutResult,
@@ -160,11 +160,15 @@ async function copyPhases(
   log(`${backend}: raw COPY TO of the ${steps} exported decisions`);
   const copyIn = () => log(`${backend}: raw COPY, ${COPY_BATCH} rows a statement`);
   if (databaseUrl) {
-    const copyOut = await copyFromPostgres(databaseUrl, steps, SECONDS);
-    const client = postgres(databaseUrl, { max: 1, onnotice: () => {} });
-    await reset((text) => client.unsafe(text)).finally(() => client.end({ timeout: 5 }));
-    copyIn();
-    return { copyOut, copy: await copyToPostgres(databaseUrl, scripts, "bench-copy", COPY_BATCH, SECONDS) };
+    const client = benchClient(databaseUrl);
+    try {
+      const copyOut = await copyFromPostgres(client, steps, SECONDS);
+      await reset((text) => client.unsafe(text));
+      copyIn();
+      return { copyOut, copy: await copyToPostgres(client, scripts, "bench-copy", COPY_BATCH, SECONDS) };
+    } finally {
+      await client.end({ timeout: 5 });
+    }
   }
   // The store's own PGlite hides its handle, and COPY to or from a blob needs it: open the same directory raw.
   const db = await PGlite.create(join(dataDir, "replay"));

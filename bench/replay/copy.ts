@@ -3,7 +3,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import type { StepRecordRow } from "../../db/records.ts";
 import { noDelaySocket } from "../../db/sql.ts";
-import { type CoresBusy, measureCores } from "./cpu.ts";
+import { type CoresBusy, measureCores, repeatFor } from "./cpu.ts";
 import { type MatchScript, newMatchId, stepRow } from "./workload.ts";
 
 /**
@@ -83,25 +83,18 @@ async function measure(
   };
 }
 
-export async function copyToPostgres(
-  url: string,
+export function copyToPostgres(
+  client: postgres.Sql,
   scripts: readonly MatchScript[],
   writer: string,
   batch: number,
   seconds: number,
 ): Promise<CopyResult> {
-  const client = postgres(url, { max: 1, onnotice: () => {}, socket: noDelaySocket } as postgres.Options<
-    Record<string, never>
-  >);
-  try {
-    return await measure(scripts, writer, batch, seconds, async (text) => {
-      const stream = await client.unsafe(COPY_STEPS).writable();
-      stream.end(text);
-      await finished(stream);
-    });
-  } finally {
-    await client.end({ timeout: 5 });
-  }
+  return measure(scripts, writer, batch, seconds, async (text) => {
+    const stream = await client.unsafe(COPY_STEPS).writable();
+    stream.end(text);
+    await finished(stream);
+  });
 }
 
 /** The export's ceiling: every step row read with raw `COPY steps TO STDOUT`, the bytes counted and dropped. */
@@ -118,41 +111,31 @@ const COPY_OUT = "COPY steps TO STDOUT";
 
 /** Runs `copyOut()` (bytes read) over and over for `seconds`, after one uncounted pass. */
 async function measureOut(rows: number, seconds: number, copyOut: () => Promise<number>): Promise<CopyOutResult> {
-  const bytes = await copyOut();
-  const cores = measureCores();
-  const start = performance.now();
-  let passes = 0;
-  do {
-    await copyOut();
-    passes++;
-  } while (performance.now() - start < seconds * 1000);
-  const elapsed = (performance.now() - start) / 1000;
+  let bytes = 0;
+  const { passes, elapsed, coresBusy } = await repeatFor(seconds, async () => (bytes = await copyOut()));
   return {
     rowsPerSecond: Math.round((rows * passes) / elapsed),
     megabytesPerSecond: Math.round((bytes * passes) / elapsed / 1e5) / 10,
     rows,
     bytes,
     passes,
-    coresBusy: cores(),
+    coresBusy,
   };
 }
 
-export async function copyFromPostgres(url: string, rows: number, seconds: number): Promise<CopyOutResult> {
-  const client = postgres(url, { max: 1, onnotice: () => {}, socket: noDelaySocket } as postgres.Options<
-    Record<string, never>
-  >);
-  try {
-    return await measureOut(rows, seconds, async () => {
-      let bytes = 0;
-      const stream = await client.unsafe(COPY_OUT).readable();
-      stream.on("data", (chunk: Uint8Array) => bytes += chunk.byteLength);
-      // postgres.js closes the stream at CopyDone without always emitting "end" (async iteration then hangs).
-      await new Promise((resolve, reject) => stream.on("close", resolve).on("end", resolve).on("error", reject));
-      return bytes;
-    });
-  } finally {
-    await client.end({ timeout: 5 });
-  }
+/** One connection to the bench's database, with Nagle's algorithm off as the store has it. */
+export const benchClient = (url: string) =>
+  postgres(url, { max: 1, onnotice: () => {}, socket: noDelaySocket } as postgres.Options<Record<string, never>>);
+
+export function copyFromPostgres(client: postgres.Sql, rows: number, seconds: number): Promise<CopyOutResult> {
+  return measureOut(rows, seconds, async () => {
+    let bytes = 0;
+    const stream = await client.unsafe(COPY_OUT).readable();
+    stream.on("data", (chunk: Uint8Array) => bytes += chunk.byteLength);
+    // postgres.js closes the stream at CopyDone without always emitting "end" (async iteration then hangs).
+    await new Promise((resolve, reject) => stream.on("close", resolve).on("end", resolve).on("error", reject));
+    return bytes;
+  });
 }
 
 export function copyFromPglite(db: PGlite, rows: number, seconds: number): Promise<CopyOutResult> {

@@ -38,3 +38,19 @@ export function measureCores(): () => CoresBusy {
     };
   };
 }
+
+/** Runs `pass` once untimed, then again and again for at least `seconds`: the passes, their seconds and cores busy. */
+export async function repeatFor(
+  seconds: number,
+  pass: () => Promise<unknown>,
+): Promise<{ passes: number; elapsed: number; coresBusy: CoresBusy }> {
+  await pass();
+  const cores = measureCores();
+  const start = performance.now();
+  let passes = 0;
+  do {
+    await pass();
+    passes++;
+  } while (performance.now() - start < seconds * 1000);
+  return { passes, elapsed: (performance.now() - start) / 1000, coresBusy: cores() };
+}

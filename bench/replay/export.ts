@@ -1,6 +1,6 @@
 import { exportDataset, type ExportFormat, isParquet } from "../../db/export/index.ts";
 import type { ReplayStore } from "../../db/store.ts";
-import { type CoresBusy, measureCores } from "./cpu.ts";
+import { type CoresBusy, repeatFor } from "./cpu.ts";
 import { matchRecord, type MatchScript, newMatchId, stepRow } from "./workload.ts";
 
 export interface ExportResult {
@@ -60,15 +60,11 @@ export async function measureExport(
   steps: number,
   seconds: number,
 ): Promise<ExportResult> {
-  const { rows, bytes } = await pass(store, format);
-  const cores = measureCores();
-  const start = performance.now();
-  let passes = 0;
-  do {
-    await pass(store, format);
-    passes++;
-  } while (performance.now() - start < seconds * 1000);
-  const elapsed = (performance.now() - start) / 1000;
+  let rows = 0, bytes = 0;
+  const { passes, elapsed, coresBusy } = await repeatFor(
+    seconds,
+    async () => ({ rows, bytes } = await pass(store, format)),
+  );
   return {
     format,
     rowsPerSecond: Math.round((rows * passes) / elapsed),
@@ -78,6 +74,6 @@ export async function measureExport(
     rows,
     bytes,
     passes,
-    coresBusy: cores(),
+    coresBusy,
   };
 }
