@@ -27,6 +27,12 @@ export interface NewMatch {
    * for a registered policy, or undefined for an open seat.
    */
   readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
+  /**
+   * Its creator is told `created`, which promises a match that exists even after a crash: its record is
+   * written before anything is sent. Otherwise (a queue's pairing, self-play) a match that starts at once is
+   * recorded with its first decision, and its first frames wait for no commit.
+   */
+  readonly announced?: boolean;
 }
 
 /** New matches are refused while the replay store cannot take their records, or while the server stops. */
@@ -114,7 +120,7 @@ export class LiveMatches {
       throw error;
     }
     this.track(match);
-    match.open();
+    match.open(spec.announced);
     return match;
   }
 
@@ -304,7 +310,10 @@ export class LiveMatches {
     }
     if (mine !== null) seats[mine] = creator;
     const { variant, seed, group } = request;
-    return { match: this.create({ game: game.id, variant, config: request.config, seed, group, seats }), seats: own };
+    return {
+      match: this.create({ game: game.id, variant, config: request.config, seed, group, seats, announced: true }),
+      seats: own,
+    };
   }
 
   private track(match: Match): void {

@@ -326,12 +326,16 @@ export class Match {
     options.participants.forEach((p, seat) => p && this.seatParticipant(seat, p));
   }
 
-  /** Lets the match begin: at once if every seat is taken, else when the last open seat is claimed. */
-  open(): void {
+  /**
+   * Lets the match begin: at once if every seat is taken, else when the last open seat is claimed. A match that
+   * waits for seats, or is `announced` (see NewMatch), is recorded before anything about it is sent.
+   */
+  open(announced = false): void {
     this.guarded("opening the match", () => {
       this.opened = true;
-      if (this.openSeats().length === 0 && this.phase === "waiting") return this.start(); // which writes the record
-      this.writeRecord();
+      const full = this.openSeats().length === 0;
+      if (announced || !full) this.writeRecord();
+      if (full && this.phase === "waiting") return this.start();
       this.expireIfUnclaimed();
     });
   }
@@ -715,7 +719,9 @@ export class Match {
     this.episode = new Episode(this.game, this.config, this.seed);
     this.inProcessOnly = this.seats.every((slot) => slot.inProcess !== undefined);
     this.startedAt ??= new Date();
-    this.writeRecord();
+    // The first frames do not wait for this write: they acknowledge nothing. The first decision's ack waits for
+    // its own write, which lands with or after this one (a match's records are written in order).
+    this.writeRecord(false);
     this.emit({ kind: "start" });
     this.deliver(() => this.seats.forEach((slot, seat) => slot.link && !slot.greeted && this.sendStart(seat, false)));
     this.advance();
@@ -1122,10 +1128,11 @@ export class Match {
     );
   }
 
-  private writeRecord(): void {
+  /** Writes the match's row as it stands; frames sent after this wait until it is durable unless `hold` is false. */
+  private writeRecord(hold = true): void {
     if (!this.journal || this.log || this.journalBroken) return;
     const result = this.result;
-    this.persist(this.journal.writeMatch({
+    const write = this.journal.writeMatch({
       id: this.id,
       game: this.game.id,
       gameVersion: this.game.version,
@@ -1158,7 +1165,9 @@ export class Match {
       error: this.error,
       invite: this.invite,
       group: this.group,
-    }));
+    });
+    if (hold) this.persist(write);
+    else write.catch((error: Error) => this.journalFailed(error));
   }
 
   /** Logs a decision (action null: the seat never moved and its misconduct ends the match). */

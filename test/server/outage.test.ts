@@ -4,7 +4,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { afterAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
-import type { ClientFrame } from "../../protocol/frames.ts";
+import type { ClientFrame, TurnFrame } from "../../protocol/frames.ts";
 import { TokenStore } from "../../server/auth/tokens.ts";
 import { DocsBot } from "../support/docs-bot.ts";
 import { RawBot } from "../support/raw-bot.ts";
@@ -61,6 +61,16 @@ describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes a
 
     // Refused for longer than the few connects that used to break the pool.
     await proxy.refuse();
+    // A queue's match starts while the store is away: its first frames acknowledge nothing, so they wait for no
+    // commit; its first decision's ack waits for the store, as every ack does.
+    const pair = await Promise.all(
+      ["queued-a", "queued-b"].map((name) => RawBot.connect(server!.wsUrl, tokens.create(name).token)),
+    );
+    for (const bot of pair) bot.send({ type: "queue", game: "kuhn-poker" });
+    const [paired] = await Promise.all(pair.map((bot) => bot.next("match_start")));
+    const opener = await Promise.race(pair.map((bot) => bot.next("turn").then((turn) => ({ bot, turn }))));
+    const check = (turn: TurnFrame) => turn.legal[0].kind === "fixed" ? turn.legal[0].action : undefined;
+    opener.bot.play(check);
     const newcomer = await RawBot.connect(server.wsUrl, tokens.create("newcomer", "bot", 1000).token);
     let refused = false;
     for (let i = 0; i < 200 && !refused; i++) {
@@ -80,7 +90,12 @@ describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes a
     await until("a report", () => /still waiting for the replay store \(\d+ s\)/.test(server!.stderr()));
     expect(acks()).toBeLessThanOrEqual(frozen + bots.length * 4 * 2);
 
+    expect(opener.bot.frames.filter((f) => f.type === "ack")).toEqual([]);
     await proxy.up();
+    expect(await opener.bot.next("ack")).toMatchObject({ match: paired.match, seq: opener.turn.seq });
+    pair.forEach((bot) => bot.play(check));
+    await Promise.all(pair.map((bot) => bot.next("match_end")));
+    pair.forEach((bot) => bot.close());
     await more(50, "play after the database came back");
     expect(server.stderr()).toMatch(/the replay store is writable again/);
     // Matches created before the refusals were announced only now that they are stored.

@@ -194,6 +194,14 @@ export class DocsBot {
     }
     // An act that crossed its match's `match_end` (docs: after it, the connection forgets the match).
     if (frame.code === "not_seated" && frame.match !== undefined && this.ends.has(frame.match)) return;
+    // docs/protocol.md, "Server restarts": a queued match the server died with before acknowledging anything of it
+    // is gone: the bot goes on with its plan.
+    const lost = frame.match;
+    if (frame.code === "unknown_match" && lost !== undefined && this.seats.has(lost) && !this.acked.has(lost)) {
+      this.seats.delete(lost);
+      for (const key of [...this.unacked.keys()]) if (key.startsWith(`${lost}/`)) this.unacked.delete(key);
+      return this.fill();
+    }
     this.errors.push(frame);
   }
 
