@@ -344,9 +344,9 @@ export class BotSession {
   ): [Match, number, SeatLink] {
     const seated = this.seated.get(frame.match);
     if (!seated) {
-      const { match } = this.gateway.matches.find(frame.match); // unknown_match when there is no such match
-      if (frame.type === "withdraw" && match.ended) {
-        throw new MatchRequestError("match_over", `match ${match.id} is over: there is nothing to withdraw from`);
+      const over = this.gateway.matches.isOver(frame.match); // unknown_match when there is no such match
+      if (frame.type === "withdraw" && over) {
+        throw new MatchRequestError("match_over", `match ${frame.match} is over: there is nothing to withdraw from`);
       }
       throw new MatchRequestError(
         "not_seated",

@@ -64,7 +64,10 @@ export type PrivateMatchRequest = Omit<CreateFrame, "type">;
 export interface LiveMatchesOptions {
   readonly clocks?: Partial<Record<SeatKind, ClockSpec>>;
   readonly conduct?: Partial<ConductPolicy>;
-  /** How long an ended match stays in memory, so a late resume still gets its `match_end` without the store. */
+  /**
+   * How long an ended match with a person in it (or any, without a store) stays in memory, so that a reloaded
+   * page or a late resume still finds it; others are let go once their end is durable.
+   */
   readonly lingerMs?: number;
   /** How long a match may wait for its open seats before it is aborted (invites expire). */
   readonly waitingTtlMs?: number;
@@ -89,6 +92,8 @@ export class LiveMatches {
   private readonly byId = new Map<string, Match>();
   private readonly byInvite = new Map<string, Match>();
   private readonly byToken = new Map<string, Set<Match>>();
+  /** Ended matches let go at once (see track), by id, with when, in that order: kept as long as others linger. */
+  private readonly letGoAt = new Map<string, number>();
   private stopping = false;
 
   constructor(private readonly options: LiveMatchesOptions = {}) {}
@@ -326,11 +331,23 @@ export class LiveMatches {
       this.letGo(participantsOf(match));
       this.byInvite.delete(match.invite);
       for (const tokenId of match.tokens()) this.unindex(tokenId, match);
+      const participants = participantsOf(match);
       // Nobody resumes a match the server played alone: it need not linger (self-play ends thousands a minute).
-      if (participantsOf(match).every(playsInProcess)) return void this.byId.delete(match.id);
-      setTimeout(() => {
+      if (participants.every(playsInProcess)) return void this.byId.delete(match.id);
+      const forget = () => {
         if (this.byId.get(match.id) === match) this.byId.delete(match.id);
-      }, this.options.lingerMs ?? 60_000).unref?.();
+      };
+      // A bot's late resume gets its `match_end` from the store, so a match without a person in it is let go
+      // once its end is durable (bots through the queue end thousands a minute; each lingering one held ~6 KB of heap).
+      // A person's lingers, so that a page reloaded just after the end still shows how it ended.
+      if (this.options.store && !participants.some((p) => p?.kind === "human")) {
+        return match.deliver(() => {
+          forget();
+          this.forgetLetGo();
+          this.letGoAt.set(match.id, performance.now());
+        });
+      }
+      setTimeout(forget, this.options.lingerMs ?? 60_000).unref?.();
     });
   }
 
@@ -356,6 +373,27 @@ export class LiveMatches {
 
   get(id: string): Match | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * Whether the match has ended, for a frame about a match the connection holds no seat of: one still in memory,
+   * or let go at its end within the linger time. Throws `unknown_match` for any other id.
+   */
+  isOver(id: string): boolean {
+    const live = this.byId.get(id);
+    if (live) return live.ended;
+    this.forgetLetGo();
+    if (this.letGoAt.has(id)) return true;
+    throw new MatchRequestError("unknown_match", `no live match or invite \`${id}\``);
+  }
+
+  /** Drops the let-go matches older than the linger time (the oldest come first). */
+  private forgetLetGo(): void {
+    const horizon = performance.now() - (this.options.lingerMs ?? 60_000);
+    for (const [id, at] of this.letGoAt) {
+      if (at >= horizon) return;
+      this.letGoAt.delete(id);
+    }
   }
 
   /** A match by id (to resume or spectate) or by invite (to take an open seat). */

@@ -165,6 +165,28 @@ describe("who plays behind a token", () => {
     for (const bot of [a, b, loner]) bot.close();
   });
 
+  it("lets a bots' match go at its end, and still answers what comes after it as the protocol says", async () => {
+    const [a, b] = await Promise.all(
+      ["late-a", "late-b"].map((name) => RawBot.connect(server.wsUrl, server.token(name))),
+    );
+    for (const bot of [a, b]) {
+      bot.play((turn) => (turn.legal[0] as { action: unknown }).action);
+      bot.send({ type: "queue", game: "kuhn-poker" });
+    }
+    const [end] = await Promise.all([a.next("match_end"), b.next("match_end")]);
+    // Not held in memory for the linger time (bots end thousands a minute): its end is in the store.
+    expect(server.server.matches.get(end.match)).toBeUndefined();
+    a.send({ type: "resume", match: end.match });
+    expect(await a.next("match_end")).toEqual(end);
+    a.send({ type: "act", match: end.match, seq: 99, action: "check" });
+    expect(await a.next("error")).toMatchObject({ code: "not_seated", match: end.match });
+    a.send({ type: "withdraw", match: end.match, reason: "too late" });
+    expect(await a.next("error")).toMatchObject({ code: "match_over", match: end.match });
+    a.send({ type: "withdraw", match: "nosuchmatch1", reason: "never was" });
+    expect(await a.next("error")).toMatchObject({ code: "unknown_match" });
+    for (const bot of [a, b]) bot.close();
+  });
+
   it("records an agent's model, sampling and endpoint, without the endpoint's credentials or query", async () => {
     const bot = await RawBot.open(server.wsUrl);
     bot.send({
