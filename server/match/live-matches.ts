@@ -29,8 +29,8 @@ export interface NewMatch {
   readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
   /**
    * Its creator is told `created`, which promises a match that exists even after a crash: its record is
-   * written before anything is sent. Otherwise (a queue's pairing, self-play) a match that starts at once is
-   * recorded with its first decision, and its first frames wait for no commit.
+   * durable before anything is sent. Otherwise (a queue's pairing, self-play) a match that starts at once is
+   * recorded as it starts, and its first frames do not wait for that write.
    */
   readonly announced?: boolean;
 }
@@ -338,8 +338,8 @@ export class LiveMatches {
         if (this.byId.get(match.id) === match) this.byId.delete(match.id);
       };
       // A bot's late resume gets its `match_end` from the store, so a match without a person in it is let go
-      // once its end is durable (bots through the queue end thousands a minute; each lingering one held ~6 KB of heap).
-      // A person's lingers, so that a page reloaded just after the end still shows how it ended.
+      // once its end is durable (bots through the queue end thousands a minute, and each lingering one held
+      // ~6 KB of heap). A person's lingers, so that a page reloaded just after the end still shows how it ended.
       if (this.options.store && !participants.some((p) => p?.kind === "human")) {
         return match.deliver(() => {
           forget();
