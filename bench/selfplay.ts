@@ -16,6 +16,7 @@
  *   inside the server, and the echo round trip is what the network, `ws` and the event loops cost on their
  *   own at that load, so the difference estimates what the server adds (a difference of percentiles, not a
  *   percentile of differences).
+ * - at both: `queue` sent → `match_start` (`queueToStartMs`), the partner's wait included.
  * And server RSS per idle authenticated connection (a fresh server, `--idle` sockets).
  *
  * The peer: the same bots' loop through Colyseus 0.18 (bench/selfplay/colyseus-kuhn.ts, a minimal Kuhn room
@@ -179,6 +180,7 @@ async function selfplay() {
         loadGeneratorCoresBusy: figures.loadGeneratorCoresBusy,
         actRoundTripMs: figures.roundTripMs,
         stepMs: latency(peak.step!),
+        queueToStartMs: latency(peak.start!),
         errors: peak.errors,
       },
       halfLoad: {
@@ -186,6 +188,7 @@ async function selfplay() {
         actionsPerSecond: Math.round(perSecond(paced)),
         actRoundTripMs: latency(paced.roundTrip),
         stepMs: latency(paced.step!),
+        queueToStartMs: latency(paced.start!),
         echoRoundTripMs: latency(echoPaced.roundTrip),
         serverAddedMs: {
           p50: round3(paced.step!.p50Ms - echoPaced.roundTrip.p50Ms),

@@ -64,6 +64,7 @@ class Window {
   errors = 0;
   readonly roundTrip = new Histogram();
   readonly step = new Histogram();
+  readonly start = new Histogram();
 
   /** Runs the warmup, then the counted window; returns what it saw. */
   async run(hasSteps: boolean): Promise<WindowResult> {
@@ -71,6 +72,7 @@ class Window {
     this.operations = this.matches = this.errors = 0;
     this.roundTrip.reset();
     this.step.reset();
+    this.start.reset();
     const server0 = processCounters(SERVER_PID), client0 = processCounters(Deno.pid), t0 = performance.now();
     this.measuring = true;
     await sleep(SECONDS * 1000);
@@ -83,6 +85,7 @@ class Window {
       errors: this.errors,
       roundTrip: this.roundTrip.summary(),
       step: hasSteps ? this.step.summary() : null,
+      start: this.start.summary().samples > 0 ? this.start.summary() : null, // none: echo, the peer's lasting rooms
       server: usageBetween(server0, server1, CLOCK_TICKS),
       client: usageBetween(client0, client1, CLOCK_TICKS),
       serverRssKiB: rssKiB(SERVER_PID),
@@ -114,13 +117,20 @@ async function play(game: string): Promise<WindowResult> {
 
   const startBot = async (token: string) => {
     const socket = await open(SERVER_URL);
-    let sentAt = 0, sentSeq = -1;
+    let sentAt = 0, sentSeq = -1, queuedAt = 0;
+    const enqueue = () => {
+      queuedAt = performance.now();
+      socket.send(queue);
+    };
     socket.onmessage = (event) => {
       const now = performance.now();
       const frame = JSON.parse(event.data) as ServerFrame;
       switch (frame.type) {
         case "welcome":
-          return socket.send(queue);
+          return enqueue();
+        case "match_start":
+          if (window.measuring) window.start.record(now - queuedAt);
+          return;
         case "turn":
           stepDone(frame.match, now);
           return pacer.submit(() => {
@@ -138,7 +148,7 @@ async function play(game: string): Promise<WindowResult> {
         case "match_end":
           stepDone(frame.match, now);
           if (frame.seat === 0 && window.measuring) window.matches++;
-          return socket.send(queue);
+          return enqueue();
         case "error":
           if (window.measuring) window.errors++;
           if (errorsShown++ < 5) console.error(`selfplay load: error frame ${JSON.stringify(frame)}`);

@@ -15,6 +15,8 @@ export interface WindowResult {
   readonly roundTrip: LatencySummary;
   /** act sent → the next frame that act caused for any seat of the match (`turn` or `match_end`); play only. */
   readonly step: LatencySummary | null;
+  /** `queue` sent → the match's `match_start` (the wait for a partner included); play mode only. */
+  readonly start: LatencySummary | null;
   /** The server process over the window. */
   readonly server: ProcessUsage;
   /** The load generator itself over the window. */
