@@ -129,14 +129,14 @@ export const stepRows: StepsReader<readonly StepText[]> = async (store, ids) => 
 /** Pages read ahead of the consumer: the matches of page n+1 need only those of page n, not its steps. */
 const READ_AHEAD = 2;
 
-/** A page's decisions, estimated from its matches' steps and seats (the records say so before the decisions are read). */
-const estimatedRows = (matches: readonly MatchRecord[]) => matches.reduce((n, m) => n + m.steps * m.seats.length, 0);
+/** A match's decisions, estimated from its steps and seats (the record says so before the decisions are read). */
+const estimatedRows = (match: MatchRecord) => match.steps * match.seats.length;
 
-/** The longest prefix of `matches` within `budget` decisions (at least one match), estimated from steps and seats. */
+/** The longest prefix of `matches` within `budget` decisions (at least one match), estimated. */
 function withinBudget(matches: readonly MatchRecord[], budget: number): readonly MatchRecord[] {
   let rows = 0;
   for (let i = 0; i < matches.length; i++) {
-    rows += matches[i].steps * matches[i].seats.length;
+    rows += estimatedRows(matches[i]);
     if (rows > budget && i > 0) return matches.slice(0, i);
   }
   return matches;
@@ -187,7 +187,7 @@ export async function* matchPages<S>(
     const page = matches.then(async ({ matches }) => {
       if (matches.length === 0) return [];
       const { steps, chars } = await readSteps(store, matches.map((m) => m.id));
-      charsPerRow = Math.max(1, chars / Math.max(1, estimatedRows(matches)));
+      charsPerRow = Math.max(1, chars / Math.max(1, matches.reduce((n, m) => n + estimatedRows(m), 0)));
       return matches.map((match, i) => ({ match, steps: steps[i], cursor: cursorOf(match) }));
     });
     // Its failure is thrown where the page is awaited; until then it must not count as unhandled.
