@@ -78,6 +78,7 @@ class Window {
     await sleep(SECONDS * 1000);
     this.measuring = false;
     const server1 = processCounters(SERVER_PID), client1 = processCounters(Deno.pid), t1 = performance.now();
+    const start = this.start.summary();
     return {
       windowSeconds: (t1 - t0) / 1000,
       operations: this.operations,
@@ -85,7 +86,7 @@ class Window {
       errors: this.errors,
       roundTrip: this.roundTrip.summary(),
       step: hasSteps ? this.step.summary() : null,
-      start: this.start.summary().samples > 0 ? this.start.summary() : null, // none: echo, the peer's lasting rooms
+      start: start.samples > 0 ? start : null, // none: echo, and the peer's rooms, which outlive their hands
       server: usageBetween(server0, server1, CLOCK_TICKS),
       client: usageBetween(client0, client1, CLOCK_TICKS),
       serverRssKiB: rssKiB(SERVER_PID),
