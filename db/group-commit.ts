@@ -70,7 +70,7 @@ const merge = (earlier: Batch, later: Batch): Batch => ({
 
 const MATCH_COLUMNS = "id text, game text, game_version integer, variant text, config jsonb, seed text, " +
   "seats jsonb, conduct jsonb, statuses jsonb, returns jsonb, end_reason text, culprit integer, steps integer, " +
-  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text, group_id text";
+  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text, group_id text, rated boolean";
 const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation json, action json, " +
   "input json, legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, " +
   "rewards json, writer text, at timestamptz, offered json, legal_ids json, prompt text";
@@ -120,6 +120,7 @@ function matchRow(m: MatchRecord): Record<string, unknown> {
     error: m.error ?? null,
     invite: m.invite ?? null,
     group_id: m.group ?? null,
+    rated: m.rated ?? false,
   };
 }
 
@@ -300,6 +301,11 @@ export class GroupCommit {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
+  }
+
+  /** Records (match rows and step rows) that may wait unwritten before the store refuses new matches. */
+  get capacity(): number {
+    return this.options.maxBuffer;
   }
 
   /** Records not yet durable. */

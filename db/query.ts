@@ -23,6 +23,16 @@ function time(key: string, value: string): Date {
   return parsed;
 }
 
+/** A `limit` query parameter: `fallback` when absent, else a whole number from 1 to `max`. */
+export function limitParam(value: string | null, fallback: number, max: number): number {
+  if (value === null) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > max) {
+    throw new QueryError(`\`limit\` must be a whole number from 1 to ${max}, got "${value}"`);
+  }
+  return n;
+}
+
 /**
  * Refuses parameters given twice or not in `allowed`, naming what is allowed; returns them as pairs.
  * Every query of the replay API goes through it, so all answer the same mistakes the same way.

@@ -60,6 +60,8 @@ export interface MatchRecord {
   readonly invite?: string | null;
   /** The seed group it belongs to (the same start played several times), as its creator named it. */
   readonly group?: string | null;
+  /** Whether it counts for ratings (the public queue's and tournaments' matches do); false when left out. */
+  readonly rated?: boolean;
   /** Its place in the order matches end in (1, 2, ... with gaps): where an incremental export resumes. Null until it ends. */
   readonly endSeq?: number | null;
 }

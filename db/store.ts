@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { LeagueStore } from "./league.ts";
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 import { migrate, StoreError } from "./migrate.ts";
 import { PolicyRegistry } from "./policies.ts";
@@ -40,7 +41,7 @@ export interface MatchPosition {
 }
 
 const MATCH_COLUMNS = `id, game, game_version, variant, config, seed, seats, conduct, statuses, returns,
-  end_reason, culprit, steps, created_at, started_at, ended_at, error, group_id, end_seq`;
+  end_reason, culprit, steps, created_at, started_at, ended_at, error, group_id, end_seq, rated`;
 // The invite is a capability: read back only to restore a match, never for the API or exports.
 const MATCH_SELECT = `SELECT ${MATCH_COLUMNS} FROM matches`;
 
@@ -71,6 +72,7 @@ function toMatch(r: Row): MatchRecord {
     endedAt: r.ended_at == null ? null : date(r.ended_at),
     error: (r.error ?? null) as string | null,
     group: (r.group_id ?? null) as string | null,
+    rated: r.rated === true,
     endSeq: r.end_seq == null ? null : Number(r.end_seq),
     ...("invite" in r ? { invite: (r.invite ?? null) as string | null } : {}),
   };
@@ -235,10 +237,13 @@ export class ReplayStore {
   private readonly analyzer?: ReturnType<typeof setInterval>;
   /** Trained ONNX policies, beside the matches that seat them. */
   readonly policies: PolicyRegistry;
+  /** Tournaments and online ratings. */
+  readonly league: LeagueStore;
 
   private constructor(readonly sql: Sql, private readonly unlock: () => void, options: StoreOptions) {
     this.writer = new GroupCommit(sql, this.writerId, options.groupCommit);
     this.policies = new PolicyRegistry(sql);
+    this.league = new LeagueStore(sql);
     if (sql.backend === "pglite") {
       // PGlite has no autovacuum: statistics taken when the tables were small make the planner scan whole tables
       // once they are not (an incremental export slowed with every match a training run added).

@@ -1,3 +1,4 @@
+import type { OnlineRatings } from "../league/online-ratings.ts";
 import { randomBytes } from "node:crypto";
 import { ConfigError, configure } from "../../games/core/config.ts";
 import type { AnyGame } from "../../games/core/game.ts";
@@ -22,6 +23,8 @@ export interface NewMatch {
   readonly seed?: string;
   /** The seed group the match belongs to (see CreateFrame.group). */
   readonly group?: string;
+  /** Whether it counts for ratings (default false: practice). */
+  readonly rated?: boolean;
   /**
    * One per seat: a participant, `{ strategy: "name[:arg]" }` for a built-in or `{ strategy: "policy:<name>" }`
    * for a registered policy, or undefined for an open seat.
@@ -73,9 +76,14 @@ export interface LiveMatchesOptions {
   readonly waitingTtlMs?: number;
   /** The replay store: every match is recorded there. */
   readonly store?: ReplayStore;
+  /** The online ratings rated matches update as they end; without it nothing is rated here. */
+  readonly ratings?: OnlineRatings;
   /** The registered policies seats may name (`policy:<name>`); without it such seats are refused. */
   readonly policies?: PolicyRuntime;
 }
+
+/** How long a run waits for a full write buffer before it asks again (`createWhenWritable`). */
+const STORE_FULL_RETRY_MS = 100;
 
 /** A private match whose invite nobody uses is aborted after this long. */
 export const DEFAULT_WAITING_TTL_MS = 30 * 60_000;
@@ -102,6 +110,10 @@ export class LiveMatches {
     return this.options.store;
   }
 
+  get ratings(): OnlineRatings | undefined {
+    return this.options.ratings;
+  }
+
   /** Validates the game, variant, config and strategies (throwing their own clear errors), then opens the match. */
   create(spec: NewMatch): Match {
     this.checkAccepting();
@@ -119,7 +131,7 @@ export class LiveMatches {
         const s = spec.seats[seat];
         participants.push(s === undefined || "kind" in s ? s : this.inProcess(s.strategy, game, config, seed, seat));
       }
-      match = this.open(game, variant, config, seed, participants, spec.group);
+      match = this.open(game, variant, config, seed, participants, { group: spec.group, rated: spec.rated });
     } catch (error) {
       this.letGo(participants);
       throw error;
@@ -127,6 +139,22 @@ export class LiveMatches {
     this.track(match);
     match.open(spec.announced);
     return match;
+  }
+
+  /**
+   * `create`, waiting while the store's write buffer is full rather than refusing: for the runs that make their own
+   * matches in-process (tournaments, evolutions, scenarios), which have no one to refuse to and only need the store
+   * to catch up. A stopping server still refuses.
+   */
+  async createWhenWritable(spec: NewMatch): Promise<Match> {
+    for (;;) {
+      try {
+        return this.create(spec);
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError && error.code === "store_unavailable")) throw error;
+        await new Promise((resolve) => setTimeout(resolve, STORE_FULL_RETRY_MS));
+      }
+    }
   }
 
   /** A built-in strategy or a registered policy, as the participant of `seat`. */
@@ -159,7 +187,7 @@ export class LiveMatches {
     config: unknown,
     seed: string,
     participants: readonly (Participant | undefined)[],
-    group: string | undefined,
+    { group, rated }: Pick<NewMatch, "group" | "rated">,
   ): Match {
     return new Match({
       id: randomId(9),
@@ -174,6 +202,7 @@ export class LiveMatches {
       invite: randomId(12),
       waitingTtlMs: this.options.waitingTtlMs ?? DEFAULT_WAITING_TTL_MS,
       group,
+      rated,
     });
   }
 
@@ -261,6 +290,7 @@ export class LiveMatches {
       invite: record.invite ?? randomId(12),
       waitingTtlMs: this.options.waitingTtlMs ?? DEFAULT_WAITING_TTL_MS,
       group: record.group ?? undefined,
+      rated: record.rated,
     });
   }
 
@@ -325,6 +355,7 @@ export class LiveMatches {
     this.byId.set(match.id, match);
     this.byInvite.set(match.invite, match);
     this.indexTokens(match);
+    this.options.ratings?.watch(match);
     match.subscribe((event) => {
       if (event.kind === "seat") this.indexTokens(match);
       if (event.kind !== "end") return;

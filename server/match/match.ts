@@ -79,6 +79,8 @@ export interface MatchOptions {
   readonly waitingTtlMs?: number;
   /** The seed group it belongs to, recorded with it. */
   readonly group?: string;
+  /** Whether it counts for ratings (recorded with it). */
+  readonly rated?: boolean;
 }
 
 /**
@@ -250,6 +252,7 @@ export class Match {
   readonly createdAt: Date;
   readonly invite: string;
   readonly group: string | null;
+  readonly rated: boolean;
 
   private phase: Phase = "waiting";
   private opened = false;
@@ -309,6 +312,7 @@ export class Match {
     this.seed = options.seed;
     this.invite = options.invite;
     this.group = options.group ?? null;
+    this.rated = options.rated ?? false;
     this.waitingTtlMs = options.waitingTtlMs ?? 0;
     this.conduct = { ...DEFAULT_CONDUCT, ...options.conduct };
     this.clocks = { ...DEFAULT_CLOCKS, ...options.clocks };
@@ -1084,6 +1088,23 @@ export class Match {
     else this.outbox.push(output);
   }
 
+  /**
+   * How the match ended, once its end is durable (what a crash could take back is not counted): for those that run
+   * matches in-process and count them (tournaments, the league, evolutions). A match of built-ins may be over
+   * before `create` returns; this covers that too.
+   */
+  durableEnd(): Promise<MatchResult> {
+    return new Promise((resolve) => {
+      const settle = () => this.deliver(() => resolve(this.result!));
+      if (this.result) return settle();
+      const off = this.subscribe((event) => {
+        if (event.kind !== "end") return;
+        off();
+        settle();
+      });
+    });
+  }
+
   private persist(write: Promise<void>): void {
     this.unwritten++;
     write.then(() => {
@@ -1165,6 +1186,7 @@ export class Match {
       error: this.error,
       invite: this.invite,
       group: this.group,
+      rated: this.rated,
     });
     if (hold) this.persist(write);
     else write.catch((error: Error) => this.journalFailed(error));

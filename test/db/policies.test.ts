@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type NewPolicy, PolicyRegistryError } from "../../db/policies.ts";
 import type { MatchRecord, SeatRecord } from "../../db/records.ts";
 import { ReplayStore } from "../../db/store.ts";
-import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
+import { BACKENDS, openTestStore, type TestStore, UNDO_LEAGUE_SCHEMA } from "../support/stores.ts";
 
 const policy = (name: string, extra: Partial<NewPolicy> = {}): NewPolicy => ({
   name,
@@ -233,12 +233,16 @@ for (const backend of BACKENDS) {
     it("is added to a store of schema 3, whose matches stay", async () => {
       const { store, options } = await fresh();
       await store.writer.writeMatch(match("kept", [null, null], new Date()));
-      await store.sql.exec("DROP TABLE policies; DELETE FROM ludus_schema WHERE version = 4;");
+      // Back to schema 3: what migrations 4 and 5 add, removed.
+      await store.sql.exec(`
+        ${UNDO_LEAGUE_SCHEMA}
+        DROP TABLE policies;
+        DELETE FROM ludus_schema WHERE version = 4;`);
       await store.close();
       const upgraded = await ReplayStore.open(options);
       try {
         const versions = await upgraded.sql.query<{ version: number }>("SELECT version FROM ludus_schema ORDER BY 1");
-        expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4]);
+        expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5]);
         expect((await upgraded.match("kept"))?.endSeq).toBe(1);
         const added = await upgraded.policies.add(policy("after-upgrade"), modelBytes(64));
         expect(await upgraded.policies.get("after-upgrade@1")).toEqual(added);

@@ -8,7 +8,7 @@ import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import type { Sql } from "../../db/sql.ts";
 import { ReplayStore, StoreError } from "../../db/store.ts";
 import { seedStore } from "../support/seed-store.ts";
-import { BACKENDS, emptyStoreOptions, openTestStore, type TestStore } from "../support/stores.ts";
+import { BACKENDS, emptyStoreOptions, openTestStore, type TestStore, UNDO_LEAGUE_SCHEMA } from "../support/stores.ts";
 
 const header = (id: string, createdAt = new Date()): MatchRecord => ({
   id,
@@ -70,8 +70,9 @@ for (const backend of BACKENDS) {
 
     it("numbers the ended matches of a store made before end sequences in the order they ended", async () => {
       const { store, options } = await fresh();
-      // Back to schema 2: what migrations 3 and 4 add, removed.
+      // Back to schema 2: what migrations 3, 4 and 5 add, removed.
       await store.sql.exec(`
+        ${UNDO_LEAGUE_SCHEMA}
         DROP TABLE policies;
         DROP TRIGGER matches_end_seq ON matches; DROP FUNCTION matches_end_seq(); DROP SEQUENCE match_end_seq CASCADE;
         ALTER TABLE matches DROP COLUMN end_seq, DROP COLUMN group_id;

@@ -5,6 +5,12 @@ import process from "node:process";
 import postgres from "postgres";
 import { ReplayStore, type StoreOptions } from "../../db/store.ts";
 
+/** What migration 5 (the league) adds, removed: for the tests that take a store back to an earlier schema. */
+export const UNDO_LEAGUE_SCHEMA = `
+  DROP TABLE tournaments, tournament_slots, ratings, rating_history, rated_matches, evolutions, evolution_generations;
+  ALTER TABLE matches DROP COLUMN rated;
+  DELETE FROM ludus_schema WHERE version = 5;`;
+
 /** Every store test runs on PGlite, and again on PostgreSQL when DATABASE_URL is set (as .ci/run does). */
 export type Backend = "pglite" | "postgres";
 export const BACKENDS: readonly Backend[] = process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"];
