@@ -1,0 +1,208 @@
+import { configure } from "../../../games/core/config.ts";
+import { getGame } from "../../../games/registry.ts";
+import {
+  type NewTournament,
+  ratingPlayer,
+  type SlotRecord,
+  type TournamentFormat,
+  type TournamentRecord,
+} from "../../../db/league.ts";
+import type { ReplayStore } from "../../../db/store.ts";
+import type { LiveMatches } from "../../match/live-matches.ts";
+import { defaultSwissRounds, fixedPairings, FORMATS, type PlannedSlot, slotsOf, swissPairings } from "./schedule.ts";
+import { type Standings, standings, swissTable } from "./standings.ts";
+import { closeCutOff } from "../cut-off.ts";
+import { inParallel } from "../in-parallel.ts";
+
+/**
+ * Runs a tournament on this process's live matches: its slots are played with a bounded number at once, each
+ * counted once its end is durable, rated online as it ends, and the table computed from the store. Interrupted
+ * (a crash, SIGKILL), it resumes from its row: ended slots stay, a slot whose match was cut off is played again
+ * on its seed, and its cut-off match is closed as aborted.
+ */
+
+/** A tournament that cannot be run as asked: what was wrong and what is allowed. */
+export class TournamentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TournamentError";
+  }
+}
+
+export interface TournamentRequest {
+  readonly game: string;
+  readonly variant?: string;
+  readonly config?: unknown;
+  readonly format: TournamentFormat;
+  /** Each deal twice with the seats swapped; implied by the duplicate format. */
+  readonly duplicate?: boolean;
+  readonly players: readonly string[];
+  readonly matches: number;
+  /** Swiss only (default ⌈log₂ players⌉). */
+  readonly rounds?: number;
+  readonly seed: string;
+}
+
+/** The largest tournament one run schedules: beyond it, split it or use the league scheduler. */
+export const MAX_SLOTS = 10_000_000;
+
+/** Checks a request (game, config, players, format) and returns the tournament to store, or a TournamentError. */
+export function checkTournament(request: TournamentRequest, matches: LiveMatches): NewTournament {
+  const game = getGame(request.game);
+  const { variant, config } = configure(game, request.config ?? {}, request.variant);
+  const seats = game.seatCount(config);
+  if (seats !== 2) {
+    throw new TournamentError(
+      `tournaments pair two players a match; ${game.id} (${variant}) has ${seats} seats. ` +
+        "Games of more seats are rated by the league scheduler and scenarios, not by pairings",
+    );
+  }
+  if (!FORMATS.includes(request.format)) {
+    throw new TournamentError(`unknown format ${JSON.stringify(request.format)}: choose one of ${FORMATS.join(", ")}`);
+  }
+  const players = request.players;
+  if (players.length < 2) {
+    throw new TournamentError(`a ${request.format} tournament needs at least 2 players, got ${players.length}`);
+  }
+  const twice = players.find((p, i) => players.indexOf(p) !== i);
+  if (twice !== undefined) {
+    throw new TournamentError(`player ${twice} is named twice: each player enters once`);
+  }
+  for (const player of players) matches.checkInProcess(player, game, config);
+  const duplicate = request.format === "duplicate" || request.duplicate === true;
+  if (duplicate) {
+    if (game.chance(game.start(config)).length === 0) {
+      throw new TournamentError(
+        `duplicate matches replay each deal with the seats swapped, and ${game.id} (${variant}) deals nothing at ` +
+          "its start (no chance event): both matches of a deal would differ only by the seats. Use round-robin",
+      );
+    }
+    if (request.matches % 2 !== 0) {
+      throw new TournamentError(
+        `duplicate matches come in pairs (each deal in both seatings): --matches must be even, got ${request.matches}`,
+      );
+    }
+  }
+  if (request.rounds !== undefined && request.format !== "swiss") {
+    throw new TournamentError(`rounds are for the swiss format; a ${request.format} plays every pairing once`);
+  }
+  const rounds = request.format === "swiss" ? request.rounds ?? defaultSwissRounds(players.length) : null;
+  const tournament = {
+    game: game.id,
+    variant,
+    config,
+    format: request.format,
+    duplicate,
+    players,
+    matches: request.matches,
+    rounds,
+    seed: request.seed,
+  };
+  const total = plannedSlots(tournament);
+  if (total > MAX_SLOTS) {
+    throw new TournamentError(`this tournament would play ${total} matches; one run plays at most ${MAX_SLOTS}`);
+  }
+  return tournament;
+}
+
+/** How many matches a tournament plays in all. */
+export function plannedSlots(t: Pick<TournamentRecord, "format" | "players" | "matches" | "rounds">): number {
+  const n = t.players.length;
+  if (t.format === "swiss") return (t.rounds ?? 1) * Math.floor(n / 2) * t.matches;
+  return fixedPairings(t.format, n).length * t.matches;
+}
+
+export interface RunOptions {
+  /** Matches played at once (default 64). */
+  readonly concurrency?: number;
+  /** After each match counted: how many are done of how many. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+const ended = (s: SlotRecord | undefined) => s !== undefined && s.endReason !== null;
+
+export async function runTournament(
+  store: ReplayStore,
+  live: LiveMatches,
+  t: TournamentRecord,
+  options: RunOptions = {},
+): Promise<Standings> {
+  const league = store.league;
+  const total = plannedSlots(t);
+  let slots = await league.slots(t.id);
+  const ratings = live.ratings;
+  if (!ratings) throw new Error("a tournament needs live matches that rate (LiveMatches with `ratings`)");
+  // Matches that ended before an interruption but were not yet rated (rating is once per match, whoever asks).
+  await ratings.catchUp();
+  let done = slots.filter(ended).length;
+  options.onProgress?.(done, total);
+  const rounds = t.format === "swiss" ? t.rounds ?? 1 : 1;
+  let firstSlot = 0;
+  for (let round = 0; round < rounds; round++) {
+    const planned = slotsOf(roundPairings(t, slots, round), {
+      matches: t.matches,
+      duplicate: t.duplicate,
+      round,
+      firstSlot,
+      seed: t.seed,
+    });
+    firstSlot += planned.length;
+    const bySlot = new Map(slots.map((s) => [s.slot, s]));
+    const todo = planned.filter((p) => !ended(bySlot.get(p.slot)));
+    await inParallel(todo.length, options.concurrency ?? 64, async (i) => {
+      await playSlot(store, live, t, todo[i], bySlot.get(todo[i].slot));
+      options.onProgress?.(++done, total);
+    });
+    slots = await league.slots(t.id);
+  }
+  await ratings.flush();
+  await league.endTournament(t.id);
+  return await tournamentStandings(store, (await league.tournament(t.id)) ?? t, slots);
+}
+
+/** A round's pairings: fixed for every format but Swiss, whose rounds pair by the points of the rounds before. */
+function roundPairings(t: TournamentRecord, slots: readonly SlotRecord[], round: number): [number, number][] {
+  if (t.format !== "swiss") return fixedPairings(t.format, t.players.length);
+  const table = swissTable(t.players.length, slots, round);
+  return swissPairings(table.points, table.met, table.byes).pairings;
+}
+
+/** The table of a stored tournament, finished or not. */
+export async function tournamentStandings(
+  store: ReplayStore,
+  t: TournamentRecord,
+  slots?: readonly SlotRecord[],
+): Promise<Standings> {
+  const all = slots ?? await store.league.slots(t.id);
+  const ids = [
+    ...new Set(all.flatMap((s) => (s.seatRecords ?? []).flatMap((seat) => (seat ? [ratingPlayer(seat)] : [])))),
+  ];
+  const online = ids.length ? await store.league.ratings(t.game, t.variant, ids) : [];
+  return standings(t, all, plannedSlots(t), online);
+}
+
+async function playSlot(
+  store: ReplayStore,
+  live: LiveMatches,
+  t: TournamentRecord,
+  slot: PlannedSlot,
+  earlier: SlotRecord | undefined,
+): Promise<void> {
+  if (earlier) {
+    await closeCutOff(
+      store,
+      earlier.matchId,
+      "its tournament was interrupted; the resumed tournament played the slot again on the same seed",
+    );
+  }
+  const match = await live.createWhenWritable({
+    game: t.game,
+    variant: t.variant,
+    config: t.config,
+    seed: slot.seed,
+    seats: slot.seats.map((p) => ({ strategy: t.players[p] })),
+    rated: true,
+  });
+  await store.league.putSlot(t.id, { ...slot, matchId: match.id });
+  await match.durableEnd();
+}
