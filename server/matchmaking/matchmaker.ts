@@ -55,6 +55,11 @@ export interface MatchmakerOptions {
   /** Per game, what fills its empty seats instead: a game's own strategy, or a policy (`policy:<name>`). */
   readonly fillByGame?: Readonly<Record<string, string>>;
   readonly pairing?: PairingRule;
+  /**
+   * How often a pool whose tickets could not all be paired is tried again (default 1 s): a rule that widens its
+   * bands as tickets wait (rated pairing) may pair them later without anyone new joining.
+   */
+  readonly repairMs?: number;
 }
 
 /** Seed groups remembered at once: past this many, the group first seen is forgotten and starts afresh. */
@@ -158,6 +163,16 @@ export class Matchmaker {
       }
       if (!this.seat(key, group, seats)) return;
     }
+    const left = this.pools.get(key);
+    if (left && left.length >= seats && !this.timers.has(`repair:${key}`)) {
+      this.timers.set(
+        `repair:${key}`,
+        setTimeout(() => {
+          this.timers.delete(`repair:${key}`);
+          this.pair(key);
+        }, this.options.repairMs ?? 1000),
+      );
+    }
   }
 
   /** A ticket waited long enough: it plays whoever else waits, and built-ins take the rest. */
@@ -197,7 +212,8 @@ export class Matchmaker {
       match = this.matches.create({
         game,
         variant,
-        ...(seedGroup !== undefined ? { group: seedGroup, seed: this.groupSeed(key) } : {}),
+        // A seed group's matches are practice (group-relative baselines for training); the public queue's count.
+        ...(seedGroup !== undefined ? { group: seedGroup, seed: this.groupSeed(key) } : { rated: true }),
         seats: bySeat.map((t) => t?.participant ?? { strategy: this.fillFor(game) }),
       });
     } catch (error) {
