@@ -22,6 +22,14 @@ import { registerReplay } from "./commands/replay.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSimulate } from "./commands/simulate.ts";
 import { registerToken } from "./commands/token.ts";
+import { registerTournament } from "./commands/tournament.ts";
+import { registerLeague } from "./commands/league.ts";
+import { registerEvolve } from "./commands/evolve.ts";
+import { registerScenario } from "./commands/scenario.ts";
+import { ScenarioError } from "../server/league/scenario.ts";
+import { EvolutionError } from "../server/league/evolution.ts";
+import { LeagueError } from "../server/league/scheduler.ts";
+import { TournamentError } from "../server/league/tournament/run.ts";
 import { registerTrain, TrainError } from "./commands/train.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
 
@@ -47,6 +55,10 @@ function program(io: Io): Command {
   registerExport(root, io);
   registerPolicyCommands(root, io);
   registerTrain(root, io);
+  registerTournament(root, io);
+  registerLeague(root, io);
+  registerEvolve(root, io);
+  registerScenario(root, io);
   for (const command of root.commands) {
     command.configureOutput({ writeOut: io.out, writeErr: io.err }).showHelpAfterError(
       `(run \`ludus ${command.name()} --help\` for usage)`,
@@ -65,6 +77,10 @@ const USAGE_ERRORS = [
   PolicyError,
   PolicyRegistryError,
   NumericFaceError,
+  TournamentError,
+  LeagueError,
+  EvolutionError,
+  ScenarioError,
 ];
 /** Failures a person can act on that arose while running (a port taken, a server refusing or gone). */
 const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError, LlmRunError, TrainError];

@@ -5,13 +5,13 @@ import { isPolicySpec } from "../policies/onnx/spec.ts";
 /** Runs `work` with the policies of the store at `location`, closing both after. */
 export async function withPolicies<T>(
   location: StoreOptions,
-  work: (policies: PolicyRuntime) => Promise<T>,
+  work: (policies: PolicyRuntime, store: ReplayStore) => Promise<T>,
 ): Promise<T> {
   const store = await ReplayStore.open(location);
   try {
     const policies = await PolicyRuntime.open(store.policies);
     try {
-      return await work(policies);
+      return await work(policies, store);
     } finally {
       await policies.close();
     }

@@ -18,6 +18,11 @@ import { matchRoutes } from "./api/matches.ts";
 import { Matchmaker } from "./matchmaking/matchmaker.ts";
 import { BrowserRooms } from "./rooms/browser-rooms.ts";
 import { webAppRoutes } from "./web-app.ts";
+import { Boards } from "./league/board.ts";
+import { type LeagueOptions, LeagueScheduler } from "./league/scheduler.ts";
+import { ratedPairing } from "./matchmaking/rated-pairing.ts";
+import { OnlineRatings } from "./league/online-ratings.ts";
+import { leagueRoutes } from "./api/league.ts";
 import { policyRoutes } from "./api/policies.ts";
 import { PolicyRuntime, type RuntimeOptions } from "../policies/onnx/runtime.ts";
 import { seatingFor, SelfPlay, type SelfPlayOptions } from "./league/self-play.ts";
@@ -53,6 +58,8 @@ export interface ServerOptions {
   readonly policies?: Omit<RuntimeOptions, "refreshMs">;
   /** Learning policies this server keeps self-play matches running for (their trainer reads them back). */
   readonly selfPlay?: readonly (Omit<SelfPlayOptions, "game" | "variant"> & { game: string; variant?: string })[];
+  /** Leagues to keep running (a scheduler each); their learning policies' new versions become snapshots. */
+  readonly leagues?: readonly Omit<LeagueOptions, "policies">[];
 }
 
 /** How a server stops. */
@@ -81,6 +88,8 @@ export interface LudusServer {
   readonly tokens: TokenStore;
   readonly store: ReplayStore;
   readonly policies: PolicyRuntime;
+  /** The leagues it keeps running (`leagues` in its options). */
+  readonly leagues: readonly LeagueScheduler[];
   /** Matches brought back from the store at start-up, and those that could not be. */
   readonly restored: Awaited<ReturnType<LiveMatches["restore"]>>;
   /**
@@ -111,25 +120,31 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     await store.close();
     throw error;
   }
+  const ratings = new OnlineRatings(store);
   const matches = new LiveMatches({
     clocks: options.clocks,
     conduct: options.conduct,
     store,
     waitingTtlMs: options.waitingTtlMs,
     policies,
+    ratings,
   });
   const restored = await matches.restore();
   const matchmaker = new Matchmaker(matches, {
     fillAfterMs: options.fillAfterMs === undefined ? DEFAULT_FILL_AFTER_MS : options.fillAfterMs,
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
     fillByGame: options.fillByGame,
+    pairing: ratedPairing({ ratingOf: (game, variant, player) => ratings.skill(game, variant, player) }),
   });
+  let leagues: LeagueScheduler[];
   try {
     // A fill named for a game must seat there now: a typo is refused at start, not at a player's first wait.
     for (const [id, spec] of Object.entries(options.fillByGame ?? {})) {
       const game = getGame(id);
       matches.checkInProcess(spec, game, configure(game, {}).config);
     }
+    // So must a league's members.
+    leagues = (options.leagues ?? []).map((spec) => new LeagueScheduler(matches, { ...spec, policies }));
   } catch (error) {
     await policies.close();
     await store.close();
@@ -156,6 +171,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       datasetRoutes(store),
       liveRoutes(matches),
       policyRoutes(policies, tokens),
+      leagueRoutes(store, new Boards(store)),
       webAppRoutes(),
     ],
   }).catch(async (error) => {
@@ -168,7 +184,10 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     if (new URL(req.url ?? "/", "http://localhost").pathname === GATEWAY_PATH) gateway.handleUpgrade(req, socket, head);
   });
   rooms.attach(http.http, GATEWAY_PATH);
+  // What a stopped server left unrated is rated beside play, not before it (a long backlog would hold the start).
+  ratings.catchUp().catch((error) => console.warn(`ludus: rating matches left unrated failed: ${error.message}`));
   for (const generator of selfPlay) generator.start();
+  for (const league of leagues) league.start();
   return {
     url: http.url,
     port: http.port,
@@ -176,9 +195,11 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     tokens,
     store,
     policies,
+    leagues,
     restored,
     close: async (stop: StopOptions = {}) => {
       for (const generator of selfPlay) generator.stop();
+      for (const league of leagues) void league.stop();
       matchmaker.close();
       matches.stopAccepting();
       const live = () => matches.all().filter((m) => !m.ended);
@@ -197,6 +218,8 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       await rooms.close();
       await http.close();
       await policies.close();
+      ratings.close();
+      await ratings.flush().catch(() => {}); // what fails is rated at the next start
       const unwritten = await store.close(stop.flushTimeoutMs);
       return { kept, unwritten };
     },

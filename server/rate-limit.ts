@@ -1,5 +1,5 @@
 /**
- * A token bucket per connection: `rate` frames a second on average, bursts up to `burst`. Generous on
+ * A token bucket: `rate` a second on average, bursts up to `burst` (a connection's frames, a league's new matches). Generous on
  * purpose (a bot may play dozens of matches on one socket); it exists to stop floods, not to pace play.
  */
 export class RateLimit {

@@ -12,7 +12,7 @@ import { type ApiRoute, error } from "./http.ts";
 export const WEB_ROOT = fileURLToPath(new URL("../web/", import.meta.url));
 
 /** Paths the app routes itself: each answers with index.html. */
-const PAGES = /^\/(?:|lobby|play\/.+|watch\/.+|invite\/.+|replays(?:\/.+)?)$/;
+const PAGES = /^\/(?:|lobby|play\/.+|watch\/.+|invite\/.+|replays(?:\/.+)?|league(?:\/.+)?)$/;
 /** The game tables' style sheets (web/styles/<name>.css). */
 const STYLES = /^\/styles\/[a-z0-9-]+\.css$/;
 const FILES: Readonly<Record<string, string>> = {
@@ -20,6 +20,8 @@ const FILES: Readonly<Record<string, string>> = {
   "/favicon.svg": "favicon.svg",
   "/app.js": "dist/app.js",
   "/app.js.map": "dist/app.js.map",
+  // uPlot's own style sheet, served as it ships (the league's rating charts).
+  "/uplot.css": "../node_modules/uplot/dist/uPlot.min.css",
 };
 const TYPES: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",

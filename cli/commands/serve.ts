@@ -2,14 +2,15 @@ import { type Command, InvalidArgumentError } from "commander";
 import { games } from "../../games/registry.ts";
 import { strategiesFor } from "../../policies/baselines/index.ts";
 import { GATEWAY_PATH } from "../../protocol/frames.ts";
-import { DEFAULT_FILL_AFTER_MS, DEFAULT_FILL_STRATEGY, startServer } from "../../server/app.ts";
+import { DEFAULT_FILL_AFTER_MS, DEFAULT_FILL_STRATEGY, type ServerOptions, startServer } from "../../server/app.ts";
+import type { LeagueMember } from "../../server/league/scheduler.ts";
 import { DEFAULT_LIMITS } from "../../server/gateway/gateway.ts";
 import { DEFAULT_CONDUCT } from "../../server/match/conduct.ts";
 import { DEFAULT_ROOM_CREATES_PER_SECOND } from "../../server/rooms/browser-rooms.ts";
 import process from "node:process";
 import { DEFAULT_GROUP_COMMIT } from "../../db/group-commit.ts";
 import type { Io } from "../io.ts";
-import { integerIn, oneOf } from "../options.ts";
+import { integerIn, jsonObject, oneOf } from "../options.ts";
 import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
 
 interface ServeFlags {
@@ -25,6 +26,7 @@ interface ServeFlags {
   hold: number;
   policyDevice: PolicyDevice;
   selfPlay: SelfPlayFlag[];
+  league: LeagueSpec[];
   policyThreads: number;
   policyBatch: number;
   policyWaitUs: number;
@@ -58,6 +60,28 @@ function selfPlaySpec(value: string, previous: SelfPlayFlag[]): SelfPlayFlag[] {
   const [, game, name, per] = found;
   return [...previous, { game, name, ...(per ? { perVersion: Number(per) } : {}) }];
 }
+
+/**
+ * A league to keep running, as a JSON object (or @file.json): `{"game": "kuhn-poker", "members": [{"player":
+ * "policy:kuhn-cfr", "role": "main"}, {"player": "nash", "role": "fixed"}], "live": 16, "ratePerSecond": 50}`.
+ * Its fields are checked when the server starts (unknown players and roles are refused there, with the reason).
+ */
+function leagueSpec(value: string, previous: LeagueSpec[]): LeagueSpec[] {
+  const spec = jsonObject(value);
+  const members = spec.members;
+  const memberShape = (m: unknown) =>
+    typeof m === "object" && m !== null && typeof (m as LeagueMember).player === "string" &&
+    typeof (m as LeagueMember).role === "string";
+  if (typeof spec.game !== "string" || !Array.isArray(members) || !members.every(memberShape)) {
+    throw new InvalidArgumentError(
+      'expected {"game": "<id>", "members": [{"player": "<strategy or policy:name>", "role": "main|main-exploiter|' +
+        'league-exploiter|fixed"}, ...], "live"?: n, "ratePerSecond"?: r, "weighting"?: "hard|var|uniform"}.',
+    );
+  }
+  return [...previous, { live: 16, ...spec } as unknown as LeagueSpec];
+}
+
+type LeagueSpec = NonNullable<ServerOptions["leagues"]>[number];
 
 /** What fills empty seats: a default every game has, and per game `game=strategy-or-policy` overrides. */
 interface Fill {
@@ -171,6 +195,13 @@ export function registerServe(program: Command, io: Io): void {
       selfPlaySpec,
       [],
     )
+    .option(
+      "--league <json>",
+      "keep a league running (docs/league.md): a JSON object (or @file.json) of game, members [{player, role}], " +
+        "live, ratePerSecond, weighting; a learning policy's new versions join it as snapshots; repeatable",
+      leagueSpec,
+      [],
+    )
     .option("--policy-device <device>", "where policy networks run: cpu or cuda", oneOf(POLICY_DEVICES), "cpu")
     .option("--policy-threads <n>", "onnxruntime intra-op threads per policy version", integerIn(1, 256), 1)
     .option("--policy-batch <n>", "the most decisions one inference batch holds", integerIn(1, 65_536), 256)
@@ -220,6 +251,7 @@ export function registerServe(program: Command, io: Io): void {
         fillStrategy: flags.fillStrategy.strategy,
         fillByGame: flags.fillStrategy.byGame,
         selfPlay: flags.selfPlay,
+        leagues: flags.league,
         policies: {
           device: flags.policyDevice,
           threads: flags.policyThreads,

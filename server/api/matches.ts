@@ -1,5 +1,13 @@
 import type { Viewer } from "../../games/core/game.ts";
-import { checkParams, decodeCursor, encodeCursor, parseFilter, positionOf, QueryError } from "../../db/query.ts";
+import {
+  checkParams,
+  decodeCursor,
+  encodeCursor,
+  limitParam,
+  parseFilter,
+  positionOf,
+  QueryError,
+} from "../../db/query.ts";
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { replayableGame, ReplayError, replayMatch } from "../../db/replay.ts";
 import type { MatchOrder, ReplayStore } from "../../db/store.ts";
@@ -21,6 +29,8 @@ export function matchSummary(match: MatchRecord) {
     variant: match.variant,
     gameVersion: match.gameVersion,
     group: match.group ?? null,
+    /** Whether it counts for ratings (the public queue's and tournaments' matches). */
+    rated: match.rated ?? false,
     seats: match.seats,
     statuses: match.statuses,
     returns: match.returns,
@@ -35,15 +45,6 @@ export function matchSummary(match: MatchRecord) {
   };
 }
 
-function limitOf(value: string | null): number {
-  if (value === null) return DEFAULT_LIMIT;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > MAX_LIMIT) {
-    throw new QueryError(`\`limit\` must be a whole number from 1 to ${MAX_LIMIT}, got "${value}"`);
-  }
-  return n;
-}
-
 function orderOf(value: string | null): MatchOrder {
   if (value === null || value === "desc") return "desc";
   if (value === "asc") return "asc";
@@ -56,7 +57,7 @@ function orderOf(value: string | null): MatchOrder {
  */
 async function listMatches(store: ReplayStore, url: URL) {
   const filter = parseFilter(url.searchParams, ["limit", "cursor", "order"]);
-  const limit = limitOf(url.searchParams.get("limit"));
+  const limit = limitParam(url.searchParams.get("limit"), DEFAULT_LIMIT, MAX_LIMIT);
   const order = orderOf(url.searchParams.get("order"));
   const cursor = url.searchParams.get("cursor");
   const kind = `matches:${order}`;

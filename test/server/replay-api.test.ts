@@ -80,6 +80,7 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
       variant: first.variant,
       gameVersion: first.gameVersion,
       group: null,
+      rated: false,
       seats: first.seats,
       statuses: first.statuses,
       returns: first.returns,

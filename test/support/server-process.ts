@@ -13,15 +13,20 @@ function ludusCommand(): string[] {
   return tasks.ludus.split(/\s+/).slice(1); // drop the leading `deno`
 }
 
+/** Starts `ludus <args>` as its own process, its stdout and stderr piped (the embedded store unless `env` names one). */
+export function spawnLudus(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(DENO, [...ludusCommand(), ...args], {
+    env: { ...process.env, DATABASE_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
 /** Runs `ludus <args>` as its own process (as a person at a shell would) and collects what it printed. */
 export function runLudus(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | string; out: string; err: string }> {
-  const child = spawn(DENO, [...ludusCommand(), ...args], {
-    env: { ...process.env, DATABASE_URL: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawnLudus(args, env);
   let out = "";
   let err = "";
   child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
