@@ -150,3 +150,113 @@ export const api = {
     return { status: match.statuses[seat], ended: match };
   },
 };
+
+/** A row of a published leaderboard (GET /ratings): Bradley–Terry with its interval, and the online rating. */
+export interface RatingRow {
+  readonly player: string;
+  readonly rating: number;
+  readonly ci: readonly [number, number];
+  readonly matches: number;
+  readonly provisional: boolean;
+  readonly skill: { readonly mu: number; readonly sigma: number; readonly ordinal: number } | null;
+}
+
+export interface Board {
+  readonly games: readonly { readonly game: string; readonly variant: string; readonly matches: number }[];
+  readonly matches: number;
+  readonly ratings: readonly RatingRow[];
+}
+
+export interface TournamentInfo {
+  readonly id: string;
+  readonly game: string;
+  readonly variant: string;
+  readonly format: string;
+  readonly duplicate: boolean;
+  readonly players: readonly string[];
+  readonly matches: number;
+  readonly rounds: number | null;
+  readonly seed: string;
+  readonly createdAt: string;
+  readonly endedAt: string | null;
+}
+
+export interface StandingRow {
+  readonly rank: number;
+  readonly player: string;
+  readonly id: string | null;
+  readonly rating: number;
+  readonly ci: readonly [number, number];
+  readonly matches: number;
+  readonly wins: number;
+  readonly draws: number;
+  readonly losses: number;
+  readonly meanReturn: number;
+  readonly meanReturnCi95: number;
+  readonly points: number | null;
+  readonly alphaRank: number | null;
+}
+
+export interface TournamentStandings {
+  readonly tournament: TournamentInfo;
+  readonly slots: { readonly planned: number; readonly completed: number; readonly failed: number };
+  readonly standings: readonly StandingRow[];
+  readonly payoff: {
+    readonly players: readonly string[];
+    readonly cells: readonly (readonly ({ mean: number; ci95: number; matches: number } | null)[])[];
+  };
+  readonly scoring: string;
+  readonly alphaRank: { readonly alpha: number; readonly populationSize: number } | null;
+  readonly alphaRankWhyNot?: string;
+}
+
+export interface RatingPoint {
+  readonly matchId: string;
+  readonly mu: number;
+  readonly sigma: number;
+  readonly at: string;
+}
+
+const query = (params: Record<string, string | undefined>) =>
+  new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => !!e[1])).toString();
+
+export interface EvolutionInfo {
+  readonly id: string;
+  readonly population: readonly string[];
+  readonly generations: number;
+  readonly seeds: number;
+  readonly mutation: number;
+  readonly seed: string;
+  readonly createdAt: string;
+  readonly endedAt: string | null;
+}
+
+export interface EvolutionReport {
+  readonly evolution: EvolutionInfo;
+  readonly generations: readonly {
+    readonly run: number;
+    readonly generation: number;
+    readonly matchId: string;
+    readonly meanResources: number;
+    readonly donationFraction: number;
+    readonly agents: readonly {
+      name: string;
+      strategy: string;
+      resources: number;
+      donated: number;
+      survived: boolean;
+    }[];
+  }[];
+  readonly curve: readonly { generation: number; meanResources: number; donationFraction: number }[];
+}
+
+export const league = {
+  evolutions: () => get<{ evolutions: EvolutionInfo[] }>("/evolutions").then((r) => r.evolutions),
+  evolution: (id: string) => get<EvolutionReport>(`/evolutions/${encodeURIComponent(id)}`),
+  /** A game's board, or the pooled board of every game (`game` undefined). */
+  ratings: (game?: string, variant?: string) => get<Board>(`/ratings?${query({ game, variant })}`),
+  history: (player: string, game: string, variant?: string) =>
+    get<{ variant: string; points: RatingPoint[] }>(`/ratings/history?${query({ player, game, variant })}`),
+  tournaments: () => get<{ tournaments: TournamentInfo[] }>("/tournaments").then((r) => r.tournaments),
+  tournament: (id: string) => get<TournamentStandings>(`/tournaments/${encodeURIComponent(id)}`),
+};

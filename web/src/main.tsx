@@ -2,6 +2,7 @@
 import { render } from "preact";
 import { useState } from "preact/hooks";
 import { setDisplayName, useDisplayName } from "./name.ts";
+import { EvolutionPage, LeaguePage, PlayerPage, TournamentPage } from "./pages/league.tsx";
 import { Lobby } from "./pages/lobby.tsx";
 import { ReplayList, ReplayViewer } from "./pages/replays.tsx";
 import { InvitePage, NewMatch, QueuePage } from "./pages/start.tsx";
@@ -33,6 +34,12 @@ function Page({ url }: { url: URL }) {
       break;
     case "replays":
       return parts[1] ? <ReplayViewer id={parts[1]} query={q} /> : <ReplayList query={q} />;
+    case "league":
+      if (parts[1] === undefined) return <LeaguePage query={q} />;
+      if (parts[1] === "tournaments" && parts[2]) return <TournamentPage key={parts[2]} id={parts[2]} />;
+      if (parts[1] === "players" && parts[2]) return <PlayerPage key={parts[2]} player={parts[2]} query={q} />;
+      if (parts[1] === "evolutions" && parts[2]) return <EvolutionPage key={parts[2]} id={parts[2]} />;
+      break;
   }
   return (
     <div class="panel">
@@ -82,6 +89,7 @@ function App() {
         <nav>
           {nav("/", "Play", section === "" || section === "play" || section === "lobby")}
           {nav("/replays", "Replays", section === "replays")}
+          {nav("/league", "League", section === "league")}
         </nav>
         <NameBox />
       </header>

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, type Decision, type GameInfo, type ReplayView, type StoredMatch } from "../api.ts";
+import { useDisplayName } from "../name.ts";
 import { navigate } from "../router.ts";
 import { fmt } from "../table/action-bar.tsx";
 import { Guard } from "../table/guard.tsx";
@@ -17,6 +18,8 @@ export function ReplayList(props: { query: URLSearchParams }) {
   const [error, setError] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const [name, setName] = useState(participant);
+  // The name this browser plays under: its own matches are those with a seat of that name.
+  const me = useDisplayName();
   // Answers for filters the page has since left are dropped: the list shows only the filters in the URL.
   const filters = useRef("");
 
@@ -84,6 +87,17 @@ export function ReplayList(props: { query: URLSearchParams }) {
           />
         </label>
         <button type="submit">Filter</button>
+        <button
+          type="button"
+          class="my-matches"
+          aria-pressed={participant === me}
+          onClick={() => {
+            setName(me);
+            filter({ participant: me });
+          }}
+        >
+          My matches
+        </button>
       </form>
       {error && <div class="notice error" role="alert">Could not load the matches: {error}</div>}
       {!pages && !error && <p class="muted">Loading…</p>}

@@ -1,0 +1,148 @@
+/// <reference lib="dom" />
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { checkTournament, runTournament } from "../../server/league/tournament/run.ts";
+import { checkEvolution, runEvolution } from "../../server/league/evolution.ts";
+import {
+  buildWebApp,
+  launchBrowser,
+  openPage,
+  PAGE_WAIT_MS,
+  screenshot,
+  type WatchedPage,
+} from "../support/browser.ts";
+import { startTestServer, type TestServer } from "../support/server.ts";
+
+/**
+ * The league's pages in a real browser against a real server: a tournament played on it, its standings (live while
+ * it runs, then final), the game's leaderboard, and a player's rating chart drawn by uPlot. Screenshots go to
+ * artifacts/web/.
+ */
+
+const TEST_MS = 240_000;
+let server: TestServer;
+let browser: Browser;
+const opened: WatchedPage[] = [];
+
+beforeAll(async () => {
+  buildWebApp();
+  [browser, server] = await Promise.all([launchBrowser(), startTestServer()]);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
+});
+
+async function open(path: string, size?: { width: number; height: number }): Promise<WatchedPage> {
+  const watched = await openPage(browser, size);
+  opened.push(watched);
+  await watched.page.goto(`${server.url}${path}`);
+  return watched;
+}
+
+const tournament = async (players: string[], matches: number, concurrency = 64) => {
+  const { store, matches: live } = server.server;
+  const t = await store.league.createTournament(
+    checkTournament({ game: "kuhn-poker", format: "round-robin", players, matches, seed: "web" }, live),
+  );
+  return { t, done: runTournament(store, live, t, { concurrency }) };
+};
+
+describe("the league's pages", () => {
+  it("show a tournament's standings, the leaderboard and a player's rating chart", async () => {
+    const { t, done } = await tournament(["nash", "always-call", "always-raise", "random"], 200);
+    await done;
+
+    const { page, errors, requests } = await open("/league?game=kuhn-poker");
+    const rows = page.locator("table.leaderboard tbody tr");
+    await rows.nth(3).waitFor();
+    expect(await rows.count()).toBe(4);
+    expect(await page.locator("table.leaderboard tr.provisional").count()).toBe(0); // 600 matches each
+    expect(await rows.first().getAttribute("data-player")).toBe("builtin:nash");
+    await screenshot(page, "league-leaderboard");
+    await page.locator("select").first().selectOption("pooled");
+    // The game's rows stay until the pooled board arrives: wait for the pooled board's own words.
+    await page.locator(".league", { hasText: "each game counting alike" }).waitFor();
+    await page.locator("table.leaderboard tbody tr").nth(3).waitFor();
+    await page.goBack();
+    await rows.nth(3).waitFor();
+
+    await page.locator(`tr[data-tournament="${t.id}"] a`).click();
+    const standings = page.locator("table.standings tbody tr");
+    await standings.nth(3).waitFor();
+    expect(await page.locator(".tournament").getAttribute("data-live")).toBe("false");
+    expect(await standings.first().getAttribute("data-player")).toBe("nash");
+    expect(await page.locator(".progress-line").innerText()).toContain("1200 of 1200 matches");
+    expect(await page.locator("table.payoff-matrix tbody tr").count()).toBe(4);
+    expect(await page.locator(".interval-bar").count()).toBe(4);
+    await screenshot(page, "league-tournament");
+
+    await standings.first().locator("a").click();
+    await page.locator(".player[data-player='builtin:nash'] .rating-chart canvas").waitFor();
+    expect(await page.locator(".player").innerText()).toContain("600 rated match(es)");
+    await screenshot(page, "league-player");
+
+    expect(errors).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
+  }, TEST_MS);
+
+  it("follows a tournament live until it ends, and says so when one does not exist", async () => {
+    // One match at a time: the page is open while it plays.
+    const { t, done } = await tournament(["nash", "random"], 2000, 1);
+    const { page, errors } = await open(`/league/tournaments/${t.id}`);
+    await page.locator(".tournament[data-live='true']").waitFor();
+    await screenshot(page, "league-tournament-live");
+    await done;
+    await page.locator(".tournament[data-live='false']").waitFor({ timeout: PAGE_WAIT_MS });
+    expect(await page.locator(".progress-line").innerText()).toContain("2000 of 2000 matches");
+    expect(errors).toEqual([]);
+
+    const missing = await open("/league/tournaments/t_nothere");
+    await missing.page.locator("[role=alert]").waitFor();
+    expect(await missing.page.locator("[role=alert]").innerText()).toContain("no tournament `t_nothere`");
+  }, TEST_MS);
+
+  it("draws a Donor Game evolution's curve, generation by generation", async () => {
+    const { store, matches } = server.server;
+    const e = await store.league.createEvolution(checkEvolution({ seeds: 2, generations: 10, seed: "web" }, matches));
+    await runEvolution(store, matches, e);
+    const { page, errors } = await open("/league");
+    await page.locator(`tr[data-evolution="${e.id}"] a`).click();
+    await page.locator(".evolution[data-live='false'] .evolution-chart canvas").waitFor();
+    expect(await page.locator("table.evolution-table tbody tr").count()).toBe(20);
+    await screenshot(page, "league-evolution");
+    expect(errors).toEqual([]);
+  }, TEST_MS);
+
+  it("lists a person's own matches from the replays page", async () => {
+    const { page } = await open("/replays");
+    const me = await page.locator("#display-name").inputValue();
+    // A match this person played, with a bot: a seat of its name.
+    const match = server.server.matches.create({
+      game: "kuhn-poker",
+      seats: [{ kind: "human", name: me }, { strategy: "random" }],
+    });
+    await page.getByRole("button", { name: "My matches" }).click();
+    await page.waitForURL(new RegExp(`participant=${encodeURIComponent(me)}`));
+    await page.locator(`.replay-list tr[data-match="${match.id}"]`).waitFor();
+    expect(await page.locator(".replay-list tbody tr").count()).toBe(1);
+    expect(await page.getByRole("button", { name: "My matches" }).getAttribute("aria-pressed")).toBe("true");
+  }, TEST_MS);
+
+  it("fits a phone's width", async () => {
+    const { t, done } = await tournament(["nash", "always-raise", "random"], 20);
+    await done;
+    for (const path of ["/league?game=kuhn-poker", `/league/tournaments/${t.id}`]) {
+      const { page } = await open(path, { width: 390, height: 844 });
+      await page.locator("table tbody tr").first().waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+      expect(overflow, `${path} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
+      await screenshot(page, `league-phone-${path.includes("tournaments") ? "tournament" : "board"}`);
+    }
+  }, TEST_MS);
+});

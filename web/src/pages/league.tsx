@@ -1,0 +1,547 @@
+/// <reference lib="dom" />
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import uPlot from "uplot";
+import {
+  type Board,
+  type EvolutionInfo,
+  type EvolutionReport,
+  type GameInfo,
+  league,
+  type RatingPoint,
+  type TournamentInfo,
+} from "../api.ts";
+import { api } from "../api.ts";
+import { navigate } from "../router.ts";
+
+/**
+ * The league: a game's online leaderboard and the tournaments (`/league`), one tournament's standings, live while
+ * it runs (`/league/tournaments/<id>`), and a player's rating over its matches (`/league/players/<player>`).
+ */
+
+/** How often a running tournament's standings are fetched again. */
+const LIVE_MS = 2_000;
+
+function useGames(): readonly GameInfo[] {
+  const [games, setGames] = useState<readonly GameInfo[]>([]);
+  useEffect(() => void api.games().then(setGames, () => {}), []);
+  return games;
+}
+
+/** A rating's number: OpenSkill's μ shown on a familiar scale would invent precision; two decimals say enough. */
+const two = (x: number) => x.toFixed(2);
+const signed = (x: number, digits = 3) => `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
+const when = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+/** `bot:ann` → `ann`, with its kind as a tag. */
+const kindOf = (player: string) => player.slice(0, Math.max(0, player.indexOf(":")));
+const nameOf = (player: string) => player.slice(player.indexOf(":") + 1);
+
+/** Each row's interval drawn to the scale of the whole table: where the point is, and how sure. */
+function Interval(props: { ci: readonly [number, number]; rating: number; low: number; high: number }) {
+  const at = (x: number) => `${(100 * (x - props.low)) / Math.max(1, props.high - props.low)}%`;
+  return (
+    <>
+      <span class="interval" title={`[${props.ci[0]}, ${props.ci[1]}]`}>
+        <span
+          class="interval-bar"
+          style={{ left: at(props.ci[0]), width: `calc(${at(props.ci[1])} - ${at(props.ci[0])})` }}
+        />
+        <span class="interval-point" style={{ left: at(props.rating) }} />
+      </span>
+      <span class="interval-text">{props.ci[0].toFixed(0)}–{props.ci[1].toFixed(0)}</span>
+    </>
+  );
+}
+
+const span = (rows: readonly { ci: readonly [number, number] }[]) => ({
+  low: Math.min(...rows.map((r) => r.ci[0])),
+  high: Math.max(...rows.map((r) => r.ci[1])),
+});
+
+/** The value of the board selector that shows the pooled board. */
+const POOLED = "pooled";
+
+export function LeaguePage(props: { query: URLSearchParams }) {
+  const games = useGames();
+  const game = props.query.get("game") ?? "kuhn-poker";
+  const [board, setBoard] = useState<Board | null>(null);
+  const [tournaments, setTournaments] = useState<TournamentInfo[] | null>(null);
+  const [evolutions, setEvolutions] = useState<EvolutionInfo[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => void league.evolutions().then(setEvolutions, (e: Error) => setError(e.message)), []);
+  useEffect(() => {
+    let current = true;
+    setBoard(null);
+    setError(null);
+    league.ratings(game === POOLED ? undefined : game).then(
+      (b) => current && setBoard(b),
+      (e: Error) => current && setError(e.message),
+    );
+    return () => void (current = false);
+  }, [game]);
+  useEffect(() => void league.tournaments().then(setTournaments, (e: Error) => setError(e.message)), []);
+  const title = (id: string) => games.find((g) => g.id === id)?.title ?? id;
+  const pooled = game === POOLED;
+  const scale = board && board.ratings.length ? span(board.ratings) : { low: 0, high: 1 };
+  return (
+    <div class="panel league">
+      <h1>League</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Board
+          <select
+            value={game}
+            onChange={(e) =>
+              navigate(`/league?game=${encodeURIComponent((e.currentTarget as HTMLSelectElement).value)}`)}
+          >
+            <option value={POOLED}>All games, pooled</option>
+            {games.map((g) => <option key={g.id} value={g.id}>{g.title}</option>)}
+          </select>
+        </label>
+      </form>
+      {error && <div class="notice error" role="alert">Could not load the league: {error}</div>}
+      <h2>Leaderboard</h2>
+      {!board && !error && <p class="muted">Loading…</p>}
+      {board && board.ratings.length === 0 && (
+        <p class="muted">
+          No rated match{" "}
+          {pooled ? "yet" : `of ${title(game)} yet`}: the public queue's matches and tournaments are rated.
+        </p>
+      )}
+      {board && board.ratings.length > 0 && (
+        <>
+          <p class="muted">
+            Bradley–Terry ratings with 95 % bootstrap intervals, fitted on {board.matches} rated match(es)
+            {pooled ? ` of ${board.games.length} game(s), each game counting alike` : ""}; a match counts by its margin.
+            Dimmed rows are provisional until their interval tightens.
+          </p>
+          <div class="scroll-x">
+            <table class="list leaderboard">
+              <thead>
+                <tr>
+                  <th>#</th>
+                  <th>Player</th>
+                  <th>Rating</th>
+                  <th>95% interval</th>
+                  {!pooled && <th title="OpenSkill's μ ± 3σ, updated as each rated match ends">Online</th>}
+                  <th>Matches</th>
+                </tr>
+              </thead>
+              <tbody>
+                {board.ratings.map((r, i) => (
+                  <tr key={r.player} data-player={r.player} class={r.provisional ? "provisional" : ""}>
+                    <td>{i + 1}</td>
+                    <td>
+                      <a
+                        href={`/league/players/${encodeURIComponent(r.player)}${
+                          pooled ? "" : `?game=${encodeURIComponent(game)}`
+                        }`}
+                      >
+                        {nameOf(r.player)}
+                      </a>{" "}
+                      <span class="tag">{kindOf(r.player)}</span>
+                      {r.provisional && <span class="tag provisional-tag">provisional</span>}
+                    </td>
+                    <td>{r.rating.toFixed(0)}</td>
+                    <td class="interval-cell">
+                      <Interval ci={r.ci} rating={r.rating} {...scale} />
+                    </td>
+                    {!pooled && <td>{r.skill ? `${two(r.skill.mu)} ± ${two(3 * r.skill.sigma)}` : "—"}</td>}
+                    <td>{r.matches}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      <h2>Tournaments</h2>
+      {tournaments && tournaments.length === 0 && (
+        <p class="muted">
+          None yet. Run one with <code>ludus tournament --game {pooled ? "kuhn-poker" : game} --players a,b,c</code>.
+        </p>
+      )}
+      {tournaments && tournaments.length > 0 && (
+        <div class="scroll-x">
+          <table class="list tournament-list">
+            <thead>
+              <tr>
+                <th>Game</th>
+                <th>Format</th>
+                <th>Players</th>
+                <th>Started</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {tournaments.map((t) => (
+                <tr key={t.id} data-tournament={t.id}>
+                  <td>
+                    {title(t.game)} <span class="tag">{t.variant}</span>
+                  </td>
+                  <td>{format(t)}</td>
+                  <td>{t.players.length}</td>
+                  <td>{when(t.createdAt)}</td>
+                  <td>
+                    <a href={`/league/tournaments/${t.id}`}>{t.endedAt ? "Standings" : "Live"}</a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {evolutions && evolutions.length > 0 && (
+        <>
+          <h2>Donor Game evolutions</h2>
+          <div class="scroll-x">
+            <table class="list evolution-list">
+              <thead>
+                <tr>
+                  <th>Generations</th>
+                  <th>Runs</th>
+                  <th>First generation</th>
+                  <th>Started</th>
+                  <th />
+                </tr>
+              </thead>
+              <tbody>
+                {evolutions.map((e) => (
+                  <tr key={e.id} data-evolution={e.id}>
+                    <td>{e.generations}</td>
+                    <td>{e.seeds}</td>
+                    <td>{e.population.join(", ")}</td>
+                    <td>{when(e.createdAt)}</td>
+                    <td>
+                      <a href={`/league/evolutions/${e.id}`}>{e.endedAt ? "Curve" : "Live"}</a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}
+
+const format = (t: TournamentInfo) =>
+  `${t.format}${t.duplicate && t.format !== "duplicate" ? ", duplicate deals" : ""}`;
+
+/**
+ * A stored run fetched again every LIVE_MS until it has ended (and, after a failure, a little later: the server may
+ * be away for a moment). The latest answer and the latest error, if the last fetch failed.
+ */
+function useLive<T>(id: string, load: (id: string) => Promise<T>, ended: (value: T) => boolean) {
+  const [value, setValue] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const fetch = () =>
+      load(id).then((v) => {
+        if (!current) return;
+        setValue(v);
+        setError(null);
+        if (!ended(v)) timer = setTimeout(fetch, LIVE_MS);
+      }, (e: Error) => {
+        if (!current) return;
+        setError(e.message);
+        timer = setTimeout(fetch, LIVE_MS * 5);
+      });
+    fetch();
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [id]);
+  return { value, error };
+}
+
+/** What a page shows until its run first arrives: that it loads, or why it could not. */
+function Pending(props: { what: string; error: string | null }) {
+  return (
+    <div class="panel">
+      {props.error
+        ? <div class="notice error" role="alert">Could not load {props.what}: {props.error}</div>
+        : <p class="muted">Loading…</p>}
+    </div>
+  );
+}
+
+export function TournamentPage(props: { id: string }) {
+  const { value: standings, error } = useLive(props.id, league.tournament, (s) => s.tournament.endedAt !== null);
+  if (!standings) return <Pending what={`tournament ${props.id}`} error={error} />;
+  const t = standings.tournament;
+  const { planned, completed, failed } = standings.slots;
+  const scale = span(standings.standings);
+  return (
+    <div class="panel tournament" data-tournament={t.id} data-live={t.endedAt ? "false" : "true"}>
+      <h1>
+        Tournament <code>{t.id}</code>
+      </h1>
+      <p>
+        {t.game} <span class="tag">{t.variant}</span> · {format(t)} · {t.players.length} players · {t.matches}{" "}
+        match(es) a pairing{t.rounds ? ` in each of ${t.rounds} rounds` : ""} · seed {t.seed}
+      </p>
+      <p class="progress-line">
+        <progress max={planned} value={completed} /> {completed} of {planned} matches
+        {failed ? `, ${failed} failed` : ""}
+        {t.endedAt ? ` · finished ${when(t.endedAt)}` : " · live"}
+      </p>
+      {error && <div class="notice error" role="alert">Lost the server for a moment: {error}</div>}
+      <div class="scroll-x">
+        <table class="list standings">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>Player</th>
+              <th title="Bradley–Terry on the Elo scale">Rating</th>
+              <th>95% interval</th>
+              {t.format === "swiss" && <th>Points</th>}
+              <th>W-D-L</th>
+              <th>Mean return</th>
+              {standings.alphaRank && <th title="the share of α-Rank's stationary mass">α-Rank</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {standings.standings.map((r) => (
+              <tr key={r.player} data-player={r.player}>
+                <td>{r.rank}</td>
+                <td>
+                  {r.id
+                    ? (
+                      <a href={`/league/players/${encodeURIComponent(r.id)}?game=${t.game}&variant=${t.variant}`}>
+                        {r.player}
+                      </a>
+                    )
+                    : r.player}
+                </td>
+                <td>{r.rating.toFixed(0)}</td>
+                <td class="interval-cell">
+                  <Interval ci={r.ci} rating={r.rating} {...scale} />
+                </td>
+                {t.format === "swiss" && <td>{r.points}</td>}
+                <td>{r.wins}-{r.draws}-{r.losses}</td>
+                <td>{signed(r.meanReturn)} ± {r.meanReturnCi95.toFixed(3)}</td>
+                {standings.alphaRank && <td class="alpha-rank">{(r.alphaRank ?? 0).toFixed(3)}</td>}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2>Payoffs</h2>
+      <p class="muted">The row player's mean return per match against the column player, both seats, ± 95 %.</p>
+      <div class="scroll-x">
+        <table class="payoff-matrix">
+          <thead>
+            <tr>
+              <th />
+              {standings.payoff.players.map((p) => <th key={p}>{p}</th>)}
+            </tr>
+          </thead>
+          <tbody>
+            {standings.payoff.players.map((p, i) => (
+              <tr key={p}>
+                <th>{p}</th>
+                {standings.payoff.cells[i].map((c, j) => (
+                  <td key={j} class={c === null ? "muted" : c.mean > 0 ? "gain" : c.mean < 0 ? "loss" : ""}>
+                    {c === null ? "—" : `${signed(c.mean)} ± ${c.ci95.toFixed(3)}`}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p class="muted">
+        Ratings: Bradley–Terry with 95 % bootstrap intervals; {standings.scoring}. {standings.alphaRank
+          ? `α-Rank: each player's share of the stationary mass of an evolving population (α = ${standings.alphaRank.alpha}), which needs no transitivity.`
+          : `α-Rank: not computed (${standings.alphaRankWhyNot}).`}
+      </p>
+    </div>
+  );
+}
+
+export function PlayerPage(props: { player: string; query: URLSearchParams }) {
+  const games = useGames();
+  const game = props.query.get("game") ?? "kuhn-poker";
+  const variant = props.query.get("variant") ?? undefined;
+  const [points, setPoints] = useState<{ variant: string; points: RatingPoint[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    setPoints(null);
+    league.history(props.player, game, variant).then(
+      (h) => current && setPoints(h),
+      (e: Error) => current && setError(e.message),
+    );
+    return () => void (current = false);
+  }, [props.player, game, variant]);
+  const name = nameOf(props.player);
+  const kind = kindOf(props.player);
+  const participant = kind === "bot" || kind === "llm" || kind === "human" ? name : "";
+  return (
+    <div class="panel player" data-player={props.player}>
+      <h1>
+        {name} <span class="tag">{kind}</span>
+      </h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Game
+          <select
+            value={game}
+            onChange={(e) =>
+              navigate(
+                `/league/players/${encodeURIComponent(props.player)}?game=${
+                  encodeURIComponent((e.currentTarget as HTMLSelectElement).value)
+                }`,
+              )}
+          >
+            {games.map((g) => <option key={g.id} value={g.id}>{g.title}</option>)}
+          </select>
+        </label>
+      </form>
+      {error && <div class="notice error" role="alert">Could not load the rating history: {error}</div>}
+      {points && points.points.length === 0 && <p class="muted">No rated match of this game yet.</p>}
+      {points && points.points.length > 0 && (
+        <>
+          <p>
+            {points.points.length} rated match(es) · now {two(points.points.at(-1)!.mu)} ±{" "}
+            {two(3 * points.points.at(-1)!.sigma)}
+          </p>
+          <RatingChart points={points.points} />
+        </>
+      )}
+      <p>
+        <a href={`/replays?${new URLSearchParams({ game, ...(participant ? { participant } : {}) })}`}>
+          {participant ? `${name}'s matches` : "Matches of this game"}
+        </a>
+      </p>
+    </div>
+  );
+}
+
+/** A uPlot chart (a canvas chart that stays fast at thousands of points) as wide as its box, redrawn as that changes. */
+function Chart(props: { options: Omit<uPlot.Options, "width" | "height">; data: uPlot.AlignedData; class: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current!;
+    const size = () => ({ width: Math.max(280, el.clientWidth), height: CHART_HEIGHT });
+    const chart = new uPlot({ ...props.options, ...size() }, props.data, el);
+    const resize = () => chart.setSize(size());
+    addEventListener("resize", resize);
+    return () => {
+      removeEventListener("resize", resize);
+      chart.destroy();
+    };
+  }, [props.data]); // callers memoize their data: a chart is drawn again only when it changes
+  return <div class={`rating-chart ${props.class}`} ref={box} />;
+}
+
+const CHART_HEIGHT = 270;
+
+/** μ and the conservative μ − 3σ after each rated match. */
+function RatingChart(props: { points: readonly RatingPoint[] }) {
+  const { points } = props;
+  return (
+    <Chart
+      class="player-chart"
+      options={{
+        scales: { x: { time: false } },
+        axes: [{ label: "rated match" }, { label: "rating" }],
+        series: [
+          { label: "match" },
+          { label: "μ", stroke: "#2f6fde", width: 2 },
+          { label: "μ − 3σ", stroke: "#8a8f98", width: 1, dash: [6, 4] },
+        ],
+      }}
+      data={useMemo(
+        () => [points.map((_, i) => i + 1), points.map((p) => p.mu), points.map((p) => p.mu - 3 * p.sigma)],
+        [points],
+      )}
+    />
+  );
+}
+
+/** `/league/evolutions/<id>`: the Donor Game's cultural evolution, generation by generation, run by run. */
+export function EvolutionPage(props: { id: string }) {
+  const { value: report, error } = useLive(props.id, league.evolution, (r) => r.evolution.endedAt !== null);
+  if (!report) return <Pending what={`evolution ${props.id}`} error={error} />;
+  const e = report.evolution;
+  const runs = Map.groupBy(report.generations, (g) => g.run);
+  return (
+    <div class="panel evolution" data-evolution={e.id} data-live={e.endedAt ? "false" : "true"}>
+      <h1>
+        Evolution <code>{e.id}</code>
+      </h1>
+      <p>
+        The Donor Game · {e.generations} generations · {e.seeds} run(s) · mutation {e.mutation} · seed {e.seed}{" "}
+        · first generation {e.population.join(", ")}
+      </p>
+      <p class="muted">
+        Each generation plays one match; the better half by resources survives and each new agent copies a survivor's
+        strategy, its argument moved a little. Mean over runs; the resources axis is logarithmic.
+      </p>
+      {report.curve.length > 0 && <EvolutionChart curve={report.curve} />}
+      <div class="scroll-x">
+        <table class="list evolution-table">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Generation</th>
+              <th>Mean resources</th>
+              <th>Donated</th>
+              <th>Survivors</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {[...runs].flatMap(([run, gs]) =>
+              gs.map((g) => (
+                <tr key={`${run}/${g.generation}`} data-run={run} data-generation={g.generation}>
+                  <td>{run}</td>
+                  <td>{g.generation}</td>
+                  <td>{g.meanResources.toFixed(2)}</td>
+                  <td>{(100 * g.donationFraction).toFixed(1)} %</td>
+                  <td class="strategies">{g.agents.filter((a) => a.survived).map((a) => a.strategy).join(", ")}</td>
+                  <td>
+                    <a href={`/replays/${g.matchId}`}>Replay</a>
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+/** Mean resources (log scale) and the share donated, per generation (two axes). */
+function EvolutionChart(props: { curve: EvolutionReport["curve"] }) {
+  const { curve } = props;
+  return (
+    <Chart
+      class="evolution-chart"
+      options={{
+        scales: { x: { time: false }, resources: { distr: 3 }, share: { range: [0, 100] } },
+        axes: [
+          { label: "generation" },
+          { scale: "resources", label: "mean resources" },
+          { scale: "share", side: 1, label: "donated %", grid: { show: false } },
+        ],
+        series: [
+          { label: "generation" },
+          { label: "mean resources", scale: "resources", stroke: "#2f6fde", width: 2 },
+          { label: "donated %", scale: "share", stroke: "#1f7a3a", width: 2, dash: [6, 4] },
+        ],
+      }}
+      data={useMemo(() => [
+        curve.map((c) => c.generation),
+        curve.map((c) => Math.max(1e-3, c.meanResources)),
+        curve.map((c) => 100 * c.donationFraction),
+      ], [curve])}
+    />
+  );
+}
