@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { ReplayStore } from "../db/store.ts";
-import { TokenStore } from "../server/auth/tokens.ts";
+import { createTokens } from "../test/support/tokens.ts";
 import { RawBot } from "../test/support/raw-bot.ts";
 import { startServerProcess } from "../test/support/server-process.ts";
 import { freshDatabase } from "../test/support/stores.ts";
@@ -104,13 +104,14 @@ async function benchBackend(backend: "pglite" | "postgres") {
     if (copyDatabase) (await ReplayStore.open({ dataDir: copyDir, databaseUrl: copyDatabase.url })).close();
     log(`${backend}: raw COPY`);
     const copy = await copyBaseline(copyDir, copyDatabase?.url);
+    const [token] = await createTokens({ dataDir, databaseUrl: database?.url }, ["bench"]);
     const server = await startServerProcess([
       "--data-dir",
       dataDir,
       ...(database ? ["--database-url", database.url] : []),
     ]);
     try {
-      const bot = await RawBot.connect(server.wsUrl, new TokenStore(dataDir).create("bench").token);
+      const bot = await RawBot.connect(server.wsUrl, token);
       const matches = [];
       for (const spec of GAMES) {
         log(`${backend}: ${spec.game}, ${HANDS} hands between built-ins`);

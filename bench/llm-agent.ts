@@ -65,7 +65,7 @@ const server = await startTestServer();
 const fake = await startFakeOpenAI({
   script: (request, index) => ({ content: legalAnswer(request, (n) => index % n) }),
 });
-const token = server.token("llm-bench", "llm", Math.max(...CONCURRENCY));
+const token = await server.token("llm-bench", "llm", Math.max(...CONCURRENCY));
 const endpoint = `${fake.baseUrl}/chat/completions`;
 
 interface AgentRun {

@@ -12,7 +12,7 @@
  * $DATABASE_URL). Profiles are samples: use them to find where time goes, and bench:selfplay to measure it.
  */
 import { parseArgs } from "node:util";
-import { TokenStore } from "../server/auth/tokens.ts";
+import { createTokens } from "../test/support/tokens.ts";
 import { freePort, Processes, waitForHttp } from "./selfplay/processes.ts";
 import { report } from "./report.ts";
 
@@ -123,9 +123,9 @@ function summarise(profile: CpuProfile) {
 }
 
 async function profileSelfplay() {
-  const tokens = new TokenStore(dataDir);
   const tokensFile = `${dataDir}/profile-tokens.json`;
-  const list = Array.from({ length: BOTS }, (_, i) => tokens.create(`profile-${i}`, "bot", 100_000).token);
+  const names = Array.from({ length: BOTS }, (_, i) => `profile-${i}`);
+  const list = await createTokens({ dataDir, databaseUrl: values["database-url"] }, names, "bot", 100_000);
   Deno.writeTextFileSync(tokensFile, JSON.stringify(list));
   const port = freePort(), inspectorPort = freePort();
   const serve = ["serve", "--host", "127.0.0.1", "--port", port, "--data-dir", dataDir, "--fill-after", 0];

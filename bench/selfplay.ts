@@ -30,7 +30,7 @@
  * Prints one JSON object on stdout; progress goes to stderr.
  */
 import { parseArgs } from "node:util";
-import { TokenStore } from "../server/auth/tokens.ts";
+import { createTokens } from "../test/support/tokens.ts";
 import { round3 } from "./selfplay/histogram.ts";
 import { ECHO_PAYLOAD, type IdleResult, type WindowResult } from "./selfplay/measurements.ts";
 import { freePort, Processes, waitForHttp } from "./selfplay/processes.ts";
@@ -146,8 +146,8 @@ function peakFigures(r: WindowResult) {
 }
 
 async function selfplay() {
-  const store = new TokenStore(dataDir);
-  const tokens = Array.from({ length: BOTS }, (_, i) => store.create(`selfplay-${i}`, "bot", 100_000).token);
+  const names = Array.from({ length: BOTS }, (_, i) => `selfplay-${i}`);
+  const tokens = await createTokens({ dataDir, databaseUrl: DATABASE_URL || undefined }, names, "bot", 100_000);
   Deno.writeTextFileSync(tokensFile, JSON.stringify(tokens));
 
   log(`echo baseline, ${BOTS} sockets, closed loop`);

@@ -6,7 +6,7 @@ import { StrategyError } from "../policies/strategy.ts";
 import { PolicyError } from "../policies/onnx/network.ts";
 import { PolicyRegistryError } from "../db/policies.ts";
 import { NumericFaceError } from "../games/core/game.ts";
-import { TokenError } from "../server/auth/tokens.ts";
+import { TokenError } from "../db/tokens.ts";
 import { LudusError } from "../clients/sdk/index.ts";
 import { ServeError } from "../server/http.ts";
 import { StoreError } from "../db/store.ts";

@@ -1,4 +1,5 @@
 import { setImmediate } from "node:timers";
+import { type PlayerRow, playerRow } from "./players.ts";
 import type { MatchRecord, StepRecordRow } from "./records.ts";
 import type { Sql } from "./sql.ts";
 import { StoreDownError, yieldToEventLoop } from "./sql.ts";
@@ -96,6 +97,10 @@ WITH m AS (
   SELECT * FROM json_to_recordset($2::text::json) AS r(${STEP_COLUMNS})
   ON CONFLICT (match_id, seq) DO NOTHING
   RETURNING 1
+), p AS (
+  INSERT INTO players (id, kind, name, details)
+  SELECT * FROM json_to_recordset($3::text::json) AS r(id text, kind text, name text, details jsonb)
+  ON CONFLICT (id) DO UPDATE SET details = EXCLUDED.details WHERE players.details IS DISTINCT FROM EXCLUDED.details
 )
 SELECT (SELECT count(*) FROM s)::integer AS inserted`;
 
@@ -185,7 +190,7 @@ function copyLine(s: StepRecordRow, writer: string): string {
 }
 
 /** Connection failures worth retrying; anything else is the batch's own fault. */
-function transient(error: unknown): boolean {
+export function transient(error: unknown): boolean {
   if (error instanceof StoreDownError) return true;
   const code = String((error as { code?: unknown })?.code ?? "");
   return /^(08|57P0[123]|53)/.test(code) ||
@@ -253,6 +258,8 @@ export class GroupCommit {
   private readonly watchdog: ReturnType<typeof setInterval>;
   private closed = false;
   private idle: (() => void)[] = [];
+  /** Players this writer has written, with what named them (see `unseenPlayers`). */
+  private readonly seenPlayers = new Map<string, string>();
 
   constructor(private readonly sql: Sql, readonly writer: string, options: GroupCommitOptions = {}) {
     this.options = { ...DEFAULT_GROUP_COMMIT, ...options };
@@ -468,7 +475,13 @@ export class GroupCommit {
       if (steps.length > 0 || batch.matches.size > 0) {
         const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
         const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
-        const [{ inserted }] = await this.sql.prepared<{ inserted: number }>(WRITE_BATCH, [matches, rows]);
+        const players = this.unseenPlayers(batch);
+        const [{ inserted }] = await this.sql.prepared<{ inserted: number }>(WRITE_BATCH, [
+          matches,
+          rows,
+          JSON.stringify(players),
+        ]);
+        for (const player of players) this.seenPlayers.set(player.id, JSON.stringify(player.details));
         if (inserted < steps.length) conflicts = await this.conflicts(steps);
       }
     } catch (caught) {
@@ -483,6 +496,24 @@ export class GroupCommit {
         }
       },
     };
+  }
+
+  /**
+   * The players seated in the batch's matches that this writer has not yet written as they are now, one row
+   * each, in id order (concurrent writers then lock them in one order). Almost always none: a player is
+   * written when first seated, and again only when what names it (an LLM's endpoint) changes.
+   */
+  private unseenPlayers(batch: Batch): PlayerRow[] {
+    const unseen = new Map<string, PlayerRow>();
+    for (const match of batch.matches.values()) {
+      for (const seat of match.seats) {
+        const player = playerRow(seat);
+        if (player && this.seenPlayers.get(player.id) !== JSON.stringify(player.details)) {
+          unseen.set(player.id, player);
+        }
+      }
+    }
+    return [...unseen.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   /** COPYs decisions; false when some were already there (a unique violation), and nothing was written. */

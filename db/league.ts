@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { EndReasonRecord, SeatRecord } from "./records.ts";
+import { playerId } from "./players.ts";
 import type { Sql } from "./sql.ts";
 
 /** How a tournament pairs its players (see server/league/tournament/schedule.ts). */
@@ -105,13 +106,6 @@ export interface RatingPoint {
   readonly at: Date;
 }
 
-/**
- * Who a seat of a stored match is, as ratings name players: `kind:name`, a policy by its exact version
- * (`policy:kuhn-cfr@4`: a policy seat's name is already its spec, so it is not prefixed twice).
- */
-export const ratingPlayer = (seat: Pick<SeatRecord, "kind" | "name">): string =>
-  seat.name.startsWith(`${seat.kind}:`) ? seat.name : `${seat.kind}:${seat.name}`;
-
 /** A rated match's result with the game and variant it was played in. */
 export type GameResult = RatedMatch & { readonly game: string; readonly variant: string };
 
@@ -152,7 +146,7 @@ function toGameResult(r: Row): GameResult {
     matchId: r.id as string,
     game: r.game as string,
     variant: r.variant as string,
-    players: (r.seats as SeatRecord[]).map(ratingPlayer),
+    players: (r.seats as SeatRecord[]).map(playerId),
     returns: r.returns as number[],
   };
 }

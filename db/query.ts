@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { games, registry } from "../games/registry.ts";
+import { PLAYER_KINDS, seatOfPlayer } from "./players.ts";
 import type { MatchFilter, MatchPosition } from "./store.ts";
 
 /** A filter, cursor or format a reader got wrong: said back to them as is (HTTP 400, CLI exit 2). */
@@ -11,7 +12,7 @@ export class QueryError extends Error {
 }
 
 /** The filter parameters that HTTP queries and `ludus export` flags share. */
-export const FILTER_KEYS = ["game", "version", "variant", "participant", "from", "to"] as const;
+export const FILTER_KEYS = ["game", "version", "variant", "participant", "player", "from", "to"] as const;
 
 function time(key: string, value: string): Date {
   const parsed = /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
@@ -23,12 +24,12 @@ function time(key: string, value: string): Date {
   return parsed;
 }
 
-/** A `limit` query parameter: `fallback` when absent, else a whole number from 1 to `max`. */
-export function limitParam(value: string | null, fallback: number, max: number): number {
+/** A `limit` (or `name`d) query parameter: `fallback` when absent, else a whole number from 1 to `max`. */
+export function limitParam(value: string | null, fallback: number, max: number, name = "limit"): number {
   if (value === null) return fallback;
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > max) {
-    throw new QueryError(`\`limit\` must be a whole number from 1 to ${max}, got "${value}"`);
+    throw new QueryError(`\`${name}\` must be a whole number from 1 to ${max}, got "${value}"`);
   }
   return n;
 }
@@ -77,6 +78,14 @@ export function parseFilter(params: Iterable<[string, string]>, allowed: readonl
         if (value === "") throw new QueryError(`\`${key}\` must not be empty`);
         filter[key] = value;
         break;
+      case "player":
+        if (!seatOfPlayer(value)) {
+          throw new QueryError(
+            `\`player\` is a player id, kind:name with kind one of ${PLAYER_KINDS.join(", ")} (builtin:tit-for-tat), got "${value}"`,
+          );
+        }
+        filter.player = value;
+        break;
       case "from":
       case "to":
         filter[key] = time(key, value);
@@ -106,6 +115,7 @@ function fingerprint(kind: string, filter: MatchFilter): string {
     filter.variant ?? null,
     filter.version ?? null,
     filter.participant ?? null,
+    filter.player ?? null,
     filter.from?.toISOString() ?? null,
     filter.to?.toISOString() ?? null,
     filter.ended ?? null,

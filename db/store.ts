@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LeagueStore } from "./league.ts";
+import { PlayerStore, seatOfPlayer } from "./players.ts";
+import { TokenStore } from "./tokens.ts";
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 import { migrate, StoreError } from "./migrate.ts";
 import { PolicyRegistry } from "./policies.ts";
@@ -26,6 +28,8 @@ export interface MatchFilter {
   readonly variant?: string;
   /** A participant's name or token id, in any seat. */
   readonly participant?: string;
+  /** A player (`kind:name`, as the players table names it), in any seat. */
+  readonly player?: string;
   /** Matches created at or after this time. */
   readonly from?: Date;
   /** Matches created before this time. */
@@ -127,6 +131,13 @@ function where(
       filter.participant,
     );
   }
+  if (filter.player !== undefined) {
+    const { kind, names } = seatOfPlayer(filter.player)!;
+    // Either name the seat may carry; both use the seats index.
+    params.push(...names.map((name) => JSON.stringify([{ kind, name }])));
+    const [a, b] = [params.length - 1, params.length];
+    clauses.push(`(seats @> $${a}::text::jsonb OR seats @> $${b}::text::jsonb)`);
+  }
   if (filter.from !== undefined) add((n) => `created_at >= ${n}`, filter.from.toISOString());
   if (filter.to !== undefined) add((n) => `created_at < ${n}`, filter.to.toISOString());
   if (filter.ended === true) clauses.push("ended_at IS NOT NULL");
@@ -182,7 +193,8 @@ function lockDirectory(dir: string): () => void {
       `the replay store in ${dir} is in use by ${
         /^\d+$/.test(holder) ? `process ${holder}` : "another process"
       }; stop that server ` +
-        "or choose another --data-dir (to export from a running server, use `ludus export --server http://HOST:PORT`)",
+        "or choose another --data-dir (`ludus export`, `ludus policy` and `ludus token` reach a running server's " +
+        "store with `--server http://HOST:PORT`)",
     );
   }
   try {
@@ -239,11 +251,17 @@ export class ReplayStore {
   readonly policies: PolicyRegistry;
   /** Tournaments and online ratings. */
   readonly league: LeagueStore;
+  /** Everyone who has sat at a table or holds a token to. */
+  readonly players: PlayerStore;
+  /** Bot, LLM and admin tokens. */
+  readonly tokens: TokenStore;
 
   private constructor(readonly sql: Sql, private readonly unlock: () => void, options: StoreOptions) {
     this.writer = new GroupCommit(sql, this.writerId, options.groupCommit);
     this.policies = new PolicyRegistry(sql);
     this.league = new LeagueStore(sql);
+    this.players = new PlayerStore(sql);
+    this.tokens = new TokenStore(sql);
     if (sql.backend === "pglite") {
       // PGlite has no autovacuum: statistics taken when the tables were small make the planner scan whole tables
       // once they are not (an incremental export slowed with every match a training run added).
@@ -266,7 +284,14 @@ export class ReplayStore {
       if (error instanceof StoreError) throw error;
       throw new StoreError(`cannot open the replay store at ${sql.where}: ${(error as Error).message}`);
     }
-    return new ReplayStore(sql, unlock, options);
+    const store = new ReplayStore(sql, unlock, options);
+    try {
+      await store.tokens.importFile(options.dataDir);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
   }
 
   get backend(): Sql["backend"] {

@@ -4,7 +4,7 @@ import { GATEWAY_PATH } from "../protocol/frames.ts";
 import { configure } from "../games/core/config.ts";
 import { getGame } from "../games/registry.ts";
 import type { ConductPolicy, SeatKind } from "../protocol/frames.ts";
-import { TokenStore } from "./auth/tokens.ts";
+import type { TokenStore } from "../db/tokens.ts";
 import { DEFAULT_LIMITS, Gateway, type GatewayLimits } from "./gateway/gateway.ts";
 import { startHttpServer } from "./http.ts";
 import type { ClockSpec } from "./match/clock.ts";
@@ -23,7 +23,9 @@ import { type LeagueOptions, LeagueScheduler } from "./league/scheduler.ts";
 import { ratedPairing } from "./matchmaking/rated-pairing.ts";
 import { OnlineRatings } from "./league/online-ratings.ts";
 import { leagueRoutes } from "./api/league.ts";
+import { playerRoutes } from "./api/players.ts";
 import { policyRoutes } from "./api/policies.ts";
+import { tokenRoutes } from "./api/tokens.ts";
 import { PolicyRuntime, type RuntimeOptions } from "../policies/onnx/runtime.ts";
 import { seatingFor, SelfPlay, type SelfPlayOptions } from "./league/self-play.ts";
 
@@ -100,7 +102,6 @@ export interface LudusServer {
 }
 
 export async function startServer(options: ServerOptions): Promise<LudusServer> {
-  const tokens = new TokenStore(options.dataDir);
   const store = await ReplayStore.open({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
@@ -109,8 +110,10 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       onStatus: ({ ok, message }) => (ok ? console.error : console.warn)(`ludus: ${message}`),
     },
   });
+  const tokens = store.tokens;
   let policies: PolicyRuntime;
   try {
+    await tokens.load();
     // Another process may register versions in a shared PostgreSQL store; an embedded one is this process's.
     policies = await PolicyRuntime.open(store.policies, {
       ...options.policies,
@@ -172,6 +175,8 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       liveRoutes(matches),
       policyRoutes(policies, tokens),
       leagueRoutes(store, new Boards(store)),
+      playerRoutes(store),
+      tokenRoutes(tokens),
       webAppRoutes(),
     ],
   }).catch(async (error) => {

@@ -3,11 +3,12 @@ import process from "node:process";
 import { type Command, Option } from "commander";
 import { games } from "../../games/registry.ts";
 import { type PolicyRecord, PolicyRegistryError } from "../../db/policies.ts";
-import { ReplayStore, StoreError } from "../../db/store.ts";
+import { ReplayStore } from "../../db/store.ts";
 import { PolicyError } from "../../policies/onnx/network.ts";
 import { type PolicyUpload, registerPolicy } from "../../policies/onnx/register.ts";
 import type { Io } from "../io.ts";
 import { integerIn, jsonObject, storeFlags, storeLocation } from "../options.ts";
+import { serverCaller } from "../server-call.ts";
 
 /**
  * `ludus policy add|list|show|remove`: the policy registry, in a store opened as `ludus export` opens it,
@@ -60,26 +61,12 @@ async function withStore<T>(flags: StoreFlags, command: Command, work: (registry
 
 /** The same requests over HTTP; a refusal keeps the server's code and message. */
 function serverRegistry(server: URL, token: string | undefined): Registry {
-  const base = server.href.endsWith("/") ? server.href : `${server.href}/`;
-  const call = async (path: string, init: RequestInit = {}): Promise<unknown> => {
-    let response: Response;
-    try {
-      response = await fetch(new URL(path, base), {
-        ...init,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...init.headers },
-      });
-    } catch (cause) {
-      throw new StoreError(`cannot reach ${server.origin}: ${(cause as Error).message}`);
-    }
-    const body = await response.json().catch(() => ({}));
-    if (response.ok) return body;
-    const { code = "error", message = response.statusText } = (body as { error?: Record<string, string> }).error ?? {};
-    if (response.status === 400 && code === "bad_policy") throw new PolicyError(message);
+  const call = serverCaller(server, token, (status, code, message) => {
+    if (status === 400 && code === "bad_policy") return new PolicyError(message);
     if (["duplicate", "unknown_policy", "in_use", "bad_policy"].includes(code)) {
-      throw new PolicyRegistryError(code as PolicyRegistryError["code"], message);
+      return new PolicyRegistryError(code as PolicyRegistryError["code"], message);
     }
-    throw new StoreError(`${server.origin} answered ${response.status} (${code}): ${message}`);
-  };
+  });
   const revive = (r: PolicyRecord) => ({ ...r, createdAt: new Date(r.createdAt) });
   return {
     async add(upload, model) {

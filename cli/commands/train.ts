@@ -172,7 +172,7 @@ export function registerTrain(program: Command, io: Io): void {
         fillAfterMs: null,
         policies: { device: flags.device },
       });
-      const admin = server.tokens.create(`trainer-${run}`, "admin");
+      const admin = await server.tokens.create(`trainer-${run}`, "admin");
       const method = flags.method ?? (ZERO_SUM_GAMES.includes(game.id) ? "cfr" : "adalign");
       const perSeat = method === "adalign" || method === "ppo";
       const perVersion = flags.matchesPerVersion ?? { cfr: 1000, mmd: 5000, adalign: 384, ppo: 384 }[method];
@@ -273,7 +273,7 @@ export function registerTrain(program: Command, io: Io): void {
         unsubscribe();
         if (latest && latest.version !== evaluated) evaluate(latest);
         await Promise.all(evaluations);
-        server.tokens.revoke(admin.record.id);
+        await server.tokens.revoke(admin.record.id);
         await server.close({ drainMs: 5_000 });
         interruption.dispose();
       }

@@ -7,8 +7,9 @@ import { type PolicyRecord, PolicyRegistryError } from "../../db/policies.ts";
 import { PolicyError } from "../../policies/onnx/network.ts";
 import type { PolicyUpload } from "../../policies/onnx/register.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
-import type { TokenStore } from "../auth/tokens.ts";
+import type { TokenStore } from "../../db/tokens.ts";
 import { type ApiRoute, error, pathSegment, type Refusal, respond, send } from "../http.ts";
+import { checkAdmin, Refused } from "./admin.ts";
 
 /**
  * The policy registry over HTTP (docs/policies.md): anyone may list policies and fetch their models; only
@@ -37,13 +38,7 @@ function refusal(cause: unknown): Refusal | undefined {
   if (cause instanceof PolicyError || cause instanceof NumericFaceError) {
     return { status: 400, code: "bad_policy", message: cause.message };
   }
-  if (cause instanceof UploadError) return cause;
-}
-
-class UploadError extends Error implements Refusal {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-  }
+  if (cause instanceof Refused) return cause;
 }
 
 /** A record as JSON: where its model is, beside what it is. */
@@ -87,7 +82,7 @@ function body(req: IncomingMessage): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? 0);
     const tooLarge = () =>
-      new UploadError(413, "too_large", `a model is at most ${MAX_MODEL_BYTES} bytes; this upload is larger`);
+      new Refused(413, "too_large", `a model is at most ${MAX_MODEL_BYTES} bytes; this upload is larger`);
     if (declared > MAX_MODEL_BYTES) return reject(tooLarge());
     const chunks: Buffer[] = [];
     let size = 0;
@@ -102,28 +97,6 @@ function body(req: IncomingMessage): Promise<Uint8Array> {
     req.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
     req.on("error", reject);
   });
-}
-
-/** Only an admin token registers or removes policies: 401 without a valid one, 403 for a player's token. */
-function checkAdmin(req: IncomingMessage, tokens: TokenStore): void {
-  const header = req.headers.authorization ?? "";
-  const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-  const record = token === undefined ? undefined : tokens.verify(token);
-  if (!record) {
-    throw new UploadError(
-      401,
-      "unauthorized",
-      "registering or removing a policy takes an admin token (`Authorization: Bearer <token>`): create one with " +
-        "`ludus token create --kind admin --name <name> --data-dir <the server's data directory>`",
-    );
-  }
-  if (record.kind !== "admin") {
-    throw new UploadError(
-      403,
-      "forbidden",
-      `${record.name}'s token is a ${record.kind} token; registering or removing a policy takes an admin token`,
-    );
-  }
 }
 
 export function policyRoutes(runtime: PolicyRuntime, tokens: TokenStore): ApiRoute {
@@ -152,7 +125,7 @@ export function policyRoutes(runtime: PolicyRuntime, tokens: TokenStore): ApiRou
       if (rawRef !== undefined && ref === undefined) return true;
       respond(res, async () => {
         if (ref === undefined && method === "POST") {
-          checkAdmin(req, tokens);
+          await checkAdmin(req, tokens, "registering or removing a policy");
           const upload = uploadOf(url);
           const record = await runtime.register(upload, await body(req));
           send(res, 201, view(record), { location: `/policies/${record.id}` });
@@ -164,7 +137,7 @@ export function policyRoutes(runtime: PolicyRuntime, tokens: TokenStore): ApiRou
         }
         checkParams(url.searchParams, []);
         if (method === "DELETE") {
-          checkAdmin(req, tokens);
+          await checkAdmin(req, tokens, "registering or removing a policy");
           return { removed: view(await runtime.remove(ref)) };
         }
         const record = await runtime.registry.get(ref);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import type { PlayerKind, TokenStore } from "../auth/tokens.ts";
+import type { PlayerKind, TokenStore } from "../../db/tokens.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 import { BotSession, CLOSE } from "./session.ts";

@@ -12,7 +12,7 @@ import type {
   WithdrawFrame,
 } from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
-import type { PlayerKind, TokenRecord } from "../auth/tokens.ts";
+import type { PlayerKind, TokenRecord } from "../../db/tokens.ts";
 import { MatchRequestError, requestRefusal } from "../match/live-matches.ts";
 import { matchEndFrame } from "../match/frames.ts";
 import { type Match, type Participant, type SeatLink } from "../match/match.ts";
@@ -41,6 +41,8 @@ interface Seated {
 export class BotSession {
   private format: Format = "json";
   private bot?: TokenRecord & { kind: PlayerKind };
+  /** While a token is being checked: the frames that came after it, handled once it is. */
+  private authenticating?: [ClientFrame, boolean][];
   private text = false;
   /** Whether this connection asked for the numeric face (tensors and legal ids in its turns). */
   private numeric = false;
@@ -108,6 +110,12 @@ export class BotSession {
       if (error instanceof FrameError) return this.error(error.code, error.message);
       throw error;
     }
+    // Frames that come while the token is checked wait for the answer, so they are handled in order.
+    if (this.authenticating) this.authenticating.push([frame, binary]);
+    else this.dispatch(frame, binary);
+  }
+
+  private dispatch(frame: ClientFrame, binary: boolean): void {
     try {
       this.handle(frame, binary);
     } catch (error) {
@@ -158,10 +166,27 @@ export class BotSession {
     }
   }
 
-  private auth({ token, text = false, numeric = false, agent }: AuthFrame, binary: boolean): void {
+  private auth(frame: AuthFrame, binary: boolean): void {
     if (this.bot) return this.error("already_authenticated", `this connection is already ${this.bot.name}`);
     if (binary) this.format = "msgpack";
-    const record = this.gateway.tokens.verify(token);
+    const held: [ClientFrame, boolean][] = this.authenticating = [];
+    this.gateway.tokens.verify(frame.token).then(
+      (record) => this.authenticated(frame, record),
+      (error) => {
+        console.error("ludus: a token could not be checked:", error);
+        this.error("store_unavailable", "the server could not check the token just now; send `auth` again");
+      },
+    ).catch((error) => this.reportFailure(error, frame)).finally(() => {
+      this.authenticating = undefined;
+      for (const [next, binary] of held) {
+        if (this.closed) return;
+        this.dispatch(next, binary);
+      }
+    });
+  }
+
+  private authenticated({ text = false, numeric = false, agent }: AuthFrame, record: TokenRecord | undefined): void {
+    if (this.closed) return;
     if (record?.kind === "admin") {
       this.error(
         "bad_token",
@@ -174,8 +199,8 @@ export class BotSession {
     if (!bot) {
       this.error(
         "bad_token",
-        "the token is not valid here: create one in this server's data directory with " +
-          "`ludus token create --name <bot> --data-dir <the directory ludus serve uses>`",
+        "the token is not valid here: create one in this server's store with `ludus token create --name <bot>` " +
+          "and the `--data-dir` or `--database-url` that `ludus serve` uses",
       );
       return this.close(CLOSE.badToken, "bad token");
     }

@@ -1,4 +1,5 @@
-import { type RatedMatch, ratingPlayer, type SkillRating } from "../../db/league.ts";
+import type { RatedMatch, SkillRating } from "../../db/league.ts";
+import { playerId } from "../../db/players.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import type { Match } from "../match/match.ts";
 import { newRating, rateMatch } from "./ratings/online.ts";
@@ -34,7 +35,7 @@ export class OnlineRatings {
       off();
       if (event.end.reason !== "completed") return;
       const players = Array.from({ length: match.seatCount }, (_, s) => match.participant(s)!);
-      const rated = { matchId: match.id, players: players.map(ratingPlayer), returns: event.end.returns };
+      const rated = { matchId: match.id, players: players.map(playerId), returns: event.end.returns };
       // A batch that fails stays unrated in the store, where `retryLater` (or the next start) finds it.
       match.deliver(() => this.add(match.game.id, match.variant, rated).catch(() => {}));
     });

@@ -1,4 +1,5 @@
-import { ratingPlayer, type SkillRating } from "../../db/league.ts";
+import type { SkillRating } from "../../db/league.ts";
+import { playerId } from "../../db/players.ts";
 import { mayMeet, type PairingRule, type Ticket } from "./matchmaker.ts";
 
 /**
@@ -30,7 +31,7 @@ export function ratedPairing(options: RatedPairingOptions): PairingRule {
     const at = now();
     const mu = new Map(waiting.map((t) => [
       t,
-      options.ratingOf(t.game, t.variant, ratingPlayer(t.participant))?.mu ?? NEW_PLAYER_MU,
+      options.ratingOf(t.game, t.variant, playerId(t.participant))?.mu ?? NEW_PLAYER_MU,
     ]));
     const accepts = (t: Ticket) => band + (widen * Math.max(0, at - t.since)) / 1000;
     // The oldest ticket that can be seated chooses first, its nearest ratings first; each pair of the group must

@@ -36,7 +36,7 @@ describe("ludus bot --policy", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const flags = (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", server.token(), ...extra];
+  const flags = async (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", (await server.token()), ...extra];
   const summaryOf = (out: string) => JSON.parse(out.trim().split("\n").at(-1)!);
 
   /** The recorded decisions of the bot's seat in each match: the action it played, and the input it came as. */
@@ -57,7 +57,7 @@ describe("ludus bot --policy", () => {
     const weights = Array.from({ length: 22 }, (_, i) => ((i * 3) % 7) / 7 - 0.4);
     const path = model("sampled.onnx", weights, [0.2, -0.1]);
     const { code, out, err } = await ludus(
-      ...flags(
+      ...(await flags(
         "--game",
         "kuhn-poker",
         "--policy",
@@ -70,7 +70,7 @@ describe("ludus bot --policy", () => {
         "5",
         "--match-seed",
         "kuhn-7",
-      ),
+      )),
       "--json",
     );
     expect(code, err).toBe(0);
@@ -109,7 +109,7 @@ describe("ludus bot --policy", () => {
   it("--greedy always plays the id the network prefers", async () => {
     const path = model("bets.onnx", new Array(22).fill(0), [0, 8]);
     const { code, out, err } = await ludus(
-      ...flags("--game", "kuhn-poker", "--policy", path, "--greedy", "--opponent", "random", "--matches", "4"),
+      ...(await flags("--game", "kuhn-poker", "--policy", path, "--greedy", "--opponent", "random", "--matches", "4")),
       "--json",
     );
     expect(code, err).toBe(0);
@@ -129,51 +129,51 @@ describe("ludus bot --policy", () => {
       linearModel(11, 2, new Array(22).fill(0), [0, 8]),
     );
     const { code, out, err } = await ludus(
-      ...flags("--game", "kuhn-poker", "--policy", "remote-net", "--greedy", "--opponent", "nash", "--matches", "3"),
+      ...(await flags("--game", "kuhn-poker", "--policy", "remote-net", "--greedy", "--opponent", "nash", "--matches", "3")),
       "--json",
     );
     expect(code, err).toBe(0);
     const summary = summaryOf(out);
     expect(summary.policy).toMatchObject({ id: record.id, name: "remote-net", version: 1 });
     for (const step of await botDecisions(summary.results)) expect(step.input).toEqual({ actionId: 1 });
-    const leduc = await ludus(...flags("--game", "leduc-poker", "--policy", "remote-net"));
+    const leduc = await ludus(...(await flags("--game", "leduc-poker", "--policy", "remote-net")));
     expect(leduc.code).toBe(2);
     expect(leduc.err).toContain("plays kuhn-poker, not leduc-poker");
   });
 
   it("refuses what cannot be played with exit code 2 and says why", async () => {
     const good = model("good.onnx", new Array(22).fill(0), [0, 0]);
-    const both = await ludus(...flags("--game", "kuhn-poker", "--policy", good, "--strategy", "random"));
+    const both = await ludus(...(await flags("--game", "kuhn-poker", "--policy", good, "--strategy", "random")));
     expect(both.code).toBe(2);
     expect(both.err).toMatch(/--policy and --strategy are exclusive/);
 
-    const neither = await ludus(...flags("--game", "kuhn-poker"));
+    const neither = await ludus(...(await flags("--game", "kuhn-poker")));
     expect(neither.code).toBe(2);
     expect(neither.err).toMatch(/--strategy <name> \(a built-in strategy\) or --policy <name\|file\.onnx>/);
 
-    const greedyAlone = await ludus(...flags("--game", "kuhn-poker", "--strategy", "random", "--greedy"));
+    const greedyAlone = await ludus(...(await flags("--game", "kuhn-poker", "--strategy", "random", "--greedy")));
     expect(greedyAlone.code).toBe(2);
     expect(greedyAlone.err).toMatch(/--greedy is for --policy/);
 
-    const missing = await ludus(...flags("--game", "kuhn-poker", "--policy", join(dir, "absent.onnx")));
+    const missing = await ludus(...(await flags("--game", "kuhn-poker", "--policy", join(dir, "absent.onnx"))));
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/cannot read .*absent\.onnx: /);
 
     // A Kuhn network for Leduc poker: the shapes do not fit, and the error says which.
-    const wrongGame = await ludus(...flags("--game", "leduc-poker", "--policy", good));
+    const wrongGame = await ludus(...(await flags("--game", "leduc-poker", "--policy", good)));
     expect(wrongGame.code).toBe(2);
     expect(wrongGame.err).toMatch(
       /policy .*good\.onnx cannot play leduc-poker \(standard\): this model does not fit leduc-poker: its input must be float32 \[batch, 30\]/,
     );
 
     // Three hands a match make a longer tensor than one hand's.
-    const otherVariant = await ludus(...flags("--game", "kuhn-poker", "--variant", "textarena", "--policy", good));
+    const otherVariant = await ludus(...(await flags("--game", "kuhn-poker", "--variant", "textarena", "--policy", good)));
     expect(otherVariant.code).toBe(2);
     expect(otherVariant.err).toMatch(
       /cannot play kuhn-poker \(textarena\): this model does not fit kuhn-poker: its input/,
     );
 
-    const unknown = await ludus(...flags("--game", "kuhn-poker", "--policy", "no-such-policy"));
+    const unknown = await ludus(...(await flags("--game", "kuhn-poker", "--policy", "no-such-policy")));
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(
       /no policy named `no-such-policy` on http:\/\/127\.0\.0\.1:\d+; `ludus policy list` shows the policies/,

@@ -9,10 +9,10 @@ describe("ludus bot", () => {
   });
   afterAll(() => server.close());
 
-  const flags = (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", server.token(), ...extra];
+  const flags = async (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", (await server.token()), ...extra];
 
   it("plays matches against the server's fill strategy and prints one line per match", async () => {
-    const { code, out, err } = await ludus(...flags("--game", "kuhn-poker", "--strategy", "nash", "--matches", "3"));
+    const { code, out, err } = await ludus(...(await flags("--game", "kuhn-poker", "--strategy", "nash", "--matches", "3")));
     expect(err).toMatch(/connected to ws:\/\/127\.0\.0\.1:\d+\/bot as bot-\d+; playing kuhn-poker \(standard\)/);
     expect(code).toBe(0);
     const lines = out.trim().split("\n");
@@ -22,7 +22,7 @@ describe("ludus bot", () => {
 
   it("speaks msgpack and ends with a JSON summary under --json", async () => {
     const { code, out } = await ludus(
-      ...flags("--game", "ipd", "--strategy", "tit-for-tat", "--matches", "2", "--format", "msgpack", "--seed", "7"),
+      ...(await flags("--game", "ipd", "--strategy", "tit-for-tat", "--matches", "2", "--format", "msgpack", "--seed", "7")),
       "--json",
     );
     expect(code).toBe(0);
@@ -37,7 +37,7 @@ describe("ludus bot", () => {
 
   it("plays private matches against a strategy, alternating seats, or every seat itself", async () => {
     const versus = await ludus(
-      ...flags("--game", "kuhn-poker", "--strategy", "nash", "--opponent", "random", "--matches", "2"),
+      ...(await flags("--game", "kuhn-poker", "--strategy", "nash", "--opponent", "random", "--matches", "2")),
       "--json",
     );
     expect(versus.code, versus.err).toBe(0);
@@ -46,7 +46,7 @@ describe("ludus bot", () => {
     expect(summary.results.map((r: { seat: number }) => r.seat)).toEqual([0, 1]);
 
     const alone = await ludus(
-      ...flags("--game", "donor-game", "--strategy", "donate:0.5", "--opponent", "self"),
+      ...(await flags("--game", "donor-game", "--strategy", "donate:0.5", "--opponent", "self")),
       "--json",
     );
     expect(alone.code, alone.err).toBe(0);
@@ -63,28 +63,28 @@ describe("ludus bot", () => {
     expect(missingToken.code).toBe(2);
     expect(missingToken.err).toMatch(/required option '--token <token>' not specified/);
 
-    const unknownGame = await ludus(...flags("--game", "chess", "--strategy", "random"));
+    const unknownGame = await ludus(...(await flags("--game", "chess", "--strategy", "random")));
     expect(unknownGame.code).toBe(2);
     expect(unknownGame.err).toMatch(/'chess' is invalid\. Allowed choices are ipd, .*kuhn-poker/);
 
-    const badMatches = await ludus(...flags("--game", "kuhn-poker", "--strategy", "random", "--matches", "0"));
+    const badMatches = await ludus(...(await flags("--game", "kuhn-poker", "--strategy", "random", "--matches", "0")));
     expect(badMatches.code).toBe(2);
     expect(badMatches.err).toMatch(/--matches <n>' argument '0' is invalid\. expected a whole number in \[1, /);
 
-    const badStrategy = await ludus(...flags("--game", "kuhn-poker", "--strategy", "tit-for-tat"));
+    const badStrategy = await ludus(...(await flags("--game", "kuhn-poker", "--strategy", "tit-for-tat")));
     expect(badStrategy.code).toBe(2);
     expect(badStrategy.err).toMatch(/unknown strategy `tit-for-tat` for kuhn-poker \(strategies: .*nash/);
 
-    const badVariant = await ludus(...flags("--game", "kuhn-poker", "--variant", "huge", "--strategy", "random"));
+    const badVariant = await ludus(...(await flags("--game", "kuhn-poker", "--variant", "huge", "--strategy", "random")));
     expect(badVariant.code).toBe(2);
     expect(badVariant.err).toMatch(/huge/);
 
-    const seatAlone = await ludus(...flags("--game", "kuhn-poker", "--strategy", "random", "--seat", "1"));
+    const seatAlone = await ludus(...(await flags("--game", "kuhn-poker", "--strategy", "random", "--seat", "1")));
     expect(seatAlone.code).toBe(2);
     expect(seatAlone.err).toMatch(/--seat needs --opponent <strategy>: queued matches draw seats at random/);
 
     const selfTwice = await ludus(
-      ...flags("--game", "kuhn-poker", "--strategy", "random", "--opponent", "self", "--self-play"),
+      ...(await flags("--game", "kuhn-poker", "--strategy", "random", "--opponent", "self", "--self-play")),
     );
     expect(selfTwice.code).toBe(2);
     expect(selfTwice.err).toMatch(

@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { ReplayStore } from "../../db/store.ts";
 import { ludus } from "../support/cli.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { startTestServer } from "../support/server.ts";
 
 describe("ludus token", () => {
   let dir: string;
@@ -12,16 +14,22 @@ describe("ludus token", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("creates a token that verifies, stores only its hash, lists and revokes it", async () => {
+  it("creates a token in the store that verifies, keeps only its hash, lists and revokes it", async () => {
     const created = await ludus("token", "create", "--name", "alpha", "--kind", "llm", "--data-dir", dir);
     expect(created.code).toBe(0);
     const token = created.out.trim();
     expect(token).toMatch(/^ludus_[0-9a-f]{12}_[A-Za-z0-9_-]{32}$/);
-    expect(created.err).toMatch(/token for alpha \(llm\) stored in/);
-    const file = readFileSync(join(dir, "tokens.json"), "utf8");
-    // The secret is everything after `ludus_<id>_`: it may itself hold underscores (base64url), even first.
-    expect(file).not.toContain(token.slice("ludus_".length + 12 + 1));
-    expect(new TokenStore(dir).verify(token)).toMatchObject({ name: "alpha", kind: "llm", maxMatches: 64 });
+    expect(created.err).toMatch(/token [0-9a-f]{12} for alpha \(llm\) stored/);
+    const store = await ReplayStore.open({ dataDir: dir });
+    try {
+      // The secret is everything after `ludus_<id>_`: it may itself hold underscores (base64url), even first.
+      expect(JSON.stringify(await store.sql.query("SELECT * FROM tokens"))).not.toContain(
+        token.slice("ludus_".length + 12 + 1),
+      );
+      expect(await store.tokens.verify(token)).toMatchObject({ name: "alpha", kind: "llm", maxMatches: 64 });
+    } finally {
+      await store.close();
+    }
 
     const listed = await ludus("token", "list", "--data-dir", dir, "--json");
     const records = JSON.parse(listed.out);
@@ -29,7 +37,12 @@ describe("ludus token", () => {
     expect(records[0]).not.toHaveProperty("hash");
 
     expect((await ludus("token", "revoke", "alpha", "--data-dir", dir)).code).toBe(0);
-    expect(new TokenStore(dir).verify(token)).toBeUndefined();
+    const after = await ReplayStore.open({ dataDir: dir });
+    try {
+      expect(await after.tokens.verify(token)).toBeUndefined();
+    } finally {
+      await after.close();
+    }
     expect((await ludus("token", "list", "--data-dir", dir)).out).toMatch(/alpha {2}llm .* revoked/);
   });
 
@@ -47,6 +60,47 @@ describe("ludus token", () => {
       const { code, err } = await ludus(...argv);
       expect(err, argv.join(" ")).toMatch(message);
       expect(code, argv.join(" ")).toBe(2);
+    }
+  });
+
+  it("reaches a running server's embedded store with --server and an admin token; bots use the token at once", async () => {
+    const table = await startTestServer();
+    try {
+      const admin = await table.token("root", "admin");
+      const server = ["--server", table.url];
+      // The server holds its embedded store: opening it beside the server is refused, saying how to reach it.
+      const beside = await ludus("token", "create", "--name", "late", "--data-dir", table.dataDir);
+      expect(beside.code).toBe(1);
+      expect(beside.err).toMatch(/is in use by process \d+.*`ludus token` reach a running server's store with `--server/);
+
+      const made = await ludus("token", "create", "--name", "late", "--max-matches", "2", ...server, "--token", admin);
+      expect(made.code, made.err).toBe(0);
+      const bot = await RawBot.connect(table.wsUrl, made.out.trim());
+      expect(bot.frames.find((f) => f.type === "welcome")).toMatchObject({
+        bot: { name: "late", kind: "bot" },
+        limits: { maxMatches: 2 },
+      });
+      bot.close();
+
+      const listed = await ludus("token", "list", "--json", ...server, "--token", admin);
+      expect(JSON.parse(listed.out).map((t: { name: string }) => t.name)).toEqual(["root", "late"]);
+      const again = await ludus("token", "create", "--name", "late", ...server, "--token", admin);
+      expect([again.code, again.err]).toEqual([2, expect.stringMatching(/a bot named late already has a token/)]);
+
+      // A player's token is no admin's; none at all is refused as well.
+      const player = await ludus("token", "list", ...server, "--token", made.out.trim());
+      expect([player.code, player.err]).toEqual([1, expect.stringMatching(/403 \(forbidden\).*takes an admin token/)]);
+      const anonymous = await ludus("token", "revoke", "late", ...server, "--token", "");
+      expect(anonymous.err).toMatch(/401 \(unauthorized\): managing tokens takes an admin token/);
+
+      expect((await ludus("token", "revoke", "late", ...server, "--token", admin)).code).toBe(0);
+      const refused = await RawBot.open(table.wsUrl);
+      refused.send({ type: "auth", token: made.out.trim() });
+      expect(await refused.next("error")).toMatchObject({ code: "bad_token" });
+      const gone = await ludus("token", "revoke", "late", ...server, "--token", admin);
+      expect([gone.code, gone.err]).toEqual([2, expect.stringMatching(/no live token named or with id late/)]);
+    } finally {
+      await table.close();
     }
   });
 });

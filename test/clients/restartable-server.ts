@@ -11,7 +11,7 @@ export interface RestartableServer {
   readonly dataDir: string;
   /** The running server (a new one after each restart). */
   readonly server: LudusServer;
-  token(name: string): string;
+  token(name: string): Promise<string>;
   /** Stops (bots are closed with 1012, live matches kept in the store). */
   stop(): Promise<Stopped>;
   /** Starts again on the same port and data directory: the kept matches are restored. */
@@ -32,7 +32,7 @@ export async function startRestartableServer(): Promise<RestartableServer> {
     get server() {
       return server;
     },
-    token: (name) => server.tokens.create(name, "bot").token,
+    token: async (name) => (await server.tokens.create(name, "bot")).token,
     stop: () => {
       running = false;
       return server.close();

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MatchRecord } from "../../db/records.ts";
 import { ReplayStore } from "../../db/store.ts";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, startServerProcess } from "../support/server-process.ts";
 import { mountSmallDisk } from "../support/small-disk.ts";
@@ -109,8 +109,9 @@ describe.skipIf(!disk)("the embedded store on a full disk", () => {
 describe.skipIf(!disk)("ludus serve on a disk that fills up, or is read-only", () => {
   it("answers /health and stops on SIGTERM while the disk is full, losing nothing acknowledged", async () => {
     const dataDir = join(disk!.dir, "served");
+    const [filler] = await createTokens({ dataDir }, ["filler"]);
     const server = await startServerProcess(["--data-dir", dataDir]);
-    const bot = await RawBot.connect(server.wsUrl, new TokenStore(dataDir).create("filler").token);
+    const bot = await RawBot.connect(server.wsUrl, filler);
     bot.play((turn) => (turn.legal[0].kind === "fixed" ? turn.legal[0].action : ""));
     bot.send({ type: "create", game: "ipd", config: { rounds: 500 }, opponents: { "1": "strategy:random" } });
     await bot.next("ack", (a) => a.seq > 20);

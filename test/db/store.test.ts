@@ -218,8 +218,9 @@ for (const backend of BACKENDS) {
           ids.forEach((id) => writing.delete(id));
         }
       };
+      // The batch statement's match rows and step rows (its third parameter, new players, names no match).
       const idsIn = (params: readonly unknown[] = []) =>
-        params.flatMap((p) =>
+        params.slice(0, 2).flatMap((p) =>
           typeof p === "string" && p.startsWith("[")
             ? (JSON.parse(p) as { id?: string; match_id?: string }[]).map((r) => r.id ?? r.match_id!)
             : []

@@ -5,7 +5,7 @@ import process from "node:process";
 import { afterAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import type { ClientFrame } from "../../protocol/frames.ts";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { createTokens } from "../support/tokens.ts";
 import { DocsBot } from "../support/docs-bot.ts";
 import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { BACKENDS, freshDatabase } from "../support/stores.ts";
@@ -90,12 +90,15 @@ describe.each(BACKENDS)("a server killed with SIGKILL again and again (%s)", (ba
       // A long hold: a restart under load must never cost a seat. The queue bots meet each other, or a built-in
       // after 2 s (a ticket lost in a crash leaves the two with unequal counts: the last must not wait for ever).
       const args = [...storeArgs, "--hold", "300", "--fill-after", "2000"];
-      const tokens = new TokenStore(dataDir);
+      const tokens = await createTokens(
+        { dataDir, ...(backend === "postgres" ? { databaseUrl: storeArgs[3] } : {}) },
+        BOTS.map(({ name }) => `${name}-${backend}`),
+      );
       server = await startServerProcess(args);
-      const bots = BOTS.map(({ name, lanes, frame }) => {
+      const bots = BOTS.map(({ name, lanes, frame }, i) => {
         let planned = 0;
         const plan = () => (planned++ < MATCHES_PER_BOT ? frame : undefined);
-        const token = tokens.create(`${name}-${backend}`, "bot", 64).token;
+        const token = tokens[i];
         return new DocsBot(() => server!.wsUrl, token, { lanes, plan, format: name === "kuhn" ? "msgpack" : "json" });
       });
       bots.forEach((bot) => bot.start());

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import { verifyMatch } from "../../db/verify.ts";
 import type { AckFrame, TurnFrame } from "../../protocol/frames.ts";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { startServerProcess } from "../support/server-process.ts";
 import { until } from "../support/until.ts";
@@ -29,8 +29,10 @@ async function startMatch(wsUrl: string, tokens: readonly string[], rounds: numb
 
 describe("a server killed with SIGKILL mid-match", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-kill-"));
-  const tokenStore = new TokenStore(dataDir);
-  const tokens = [tokenStore.create("host", "bot").token, tokenStore.create("guest", "bot").token];
+  let tokens: string[];
+  beforeAll(async () => {
+    tokens = await createTokens({ dataDir }, ["host", "guest"]);
+  });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("loses no acknowledged action, restores the match, and its players finish it after a resume", async () => {

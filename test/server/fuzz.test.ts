@@ -8,7 +8,7 @@ import { Packr } from "msgpackr";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerFrame } from "../../protocol/frames.ts";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { createTokens } from "../support/tokens.ts";
 import { DocsBot } from "../support/docs-bot.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
 
@@ -148,15 +148,17 @@ class Probe {
 
 describe("a fuzzer against the gateway, the rooms and the HTTP API", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-fuzz-"));
-  const tokens = new TokenStore(dataDir);
+  let fuzzer: string;
   let server: ServerProcess;
   let bystander: DocsBot;
   const known: string[] = [];
   beforeAll(async () => {
+    const [bystanderToken] = await createTokens({ dataDir }, ["bystander"]);
+    [fuzzer] = await createTokens({ dataDir }, ["fuzzer"], "bot", 100_000);
     server = await startServerProcess(["--data-dir", dataDir, "--hold", "60"]);
     // A well-behaved bot plays beside the fuzzing, from start to end.
     let planned = 0;
-    bystander = new DocsBot(() => server.wsUrl, tokens.create("bystander").token, {
+    bystander = new DocsBot(() => server.wsUrl, bystanderToken, {
       lanes: 2,
       plan: () =>
         planned++ < 12
@@ -176,7 +178,7 @@ describe("a fuzzer against the gateway, the rooms and the HTTP API", () => {
     frames.filter((f) => f.type === "error" && f.code === "internal_error");
 
   it("every frame type, in every state, inherited names and unstorable strings included", async () => {
-    const token = tokens.create("fuzzer", "bot", 100_000).token;
+    const token = fuzzer;
     // A live match of the fuzzer's own, so that real match ids, invites and sequence numbers are in play.
     const setup = await Probe.open(server.wsUrl);
     setup.send({ type: "auth", token }, false);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
 import { playMatch } from "../../policies/simulate.ts";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { until } from "../support/until.ts";
@@ -21,10 +21,10 @@ const HANDS = 100_000;
 describe("a long match between built-ins inside ludus serve", () => {
   let dataDir: string;
   let server: ServerProcess;
-  let tokens: TokenStore;
+  let watcher: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "ludus-in-process-"));
-    tokens = new TokenStore(dataDir);
+    [watcher] = await createTokens({ dataDir }, ["watcher"]);
     server = await startServerProcess(["--data-dir", dataDir]);
   });
   afterAll(async () => {
@@ -34,7 +34,7 @@ describe("a long match between built-ins inside ludus serve", () => {
   });
 
   it(`plays ${HANDS.toLocaleString("en")} hands of Kuhn poker while pings are answered and matches are created`, async () => {
-    const bot = await RawBot.connect(server.wsUrl, tokens.create("watcher").token);
+    const bot = await RawBot.connect(server.wsUrl, watcher);
     bot.send({
       type: "create",
       game: "kuhn-poker",
@@ -78,10 +78,10 @@ describe("a long match between built-ins inside ludus serve", () => {
 describe("a long match between built-ins across a crash", () => {
   it("is played on from its durable log after SIGKILL, to the same end as uninterrupted", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ludus-in-process-crash-"));
-    const tokens = new TokenStore(dataDir);
+    const [watcher] = await createTokens({ dataDir }, ["watcher"]);
     let server = await startServerProcess(["--data-dir", dataDir]);
     try {
-      const bot = await RawBot.connect(server.wsUrl, tokens.create("watcher").token);
+      const bot = await RawBot.connect(server.wsUrl, watcher);
       const seed = "crash-run";
       bot.send({
         type: "create",

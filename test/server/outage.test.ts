@@ -5,7 +5,7 @@ import process from "node:process";
 import { afterAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import type { ClientFrame, TurnFrame } from "../../protocol/frames.ts";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { createTokens } from "../support/tokens.ts";
 import { DocsBot } from "../support/docs-bot.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
@@ -33,7 +33,11 @@ describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes a
     url.port = String(proxy.port);
     url.hostname = "127.0.0.1";
     const args = ["--data-dir", dataDir, "--database-url", url.toString(), "--hold", "300", "--max-unwritten", "60"];
-    const tokens = new TokenStore(dataDir);
+    // Made before the server starts: it knows them when the store goes away, so they still connect then.
+    const names = ["load-0", "load-1", "load-2", "queued-a", "queued-b"];
+    const made = await createTokens({ dataDir, databaseUrl: db.url }, names);
+    const [newcomerToken] = await createTokens({ dataDir, databaseUrl: db.url }, ["newcomer"], "bot", 1000);
+    const tokenOf = (name: string) => made[names.indexOf(name)];
     server = await startServerProcess(args);
     const health = async () => (await (await fetch(`${server!.url}/health`)).json()).store;
     let planned = 0;
@@ -46,7 +50,7 @@ describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes a
     const bots = Array.from(
       { length: 3 },
       (_, i) =>
-        new DocsBot(() => server!.wsUrl, tokens.create(`load-${i}`).token, {
+        new DocsBot(() => server!.wsUrl, tokenOf(`load-${i}`), {
           lanes: 4,
           plan: () => (planned++ < 40 ? frame : undefined),
         }),
@@ -64,14 +68,14 @@ describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes a
     // A queue's match starts while the store is away: its first frames acknowledge nothing, so they wait for no
     // commit; its first decision's ack waits for the store, as every ack does.
     const pair = await Promise.all(
-      ["queued-a", "queued-b"].map((name) => RawBot.connect(server!.wsUrl, tokens.create(name).token)),
+      ["queued-a", "queued-b"].map((name) => RawBot.connect(server!.wsUrl, tokenOf(name))),
     );
     for (const bot of pair) bot.send({ type: "queue", game: "kuhn-poker" });
     const [paired] = await Promise.all(pair.map((bot) => bot.next("match_start")));
     const opener = await Promise.race(pair.map((bot) => bot.next("turn").then((turn) => ({ bot, turn }))));
     const check = (turn: TurnFrame) => turn.legal[0].kind === "fixed" ? turn.legal[0].action : undefined;
     opener.bot.play(check);
-    const newcomer = await RawBot.connect(server.wsUrl, tokens.create("newcomer", "bot", 1000).token);
+    const newcomer = await RawBot.connect(server.wsUrl, newcomerToken);
     let refused = false;
     for (let i = 0; i < 200 && !refused; i++) {
       newcomer.send({ type: "create", game: "ipd", opponents: { "1": "strategy:random" } });

@@ -135,7 +135,7 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
       ["/matches?from=2026-01-02&to=2026-01-01", /`from` must be earlier than `to`/],
       [
         "/matches?colour=red",
-        /unknown parameter `colour`; allowed: game, version, variant, participant, from, to, limit, cursor/,
+        /unknown parameter `colour`; allowed: game, version, variant, participant, player, from, to, limit, cursor/,
       ],
       ["/matches?game=ipd&game=kuhn-poker", /`game` is given more than once/],
       ["/matches?cursor=garbage", /`cursor` is not a cursor this server issued/],

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import type { TurnFrame } from "../../protocol/frames.ts";
-import { TokenStore } from "../../server/auth/tokens.ts";
+import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 
@@ -18,7 +18,10 @@ const first = (turn: TurnFrame) => turn.legal[0].kind === "fixed" ? turn.legal[0
 
 describe("restarts keep what players were told", () => {
   let dataDir: string;
-  let tokens: TokenStore;
+  /** Every test's players, their tokens made before its server starts (the server then holds the store). */
+  const NAMES = ["verifier-victim", "ipd-bot", "host", "finisher", "guest", "left", "right"];
+  let tokens: Map<string, string>;
+  const tokenOf = (name: string) => tokens.get(name)!;
   let server: ServerProcess | undefined;
   const bots: RawBot[] = [];
   const start = async (...extra: string[]) => (server = await startServerProcess(["--data-dir", dataDir, ...extra]));
@@ -27,7 +30,7 @@ describe("restarts keep what players were told", () => {
     await server!.exited;
   };
   const connect = async (name: string) => {
-    const bot = await RawBot.connect(server!.wsUrl, tokens.create(name).token);
+    const bot = await RawBot.connect(server!.wsUrl, tokenOf(name));
     bots.push(bot);
     return bot;
   };
@@ -43,13 +46,14 @@ describe("restarts keep what players were told", () => {
     server = undefined;
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const fresh = () => {
+  const fresh = async () => {
     dataDir = mkdtempSync(join(tmpdir(), "ludus-restart-"));
-    tokens = new TokenStore(dataDir);
+    const made = await createTokens({ dataDir }, NAMES);
+    tokens = new Map(NAMES.map((name, i) => [name, made[i]]));
   };
 
   it("refuses a second process on the embedded store while the server runs (it used to take it over)", async () => {
-    fresh();
+    await fresh();
     await start();
     const bot = await connect("verifier-victim");
     bot.play(first);
@@ -65,9 +69,9 @@ describe("restarts keep what players were told", () => {
   });
 
   it("restores a simultaneous step whose built-in moved while the bot's decision was open, and lists it in welcome", async () => {
-    fresh();
+    await fresh();
     await start();
-    const token = tokens.create("ipd-bot").token;
+    const token = tokenOf("ipd-bot");
     const bot = await RawBot.connect(server!.wsUrl, token);
     bots.push(bot);
     bot.send({ type: "create", game: "ipd", config: { rounds: 5 }, opponents: { "1": "strategy:tit-for-tat" } });
@@ -90,14 +94,14 @@ describe("restarts keep what players were told", () => {
   });
 
   it("keeps an invite working across a crash, answers the creator's resume, and ends a match seen to end", async () => {
-    fresh();
+    await fresh();
     await start();
-    const hostToken = tokens.create("host").token;
+    const hostToken = tokenOf("host");
     const host = await RawBot.connect(server!.wsUrl, hostToken);
     bots.push(host);
     host.send({ type: "create", game: "tic-tac-toe", opponents: { "1": "open" } });
     const created = await host.next("created");
-    const finisherToken = tokens.create("finisher").token;
+    const finisherToken = tokenOf("finisher");
     const done = await RawBot.connect(server!.wsUrl, finisherToken);
     bots.push(done);
     done.play(first);
@@ -127,10 +131,10 @@ describe("restarts keep what players were told", () => {
   });
 
   it("on SIGTERM keeps live matches for the next start: bots are told to come back (1012) and finish them", async () => {
-    fresh();
+    await fresh();
     await start();
     const names = ["left", "right"];
-    const tokenList = names.map((name) => tokens.create(name).token);
+    const tokenList = names.map((name) => tokenOf(name));
     const [a, b] = await Promise.all(tokenList.map((token) => RawBot.connect(server!.wsUrl, token)));
     bots.push(a, b);
     a.send({ type: "create", game: "ipd", config: { rounds: 40 }, opponents: { "1": "open" } });

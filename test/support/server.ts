@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LudusServer, type ServerOptions, startServer } from "../../server/app.ts";
-import type { TokenKind } from "../../server/auth/tokens.ts";
+import type { TokenKind } from "../../db/tokens.ts";
 import { GATEWAY_PATH } from "../../protocol/frames.ts";
 
 export interface TestServer {
@@ -13,7 +13,7 @@ export interface TestServer {
   readonly server: LudusServer;
   readonly dataDir: string;
   /** Creates a bot token and returns it. */
-  token(name?: string, kind?: TokenKind, maxMatches?: number): string;
+  token(name?: string, kind?: TokenKind, maxMatches?: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -28,7 +28,8 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
     wsUrl: `${server.url.replace(/^http/, "ws")}${GATEWAY_PATH}`,
     server,
     dataDir,
-    token: (name = `bot-${++tokens}`, kind = "bot", maxMatches) => server.tokens.create(name, kind, maxMatches).token,
+    token: async (name = `bot-${++tokens}`, kind = "bot", maxMatches) =>
+      (await server.tokens.create(name, kind, maxMatches)).token,
     close: async () => {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -425,7 +425,7 @@ describe("web app", () => {
 
   it("a Trust-and-Split round with a chat message and a claim against a remote gateway bot", async () => {
     const heard: string[] = [];
-    const bot = await Bot.connect({ url: server.wsUrl, token: server.token("split-bot") });
+    const bot = await Bot.connect({ url: server.wsUrl, token: (await server.token("split-bot")) });
     const botMatch = bot.play({
       game: "trust-and-split",
       variant: "rps",
@@ -736,7 +736,7 @@ describe("web app, with a registered Kuhn poker policy", () => {
   async function register(seed: number): Promise<string> {
     const res = await fetch(`${server.url}/policies?name=${NAME}&game=kuhn-poker`, {
       method: "POST",
-      headers: { authorization: `Bearer ${server.token(`admin-${seed}`, "admin")}` },
+      headers: { authorization: `Bearer ${(await server.token(`admin-${seed}`, "admin"))}` },
       body: mlpModel(11, 16, 2, seed) as Uint8Array<ArrayBuffer>,
     });
     expect(res.status, await res.clone().text()).toBe(201);

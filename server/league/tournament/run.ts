@@ -1,12 +1,7 @@
 import { configure } from "../../../games/core/config.ts";
 import { getGame } from "../../../games/registry.ts";
-import {
-  type NewTournament,
-  ratingPlayer,
-  type SlotRecord,
-  type TournamentFormat,
-  type TournamentRecord,
-} from "../../../db/league.ts";
+import type { NewTournament, SlotRecord, TournamentFormat, TournamentRecord } from "../../../db/league.ts";
+import { playerId } from "../../../db/players.ts";
 import type { ReplayStore } from "../../../db/store.ts";
 import type { LiveMatches } from "../../match/live-matches.ts";
 import { defaultSwissRounds, fixedPairings, FORMATS, type PlannedSlot, slotsOf, swissPairings } from "./schedule.ts";
@@ -175,7 +170,7 @@ export async function tournamentStandings(
 ): Promise<Standings> {
   const all = slots ?? await store.league.slots(t.id);
   const ids = [
-    ...new Set(all.flatMap((s) => (s.seatRecords ?? []).flatMap((seat) => (seat ? [ratingPlayer(seat)] : [])))),
+    ...new Set(all.flatMap((s) => (s.seatRecords ?? []).flatMap((seat) => (seat ? [playerId(seat)] : [])))),
   ];
   const online = ids.length ? await store.league.ratings(t.game, t.variant, ids) : [];
   return standings(t, all, plannedSlots(t), online);

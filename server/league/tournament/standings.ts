@@ -1,4 +1,5 @@
-import { ratingPlayer, type RatingRecord, type SlotRecord, type TournamentRecord } from "../../../db/league.ts";
+import type { RatingRecord, SlotRecord, TournamentRecord } from "../../../db/league.ts";
+import { playerId } from "../../../db/players.ts";
 import { bootstrapBradleyTerry, type Comparison, eloOf, scoreOf } from "../ratings/bradley-terry.ts";
 import { conservative } from "../ratings/online.ts";
 import { alphaRank } from "../ratings/alpha-rank.ts";
@@ -121,7 +122,7 @@ export function standings(
       wdl[p][own > other ? 0 : own === other ? 1 : 2]++;
       cells[p][s.seats[1 - seat]].push(own);
       const record = s.seatRecords?.[seat];
-      if (record && ids[p] === null) ids[p] = ratingPlayer(record);
+      if (record && ids[p] === null) ids[p] = playerId(record);
     });
   }
   const fitted = bootstrapBradleyTerry(n, [...units.values()], { seed: t.seed });
