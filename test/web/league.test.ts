@@ -119,6 +119,44 @@ describe("the league's pages", () => {
     expect(errors).toEqual([]);
   }, TEST_MS);
 
+  it("lists everyone who has played, and shows a player's details, ratings and latest matches", async () => {
+    const { done } = await tournament(["nash", "always-call"], 20);
+    await done;
+    await server.token("web-bot"); // a token makes its player before it ever plays
+    const { page, errors, requests } = await open("/league");
+    await page.getByRole("link", { name: "Everyone who has played" }).click();
+    const rows = page.locator("table.player-list tbody tr");
+    await page.locator("tr[data-player='bot:web-bot']").waitFor();
+    await screenshot(page, "league-players");
+    await page.locator("select").first().selectOption("builtin");
+    await page.waitForURL(/kind=builtin/);
+    await page.locator("tr[data-player='bot:web-bot']").waitFor({ state: "detached" });
+    for (const kind of await rows.locator(".tag").allInnerTexts()) expect(kind).toBe("builtin");
+    await page.locator("input[type=search]").fill("CALL");
+    await page.getByRole("button", { name: "Find" }).click();
+    await page.locator("tr[data-player='builtin:nash']").waitFor({ state: "detached" });
+    expect(await rows.count()).toBe(1);
+
+    await rows.first().locator("a").click();
+    const player = page.locator(".player[data-player='builtin:always-call']");
+    await player.locator(".rating-chart canvas").waitFor();
+    expect(await player.locator(".player-details").innerText()).toMatch(/strategy always-call · first seen .* rated match/);
+    expect(await player.locator("table.player-ratings tbody tr").first().innerText()).toContain("Kuhn poker");
+    await player.locator(".recent-matches li").nth(9).waitFor();
+    expect(await player.locator(".recent-matches li").count()).toBe(10);
+    await screenshot(page, "league-player-matches");
+    await player.locator("a.all-matches").click();
+    await page.waitForURL(/\/replays\?player=builtin%3Aalways-call/);
+    await page.locator(".replay-list tbody tr").nth(10).waitFor(); // more than the player's page lists
+    expect(await page.locator(".player-filter").innerText()).toContain("builtin:always-call");
+    expect(errors).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
+
+    const unknown = await open("/league/players/bot%3Anobody");
+    await unknown.page.locator("[role=alert]").waitFor();
+    expect(await unknown.page.locator("[role=alert]").innerText()).toContain("no player `bot:nobody`");
+  }, TEST_MS);
+
   it("lists a person's own matches from the replays page", async () => {
     const { page } = await open("/replays");
     const me = await page.locator("#display-name").inputValue();
@@ -137,12 +175,13 @@ describe("the league's pages", () => {
   it("fits a phone's width", async () => {
     const { t, done } = await tournament(["nash", "always-raise", "random"], 20);
     await done;
-    for (const path of ["/league?game=kuhn-poker", `/league/tournaments/${t.id}`]) {
+    const pages = { board: "/league?game=kuhn-poker", tournament: `/league/tournaments/${t.id}`, players: "/league/players" };
+    for (const [name, path] of Object.entries(pages)) {
       const { page } = await open(path, { width: 390, height: 844 });
       await page.locator("table tbody tr").first().waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
       expect(overflow, `${path} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
-      await screenshot(page, `league-phone-${path.includes("tournaments") ? "tournament" : "board"}`);
+      await screenshot(page, `league-phone-${name}`);
     }
   }, TEST_MS);
 });

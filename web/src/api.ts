@@ -250,7 +250,34 @@ export interface EvolutionReport {
   readonly curve: readonly { generation: number; meanResources: number; donationFraction: number }[];
 }
 
+/** A player (GET /players): everyone who has sat at a table or holds a token, as `kind:name`. */
+export interface PlayerInfo {
+  readonly id: string;
+  readonly kind: string;
+  readonly name: string;
+  /** What names it beyond its name, as last seen: an LLM's model and endpoint, a policy's version, a built-in's strategy. */
+  readonly details: Readonly<Record<string, string | number>>;
+  readonly createdAt: string;
+  readonly ratedMatches: number;
+}
+
+/** One player with their online rating in each game they have played rated. */
+export interface PlayerDetail {
+  readonly player: PlayerInfo;
+  readonly ratings: readonly {
+    game: string;
+    variant: string;
+    mu: number;
+    sigma: number;
+    matches: number;
+    updatedAt: string;
+  }[];
+}
+
 export const league = {
+  players: (filter: { kind?: string; search?: string }, cursor?: string) =>
+    get<{ players: PlayerInfo[]; next: string | null }>(`/players?${query({ ...filter, cursor })}`),
+  player: (id: string) => get<PlayerDetail>(`/players/${encodeURIComponent(id)}`),
   evolutions: () => get<{ evolutions: EvolutionInfo[] }>("/evolutions").then((r) => r.evolutions),
   evolution: (id: string) => get<EvolutionReport>(`/evolutions/${encodeURIComponent(id)}`),
   /** A game's board, or the pooled board of every game (`game` undefined). */

@@ -2,7 +2,8 @@
 import { render } from "preact";
 import { useState } from "preact/hooks";
 import { setDisplayName, useDisplayName } from "./name.ts";
-import { EvolutionPage, LeaguePage, PlayerPage, TournamentPage } from "./pages/league.tsx";
+import { EvolutionPage, LeaguePage, TournamentPage } from "./pages/league.tsx";
+import { PlayerPage, PlayersPage } from "./pages/players.tsx";
 import { Lobby } from "./pages/lobby.tsx";
 import { ReplayList, ReplayViewer } from "./pages/replays.tsx";
 import { InvitePage, NewMatch, QueuePage } from "./pages/start.tsx";
@@ -37,7 +38,9 @@ function Page({ url }: { url: URL }) {
     case "league":
       if (parts[1] === undefined) return <LeaguePage query={q} />;
       if (parts[1] === "tournaments" && parts[2]) return <TournamentPage key={parts[2]} id={parts[2]} />;
-      if (parts[1] === "players" && parts[2]) return <PlayerPage key={parts[2]} player={parts[2]} query={q} />;
+      if (parts[1] === "players") {
+        return parts[2] ? <PlayerPage key={parts[2]} player={parts[2]} query={q} /> : <PlayersPage query={q} />;
+      }
       if (parts[1] === "evolutions" && parts[2]) return <EvolutionPage key={parts[2]} id={parts[2]} />;
       break;
   }

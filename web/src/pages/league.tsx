@@ -1,13 +1,12 @@
 /// <reference lib="dom" />
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import uPlot from "uplot";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { Chart } from "../chart.tsx";
 import {
   type Board,
   type EvolutionInfo,
   type EvolutionReport,
   type GameInfo,
   league,
-  type RatingPoint,
   type TournamentInfo,
 } from "../api.ts";
 import { api } from "../api.ts";
@@ -15,25 +14,26 @@ import { navigate } from "../router.ts";
 
 /**
  * The league: a game's online leaderboard and the tournaments (`/league`), one tournament's standings, live while
- * it runs (`/league/tournaments/<id>`), and a player's rating over its matches (`/league/players/<player>`).
+ * it runs (`/league/tournaments/<id>`), and a Donor Game evolution (`/league/evolutions/<id>`); players are in
+ * players.tsx.
  */
 
 /** How often a running tournament's standings are fetched again. */
 const LIVE_MS = 2_000;
 
-function useGames(): readonly GameInfo[] {
+export function useGames(): readonly GameInfo[] {
   const [games, setGames] = useState<readonly GameInfo[]>([]);
   useEffect(() => void api.games().then(setGames, () => {}), []);
   return games;
 }
 
 /** A rating's number: OpenSkill's μ shown on a familiar scale would invent precision; two decimals say enough. */
-const two = (x: number) => x.toFixed(2);
+export const two = (x: number) => x.toFixed(2);
 const signed = (x: number, digits = 3) => `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
-const when = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+export const when = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 /** `bot:ann` → `ann`, with its kind as a tag. */
-const kindOf = (player: string) => player.slice(0, Math.max(0, player.indexOf(":")));
-const nameOf = (player: string) => player.slice(player.indexOf(":") + 1);
+export const kindOf = (player: string) => player.slice(0, Math.max(0, player.indexOf(":")));
+export const nameOf = (player: string) => player.slice(player.indexOf(":") + 1);
 
 /** Each row's interval drawn to the scale of the whole table: where the point is, and how sure. */
 function Interval(props: { ci: readonly [number, number]; rating: number; low: number; high: number }) {
@@ -85,6 +85,9 @@ export function LeaguePage(props: { query: URLSearchParams }) {
   return (
     <div class="panel league">
       <h1>League</h1>
+      <p>
+        <a href="/league/players">Everyone who has played</a> — people, bots, LLMs, policies and built-ins.
+      </p>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Board
@@ -360,107 +363,6 @@ export function TournamentPage(props: { id: string }) {
           : `α-Rank: not computed (${standings.alphaRankWhyNot}).`}
       </p>
     </div>
-  );
-}
-
-export function PlayerPage(props: { player: string; query: URLSearchParams }) {
-  const games = useGames();
-  const game = props.query.get("game") ?? "kuhn-poker";
-  const variant = props.query.get("variant") ?? undefined;
-  const [points, setPoints] = useState<{ variant: string; points: RatingPoint[] } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let current = true;
-    setPoints(null);
-    league.history(props.player, game, variant).then(
-      (h) => current && setPoints(h),
-      (e: Error) => current && setError(e.message),
-    );
-    return () => void (current = false);
-  }, [props.player, game, variant]);
-  const name = nameOf(props.player);
-  const kind = kindOf(props.player);
-  const participant = kind === "bot" || kind === "llm" || kind === "human" ? name : "";
-  return (
-    <div class="panel player" data-player={props.player}>
-      <h1>
-        {name} <span class="tag">{kind}</span>
-      </h1>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Game
-          <select
-            value={game}
-            onChange={(e) =>
-              navigate(
-                `/league/players/${encodeURIComponent(props.player)}?game=${
-                  encodeURIComponent((e.currentTarget as HTMLSelectElement).value)
-                }`,
-              )}
-          >
-            {games.map((g) => <option key={g.id} value={g.id}>{g.title}</option>)}
-          </select>
-        </label>
-      </form>
-      {error && <div class="notice error" role="alert">Could not load the rating history: {error}</div>}
-      {points && points.points.length === 0 && <p class="muted">No rated match of this game yet.</p>}
-      {points && points.points.length > 0 && (
-        <>
-          <p>
-            {points.points.length} rated match(es) · now {two(points.points.at(-1)!.mu)} ±{" "}
-            {two(3 * points.points.at(-1)!.sigma)}
-          </p>
-          <RatingChart points={points.points} />
-        </>
-      )}
-      <p>
-        <a href={`/replays?${new URLSearchParams({ game, ...(participant ? { participant } : {}) })}`}>
-          {participant ? `${name}'s matches` : "Matches of this game"}
-        </a>
-      </p>
-    </div>
-  );
-}
-
-/** A uPlot chart (a canvas chart that stays fast at thousands of points) as wide as its box, redrawn as that changes. */
-function Chart(props: { options: Omit<uPlot.Options, "width" | "height">; data: uPlot.AlignedData; class: string }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = box.current!;
-    const size = () => ({ width: Math.max(280, el.clientWidth), height: CHART_HEIGHT });
-    const chart = new uPlot({ ...props.options, ...size() }, props.data, el);
-    const resize = () => chart.setSize(size());
-    addEventListener("resize", resize);
-    return () => {
-      removeEventListener("resize", resize);
-      chart.destroy();
-    };
-  }, [props.data]); // callers memoize their data: a chart is drawn again only when it changes
-  return <div class={`rating-chart ${props.class}`} ref={box} />;
-}
-
-const CHART_HEIGHT = 270;
-
-/** μ and the conservative μ − 3σ after each rated match. */
-function RatingChart(props: { points: readonly RatingPoint[] }) {
-  const { points } = props;
-  return (
-    <Chart
-      class="player-chart"
-      options={{
-        scales: { x: { time: false } },
-        axes: [{ label: "rated match" }, { label: "rating" }],
-        series: [
-          { label: "match" },
-          { label: "μ", stroke: "#2f6fde", width: 2 },
-          { label: "μ − 3σ", stroke: "#8a8f98", width: 1, dash: [6, 4] },
-        ],
-      }}
-      data={useMemo(
-        () => [points.map((_, i) => i + 1), points.map((p) => p.mu), points.map((p) => p.mu - 3 * p.sigma)],
-        [points],
-      )}
-    />
   );
 }
 

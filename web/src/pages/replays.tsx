@@ -13,6 +13,8 @@ import { DID, ENDED } from "../words.ts";
 export function ReplayList(props: { query: URLSearchParams }) {
   const game = props.query.get("game") ?? "";
   const participant = props.query.get("participant") ?? "";
+  // A player as the league names them (`bot:alpha`), from a player's page.
+  const player = props.query.get("player") ?? "";
   const [games, setGames] = useState<readonly GameInfo[]>([]);
   const [pages, setPages] = useState<{ matches: StoredMatch[]; next: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -25,18 +27,18 @@ export function ReplayList(props: { query: URLSearchParams }) {
 
   useEffect(() => void api.games().then(setGames, (e: Error) => setError(e.message)), []);
   useEffect(() => {
-    const key = filters.current = `${game}\n${participant}`;
+    const key = filters.current = `${game}\n${participant}\n${player}`;
     setPages(null);
     setError(null);
     setLoadingMore(false);
-    api.matches({ game, participant }).then(
+    api.matches({ game, participant, player }).then(
       (page) => filters.current === key && setPages(page),
       (e: Error) => filters.current === key && setError(e.message),
     );
-  }, [game, participant]);
+  }, [game, participant, player]);
 
   const filter = (change: Record<string, string>) => {
-    const next = new URLSearchParams({ game, participant, ...change });
+    const next = new URLSearchParams({ game, participant, player, ...change });
     for (const [k, v] of [...next]) if (!v) next.delete(k);
     navigate(`/replays${next.size ? `?${next}` : ""}`);
   };
@@ -45,7 +47,7 @@ export function ReplayList(props: { query: URLSearchParams }) {
     const key = filters.current;
     setLoadingMore(true);
     setError(null);
-    api.matches({ game, participant }, pages.next).then(
+    api.matches({ game, participant, player }, pages.next).then(
       (page) => {
         if (filters.current !== key) return;
         setPages({ matches: [...pages.matches, ...page.matches], next: page.next });
@@ -86,6 +88,14 @@ export function ReplayList(props: { query: URLSearchParams }) {
             onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
           />
         </label>
+        {player && (
+          <span class="tag player-filter">
+            <a href={`/league/players/${encodeURIComponent(player)}`}>{player}</a>{" "}
+            <button type="button" class="link" aria-label="Show every player's matches" onClick={() => filter({ player: "" })}>
+              ×
+            </button>
+          </span>
+        )}
         <button type="submit">Filter</button>
         <button
           type="button"
