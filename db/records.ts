@@ -23,6 +23,11 @@ export interface SeatRecord {
   readonly policyVersion?: number;
   /** A policy seat that plays its most likely action instead of sampling. */
   readonly greedy?: boolean;
+  /**
+   * The match was scheduled for this seat's player to learn from (a league's focal learner: a main agent or an
+   * exploiter). Its co-players' seats are not: their experience of it is not theirs to learn from.
+   */
+  readonly learner?: boolean;
 }
 
 export type SeatStatusRecord = "ACTIVE" | "DONE" | "ERROR" | "INVALID" | "TIMEOUT" | "DISCONNECTED";

@@ -109,6 +109,7 @@ const SCALARS: readonly (readonly [string, arrow.DataType, boolean, (r: Row) => 
   ["participant_endpoint", utf8, true, (r) => r.match.seats[r.seat]?.endpoint ?? null],
   ["participant_sampling", utf8, true, (r) => jsonOrNull(r.match.seats[r.seat]?.sampling)],
   ["participant_policy_version", utf8, true, (r) => r.match.seats[r.seat]?.policyVersion?.toString() ?? null],
+  ["participant_learner", bool, false, (r) => r.match.seats[r.seat]?.learner === true],
   ["action_id", int32, false, (r) => r.actionId],
   ["legal", bool, false, (r) => r.legal],
   ["reward", float64, false, (r) => r.reward],

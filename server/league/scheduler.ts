@@ -240,7 +240,8 @@ export class LeagueScheduler {
         match = this.matches.create({
           game: this.options.game,
           variant: this.variant,
-          seats: seats.map((i) => ({ strategy: members[i].player })),
+          // The match is the focal member's to learn from: its seat is the learner, its opponent's is not.
+          seats: seats.map((i) => ({ strategy: members[i].player, ...(i === focal && { learner: true }) })),
           rated: !exploiter && focal !== opponent,
           seed: `${this.options.seed ?? "league"}/${this.turn}`,
         });

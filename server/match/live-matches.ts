@@ -29,7 +29,7 @@ export interface NewMatch {
    * One per seat: a participant, `{ strategy: "name[:arg]" }` for a built-in or `{ strategy: "policy:<name>" }`
    * for a registered policy, or undefined for an open seat.
    */
-  readonly seats: readonly (Participant | { readonly strategy: string } | undefined)[];
+  readonly seats: readonly (Participant | { readonly strategy: string; readonly learner?: boolean } | undefined)[];
   /**
    * Its creator is told `created`, which promises a match that exists even after a crash: its record is
    * durable before anything is sent. Otherwise (a queue's pairing, self-play) a match that starts at once is
@@ -129,7 +129,11 @@ export class LiveMatches {
     try {
       for (let seat = 0; seat < count; seat++) {
         const s = spec.seats[seat];
-        participants.push(s === undefined || "kind" in s ? s : this.inProcess(s.strategy, game, config, seed, seat));
+        participants.push(
+          s === undefined || "kind" in s
+            ? s
+            : { ...this.inProcess(s.strategy, game, config, seed, seat), ...(s.learner && { learner: true }) },
+        );
       }
       match = this.open(game, variant, config, seed, participants, { group: spec.group, rated: spec.rated });
     } catch (error) {
@@ -272,16 +276,17 @@ export class LiveMatches {
       seed: record.seed,
       participants: record.seats.map((seat, i): Participant | undefined => {
         if (!seat) return undefined;
+        const learner = seat.learner ? { learner: true } : {};
         if (seat.kind === "builtin" || seat.kind === "policy") {
           try {
             // A policy seat's name is the exact version that played, which the store keeps while the match lives.
-            return this.inProcess(seat.strategy ?? seat.name, game, record.config, record.seed, i);
+            return { ...this.inProcess(seat.strategy ?? seat.name, game, record.config, record.seed, i), ...learner };
           } catch (error) {
             if (error instanceof StrategyError) throw new RestoreError(record.id, error.message);
             throw error;
           }
         }
-        return { kind: seat.kind, name: seat.name, ...(seat.tokenId ? { tokenId: seat.tokenId } : {}) };
+        return { kind: seat.kind, name: seat.name, ...(seat.tokenId ? { tokenId: seat.tokenId } : {}), ...learner };
       }),
       clocks: this.options.clocks,
       conduct: record.conduct as ConductPolicy,

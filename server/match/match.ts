@@ -43,6 +43,8 @@ export interface Participant {
   readonly seat?: EngineSeat;
   /** For policy seats: the registered version that plays, recorded with the seat. */
   readonly policy?: { readonly id: string; readonly version: number; readonly greedy: boolean };
+  /** The match was scheduled for this seat's player to learn from (see SeatRecord.learner). */
+  readonly learner?: boolean;
 }
 
 /** Seats the server plays itself (a built-in strategy, a policy network): no client, no hold, always connected. */
@@ -1170,6 +1172,7 @@ export class Match {
             ...(p.policy
               ? { policyId: p.policy.id, policyVersion: p.policy.version, ...(p.policy.greedy ? { greedy: true } : {}) }
               : {}),
+            ...(p.learner ? { learner: true } : {}),
             ...p.agent,
           }
           : null

@@ -24,7 +24,7 @@ describe("the league scheduler", () => {
   afterAll(() => server?.close());
 
   async function registerPolicies(count: number): Promise<string[]> {
-    const admin = server.token("league-admin", "admin");
+    const admin = (await server.token("league-admin", "admin"));
     const names: string[] = [];
     for (let seed = 1; seed <= count; seed++) {
       const res = await fetch(`${server.url}/policies?name=league-${seed}&game=kuhn-poker`, {
@@ -105,6 +105,7 @@ describe("the league scheduler", () => {
         matches: 3_000,
         seed: "pfsp",
       });
+      const startedAt = new Date();
       league.start();
       await league.finished();
       const [nash] = league.pairings();
@@ -116,12 +117,26 @@ describe("the league scheduler", () => {
       const exploiter = league.pairings()[3];
       expect(exploiter[1] + exploiter[2]).toBe(0);
       expect(league.rated).toBeLessThan(league.ended);
+      // Each match is its focal member's to learn from: one learner seat, never a fixed co-player's; the exploiter
+      // learns from its matches against the main agent, whose seat in them is not a learner's.
+      const { store } = server.server;
+      await store.writer.drain();
+      const stored = (await store.matches({ game: "kuhn-poker", from: startedAt }, 10_000))
+        .filter((m) => m.seed.startsWith("pfsp/"));
+      expect(stored).toHaveLength(3_000);
+      for (const m of stored) {
+        const learners = m.seats.filter((seat) => seat?.learner);
+        expect(learners.map((seat) => seat!.name), m.id).toEqual([expect.stringMatching(/^(nash|random)$/)]);
+      }
+      const exploiterLearns = stored.filter((m) => m.seats.some((seat) => seat?.learner && seat.name === "random"));
+      expect(exploiterLearns.length).toBeGreaterThan(100);
+      for (const m of exploiterLearns) expect(m.seats.find((seat) => seat?.name === "nash")?.learner).toBeUndefined();
     },
     120_000,
   );
 
   it("turns a learner's previous version into a fixed member when a new one is registered (snapshots)", async () => {
-    const admin = server.token("snapshot-admin", "admin");
+    const admin = (await server.token("snapshot-admin", "admin"));
     const register = async (seed: number) => {
       const res = await fetch(`${server.url}/policies?name=learner&game=kuhn-poker`, {
         method: "POST",
@@ -152,7 +167,7 @@ describe("the league scheduler", () => {
   }, 120_000);
 
   it("retires a member that can no longer be seated (its policy removed) and plays on without it", async () => {
-    const admin = server.token("retire-admin", "admin");
+    const admin = (await server.token("retire-admin", "admin"));
     const res = await fetch(`${server.url}/policies?name=short-lived&game=kuhn-poker`, {
       method: "POST",
       headers: { authorization: `Bearer ${admin}` },
