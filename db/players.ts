@@ -1,4 +1,5 @@
 import type { SeatKind } from "../protocol/frames.ts";
+import type { RatingRecord } from "./league.ts";
 import type { SeatRecord } from "./records.ts";
 import type { Sql } from "./sql.ts";
 
@@ -46,15 +47,8 @@ export interface PlayerRecord extends PlayerRow {
   readonly ratedMatches: number;
 }
 
-/** An online rating (OpenSkill's mu and sigma) in one game and variant. */
-export interface PlayerRating {
-  readonly game: string;
-  readonly variant: string;
-  readonly mu: number;
-  readonly sigma: number;
-  readonly matches: number;
-  readonly updatedAt: Date;
-}
+/** A player's online rating in one game and variant. */
+export type PlayerRating = Omit<RatingRecord, "player">;
 
 export interface PlayerFilter {
   readonly kind?: SeatKind;

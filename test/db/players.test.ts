@@ -5,25 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { MatchRecord, SeatRecord } from "../../db/records.ts";
 import { ReplayStore } from "../../db/store.ts";
 import { BACKENDS, openTestStore, type TestStore, UNDO_PLAYERS_SCHEMA } from "../support/stores.ts";
+import { matchHeader } from "../support/match-header.ts";
 
-const match = (id: string, seats: (SeatRecord | null)[], createdAt = new Date()): MatchRecord => ({
-  id,
-  game: "kuhn-poker",
-  gameVersion: 1,
-  variant: "standard",
-  config: {},
-  seed: id,
-  seats: seats as SeatRecord[],
-  conduct: {},
-  statuses: seats.map(() => "ACTIVE"),
-  returns: null,
-  endReason: null,
-  culprit: null,
-  steps: 0,
-  createdAt,
-  startedAt: null,
-  endedAt: null,
-});
+const match = (id: string, seats: (SeatRecord | null)[], createdAt = new Date()): MatchRecord =>
+  matchHeader(id, { game: "kuhn-poker", variant: "standard", seats: seats as SeatRecord[], createdAt });
 
 const LLM: SeatRecord = { kind: "llm", name: "qwen", tokenId: "t2", model: "qwen3-8b", endpoint: "http://a/v1" };
 const POLICY: SeatRecord = { kind: "policy", name: "policy:cfr@3", policyId: "pol_x", policyVersion: 3 };

@@ -4,6 +4,8 @@ import { type NewPolicy, PolicyRegistryError } from "../../db/policies.ts";
 import type { MatchRecord, SeatRecord } from "../../db/records.ts";
 import { ReplayStore } from "../../db/store.ts";
 import { BACKENDS, openTestStore, type TestStore, UNDO_LEAGUE_SCHEMA } from "../support/stores.ts";
+import { matchHeader } from "../support/match-header.ts";
+import { SCHEMA_VERSION } from "../../db/migrate.ts";
 
 const policy = (name: string, extra: Partial<NewPolicy> = {}): NewPolicy => ({
   name,
@@ -33,24 +35,14 @@ const policySeat = (policyId: string, policyVersion: number): SeatRecord => ({
   policyVersion,
 });
 
-const match = (id: string, seats: (SeatRecord | null)[], endedAt: Date | null = null): MatchRecord => ({
-  id,
-  game: "kuhn-poker",
-  gameVersion: 1,
-  variant: "classic",
-  config: {},
-  seed: "1",
-  seats,
-  conduct: {},
-  statuses: ["ACTIVE", "ACTIVE"],
-  returns: endedAt ? [1, -1] : null,
-  endReason: endedAt ? "completed" : null,
-  culprit: null,
-  steps: 0,
-  createdAt: new Date(),
-  startedAt: null,
-  endedAt,
-});
+const match = (id: string, seats: (SeatRecord | null)[], endedAt: Date | null = null): MatchRecord =>
+  matchHeader(id, {
+    game: "kuhn-poker",
+    seats: seats as SeatRecord[],
+    returns: endedAt ? [1, -1] : null,
+    endReason: endedAt ? "completed" : null,
+    endedAt,
+  });
 
 /** The error a promise rejects with, which must be a registry refusal. */
 async function refusal(promise: Promise<unknown>): Promise<PolicyRegistryError> {
@@ -233,7 +225,7 @@ for (const backend of BACKENDS) {
     it("is added to a store of schema 3, whose matches stay", async () => {
       const { store, options } = await fresh();
       await store.writer.writeMatch(match("kept", [null, null], new Date()));
-      // Back to schema 3: what migrations 4 and 5 add, removed.
+      // Back to schema 3: what migrations 4, 5 and 6 add, removed.
       await store.sql.exec(`
         ${UNDO_LEAGUE_SCHEMA}
         DROP TABLE policies;
@@ -242,7 +234,7 @@ for (const backend of BACKENDS) {
       const upgraded = await ReplayStore.open(options);
       try {
         const versions = await upgraded.sql.query<{ version: number }>("SELECT version FROM ludus_schema ORDER BY 1");
-        expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5]);
+        expect(versions.map((v) => v.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
         expect((await upgraded.match("kept"))?.endSeq).toBe(1);
         const added = await upgraded.policies.add(policy("after-upgrade"), modelBytes(64));
         expect(await upgraded.policies.get("after-upgrade@1")).toEqual(added);

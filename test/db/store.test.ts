@@ -9,25 +9,9 @@ import type { Sql } from "../../db/sql.ts";
 import { ReplayStore, StoreError } from "../../db/store.ts";
 import { seedStore } from "../support/seed-store.ts";
 import { BACKENDS, emptyStoreOptions, openTestStore, type TestStore, UNDO_LEAGUE_SCHEMA } from "../support/stores.ts";
+import { matchHeader } from "../support/match-header.ts";
 
-const header = (id: string, createdAt = new Date()): MatchRecord => ({
-  id,
-  game: "ipd",
-  gameVersion: 1,
-  variant: "classic",
-  config: {},
-  seed: "1",
-  seats: [{ kind: "bot", name: "a", tokenId: "t1" }, { kind: "builtin", name: "random", strategy: "random" }],
-  conduct: {},
-  statuses: ["ACTIVE", "ACTIVE"],
-  returns: null,
-  endReason: null,
-  culprit: null,
-  steps: 0,
-  createdAt,
-  startedAt: null,
-  endedAt: null,
-});
+const header = (id: string, createdAt = new Date()): MatchRecord => matchHeader(id, { createdAt });
 
 const step = (matchId: string, seq: number, action: unknown = { type: "cooperate" }): StepRecordRow => ({
   matchId,
@@ -70,7 +54,7 @@ for (const backend of BACKENDS) {
 
     it("numbers the ended matches of a store made before end sequences in the order they ended", async () => {
       const { store, options } = await fresh();
-      // Back to schema 2: what migrations 3, 4 and 5 add, removed.
+      // Back to schema 2: what migrations 3 to 6 add, removed.
       await store.sql.exec(`
         ${UNDO_LEAGUE_SCHEMA}
         DROP TABLE policies;
