@@ -22,7 +22,9 @@ export function seatOfPlayer(id: string): { kind: SeatKind; names: string[] } | 
 }
 
 /** What names a player beyond its name, from the seat it sat in. */
-export type PlayerDetails = Readonly<Pick<SeatRecord, "model" | "endpoint" | "strategy" | "policyId" | "policyVersion">>;
+export type PlayerDetails = Readonly<
+  Pick<SeatRecord, "model" | "endpoint" | "strategy" | "policyId" | "policyVersion">
+>;
 
 export interface PlayerRow {
   readonly id: string;

@@ -81,7 +81,9 @@ export function parseFilter(params: Iterable<[string, string]>, allowed: readonl
       case "player":
         if (!seatOfPlayer(value)) {
           throw new QueryError(
-            `\`player\` is a player id, kind:name with kind one of ${PLAYER_KINDS.join(", ")} (builtin:tit-for-tat), got "${value}"`,
+            `\`player\` is a player id, kind:name with kind one of ${
+              PLAYER_KINDS.join(", ")
+            } (builtin:tit-for-tat), got "${value}"`,
           );
         }
         filter.player = value;

@@ -260,7 +260,10 @@ export function registerExport(program: Command, io: Io): void {
       .option("--version <n>", "only this version of the game (with --game; tensors.parquet: default the current one)")
       .option("--variant <name>", "only this variant (tensors.parquet: default the game's default variant)")
       .option("--participant <name>", "only matches where this participant (name or token id) sat")
-      .option("--player <id>", "only matches where this player sat, as GET /players names it (kind:name, e.g. bot:alpha)")
+      .option(
+        "--player <id>",
+        "only matches where this player sat, as GET /players names it (kind:name, e.g. bot:alpha)",
+      )
       .option("--from <time>", "only matches created at or after this time (ISO 8601 or epoch ms)")
       .option("--to <time>", "only matches created before this time (ISO 8601 or epoch ms)")
       .option("--cursor <cursor>", "resume after the match this cursor names (printed by an earlier export)")

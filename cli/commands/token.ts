@@ -79,7 +79,11 @@ export function registerToken(program: Command, io: Io): void {
       )
       .option("--max-matches <n>", "live matches it may sit in at once", integerIn(1, 100_000), DEFAULT_MAX_MATCHES),
   ).action(async (flags: Flags & { name: string; kind: TokenKind; maxMatches: number }, command: Command) => {
-    const { token, record } = await withTokens(flags, command, (t) => t.create(flags.name, flags.kind, flags.maxMatches));
+    const { token, record } = await withTokens(
+      flags,
+      command,
+      (t) => t.create(flags.name, flags.kind, flags.maxMatches),
+    );
     io.out(`${token}\n`);
     io.err(`ludus: token ${record.id} for ${record.name} (${record.kind}) stored\n`);
   });
@@ -89,9 +93,9 @@ export function registerToken(program: Command, io: Io): void {
       .description("list the tokens (names, ids, kinds; never the secrets)")
       .option("--json", "print JSON"),
   ).action(async (flags: Flags, command: Command) => {
-    const records = (await withTokens(flags, command, (t) => t.list())).map(({ hash: _, ...r }: Listed & { hash?: string }) =>
-      r
-    );
+    const records = (await withTokens(flags, command, (t) => t.list())).map((
+      { hash: _, ...r }: Listed & { hash?: string },
+    ) => r);
     if (flags.json) return io.out(JSON.stringify(records, null, 2) + "\n");
     for (const r of records) {
       io.out(`${r.id}  ${r.name}  ${r.kind}  max ${r.maxMatches}  ${r.createdAt}${r.revoked ? "  revoked" : ""}\n`);

@@ -23,6 +23,10 @@ export async function checkAdmin(req: IncomingMessage, tokens: TokenStore, what:
     );
   }
   if (record.kind !== "admin") {
-    throw new Refused(403, "forbidden", `${record.name}'s token is a ${record.kind} token; ${what} takes an admin token`);
+    throw new Refused(
+      403,
+      "forbidden",
+      `${record.name}'s token is a ${record.kind} token; ${what} takes an admin token`,
+    );
   }
 }

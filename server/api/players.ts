@@ -36,7 +36,11 @@ export function playerRoutes(store: ReplayStore): ApiRoute {
           if (!player) {
             return error(res, 404, "unknown_player", `no player \`${id}\`; GET /players lists them`);
           }
-          return { player, ratings: await store.players.ratings(id), matches: `/matches?player=${encodeURIComponent(id)}` };
+          return {
+            player,
+            ratings: await store.players.ratings(id),
+            matches: `/matches?player=${encodeURIComponent(id)}`,
+          };
         }
         const params = Object.fromEntries(checkParams(url.searchParams, ["kind", "search", "limit", "cursor"]));
         const filter: { -readonly [K in keyof PlayerFilter]: PlayerFilter[K] } = {};

@@ -1,5 +1,12 @@
 import { checkParams, limitParam } from "../../db/query.ts";
-import { DEFAULT_MAX_MATCHES, TOKEN_KINDS, TokenError, type TokenKind, type TokenRecord, type TokenStore } from "../../db/tokens.ts";
+import {
+  DEFAULT_MAX_MATCHES,
+  TOKEN_KINDS,
+  TokenError,
+  type TokenKind,
+  type TokenRecord,
+  type TokenStore,
+} from "../../db/tokens.ts";
 import { type ApiRoute, error, pathSegment, type Refusal, respond, send } from "../http.ts";
 import { checkAdmin, Refused } from "./admin.ts";
 
@@ -15,7 +22,11 @@ const view = ({ hash: _, ...record }: TokenRecord) => record;
 
 function refusal(cause: unknown): Refusal | undefined {
   if (cause instanceof TokenError) {
-    return { status: /already has a token/.test(cause.message) ? 409 : 400, code: "bad_token_request", message: cause.message };
+    return {
+      status: /already has a token/.test(cause.message) ? 409 : 400,
+      code: "bad_token_request",
+      message: cause.message,
+    };
   }
   if (cause instanceof Refused) return cause;
 }
@@ -30,9 +41,15 @@ export function tokenRoutes(tokens: TokenStore): ApiRoute {
       const method = req.method === "HEAD" ? "GET" : req.method!;
       const allowed = found[1] === undefined ? ["GET", "POST"] : ["DELETE"];
       if (!allowed.includes(method)) {
-        error(res, 405, "method_not_allowed", `${req.method} ${url.pathname} is not supported; use ${allowed.join(" or ")}`, {
-          allow: allowed.join(", "),
-        });
+        error(
+          res,
+          405,
+          "method_not_allowed",
+          `${req.method} ${url.pathname} is not supported; use ${allowed.join(" or ")}`,
+          {
+            allow: allowed.join(", "),
+          },
+        );
         return true;
       }
       const ref = found[1] === undefined ? undefined : pathSegment(res, found[1]);
@@ -41,7 +58,9 @@ export function tokenRoutes(tokens: TokenStore): ApiRoute {
         await checkAdmin(req, tokens, "managing tokens");
         if (ref !== undefined) {
           checkParams(url.searchParams, []);
-          if (!(await tokens.revoke(ref))) throw new Refused(404, "unknown_token", `no live token named or with id ${ref}`);
+          if (!(await tokens.revoke(ref))) {
+            throw new Refused(404, "unknown_token", `no live token named or with id ${ref}`);
+          }
           return { revoked: ref };
         }
         if (method === "GET") {

@@ -36,7 +36,7 @@ describe("ludus bot --policy", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const flags = async (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", (await server.token()), ...extra];
+  const flags = async (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", await server.token(), ...extra];
   const summaryOf = (out: string) => JSON.parse(out.trim().split("\n").at(-1)!);
 
   /** The recorded decisions of the bot's seat in each match: the action it played, and the input it came as. */
@@ -129,7 +129,17 @@ describe("ludus bot --policy", () => {
       linearModel(11, 2, new Array(22).fill(0), [0, 8]),
     );
     const { code, out, err } = await ludus(
-      ...(await flags("--game", "kuhn-poker", "--policy", "remote-net", "--greedy", "--opponent", "nash", "--matches", "3")),
+      ...(await flags(
+        "--game",
+        "kuhn-poker",
+        "--policy",
+        "remote-net",
+        "--greedy",
+        "--opponent",
+        "nash",
+        "--matches",
+        "3",
+      )),
       "--json",
     );
     expect(code, err).toBe(0);
@@ -167,7 +177,9 @@ describe("ludus bot --policy", () => {
     );
 
     // Three hands a match make a longer tensor than one hand's.
-    const otherVariant = await ludus(...(await flags("--game", "kuhn-poker", "--variant", "textarena", "--policy", good)));
+    const otherVariant = await ludus(
+      ...(await flags("--game", "kuhn-poker", "--variant", "textarena", "--policy", good)),
+    );
     expect(otherVariant.code).toBe(2);
     expect(otherVariant.err).toMatch(
       /cannot play kuhn-poker \(textarena\): this model does not fit kuhn-poker: its input/,

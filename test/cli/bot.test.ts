@@ -9,10 +9,12 @@ describe("ludus bot", () => {
   });
   afterAll(() => server.close());
 
-  const flags = async (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", (await server.token()), ...extra];
+  const flags = async (...extra: string[]) => ["bot", "--url", server.wsUrl, "--token", await server.token(), ...extra];
 
   it("plays matches against the server's fill strategy and prints one line per match", async () => {
-    const { code, out, err } = await ludus(...(await flags("--game", "kuhn-poker", "--strategy", "nash", "--matches", "3")));
+    const { code, out, err } = await ludus(
+      ...(await flags("--game", "kuhn-poker", "--strategy", "nash", "--matches", "3")),
+    );
     expect(err).toMatch(/connected to ws:\/\/127\.0\.0\.1:\d+\/bot as bot-\d+; playing kuhn-poker \(standard\)/);
     expect(code).toBe(0);
     const lines = out.trim().split("\n");
@@ -22,7 +24,18 @@ describe("ludus bot", () => {
 
   it("speaks msgpack and ends with a JSON summary under --json", async () => {
     const { code, out } = await ludus(
-      ...(await flags("--game", "ipd", "--strategy", "tit-for-tat", "--matches", "2", "--format", "msgpack", "--seed", "7")),
+      ...(await flags(
+        "--game",
+        "ipd",
+        "--strategy",
+        "tit-for-tat",
+        "--matches",
+        "2",
+        "--format",
+        "msgpack",
+        "--seed",
+        "7",
+      )),
       "--json",
     );
     expect(code).toBe(0);
@@ -75,7 +88,9 @@ describe("ludus bot", () => {
     expect(badStrategy.code).toBe(2);
     expect(badStrategy.err).toMatch(/unknown strategy `tit-for-tat` for kuhn-poker \(strategies: .*nash/);
 
-    const badVariant = await ludus(...(await flags("--game", "kuhn-poker", "--variant", "huge", "--strategy", "random")));
+    const badVariant = await ludus(
+      ...(await flags("--game", "kuhn-poker", "--variant", "huge", "--strategy", "random")),
+    );
     expect(badVariant.code).toBe(2);
     expect(badVariant.err).toMatch(/huge/);
 

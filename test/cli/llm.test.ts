@@ -32,7 +32,7 @@ describe("ludus llm", () => {
     "--url",
     server.wsUrl,
     "--token",
-    (await server.token(undefined, "llm", 50)),
+    await server.token(undefined, "llm", 50),
     "--base-url",
     model.baseUrl,
     "--model",
@@ -43,7 +43,7 @@ describe("ludus llm", () => {
   ];
 
   it("plays matches against a built-in opponent, a line each, and a JSON summary with token counts", async () => {
-    const argv = (await flags(
+    const argv = await flags(
       "--game",
       "kuhn-poker",
       "--opponent",
@@ -53,7 +53,7 @@ describe("ludus llm", () => {
       "--concurrency",
       "2",
       "--json",
-    ));
+    );
     const { code, out, err } = await ludus(...argv, "--match-seed", "cli");
     expect(code, err).toBe(0);
     expect(err).toContain(`ludus: cli-model at ${model.baseUrl} plays kuhn-poker on ${server.wsUrl}`);
@@ -132,7 +132,9 @@ describe("ludus llm", () => {
   });
 
   it("exits 1 naming the endpoint and the cause when the key is refused; the seat is withdrawn", async () => {
-    const { code, err } = await ludus(...(await flags("--game", "ipd", "--opponent", "tit-for-tat", "--api-key", "wrong")));
+    const { code, err } = await ludus(
+      ...(await flags("--game", "ipd", "--opponent", "tit-for-tat", "--api-key", "wrong")),
+    );
     expect(code).toBe(1);
     expect(err).toContain(
       `ludus: error: the model endpoint failed: ${model.baseUrl}/chat/completions: the API key was refused (HTTP 401)`,
@@ -141,7 +143,9 @@ describe("ludus llm", () => {
   });
 
   it("exits 1 with the server's reason for a variant the game does not have", async () => {
-    const vsBuiltin = await ludus(...(await flags("--game", "kuhn-poker", "--variant", "huge", "--opponent", "random")));
+    const vsBuiltin = await ludus(
+      ...(await flags("--game", "kuhn-poker", "--variant", "huge", "--opponent", "random")),
+    );
     expect(vsBuiltin.code).toBe(1);
     expect(vsBuiltin.err).toContain("ludus: error: kuhn-poker has no variant `huge`; variants: standard, textarena");
     const queued = await ludus(...(await flags("--game", "kuhn-poker", "--variant", "huge")));
@@ -151,28 +155,31 @@ describe("ludus llm", () => {
 
   it("refuses bad flags with exit code 2 and a clear message", async () => {
     const cases: [string[], RegExp][] = [
-      [(await flags("--game", "ipd")).filter((f) => f !== "--model" && f !== "cli-model"), /required option '--model <name>'/],
-      [(await flags("--game", "ipd", "--base-url", "ftp://x")), /expected an http:\/\/ or https:\/\/ URL, got ftp:\/\//],
-      [(await flags("--game", "chess")), /'chess' is invalid\. Allowed choices are ipd/],
       [
-        (await flags("--game", "ipd", "--temperature", "5")),
+        (await flags("--game", "ipd")).filter((f) => f !== "--model" && f !== "cli-model"),
+        /required option '--model <name>'/,
+      ],
+      [await flags("--game", "ipd", "--base-url", "ftp://x"), /expected an http:\/\/ or https:\/\/ URL, got ftp:\/\//],
+      [await flags("--game", "chess"), /'chess' is invalid\. Allowed choices are ipd/],
+      [
+        await flags("--game", "ipd", "--temperature", "5"),
         /--temperature <t>' argument '5' is invalid\. expected a number in \[0, 2\]/,
       ],
-      [(await flags("--game", "ipd", "--renderer", "gpt")), /Allowed choices are ludus, textarena, spiral, adalign/],
+      [await flags("--game", "ipd", "--renderer", "gpt"), /Allowed choices are ludus, textarena, spiral, adalign/],
       [
-        (await flags("--game", "holdem", "--renderer", "textarena")),
+        await flags("--game", "holdem", "--renderer", "textarena"),
         /the textarena renderer knows the tokens of .*, not holdem/,
       ],
-      [(await flags("--game", "ipd", "--advice", join(dir, "missing.json"))), /cannot read .*missing\.json/],
-      [(await flags("--game", "ipd", "--extra-body", "[1]")), /expected a JSON object/],
-      [(await flags("--game", "ipd", "--match-seed", "7")), /--match-seed needs --opponent/],
-      [(await flags("--game", "ipd", "--seat", "1")), /--seat needs --opponent <strategy>/],
-      [(await flags("--game", "ipd", "--opponent", "self", "--seat", "0")), /--seat needs --opponent <strategy>/],
+      [await flags("--game", "ipd", "--advice", join(dir, "missing.json")), /cannot read .*missing\.json/],
+      [await flags("--game", "ipd", "--extra-body", "[1]"), /expected a JSON object/],
+      [await flags("--game", "ipd", "--match-seed", "7"), /--match-seed needs --opponent/],
+      [await flags("--game", "ipd", "--seat", "1"), /--seat needs --opponent <strategy>/],
+      [await flags("--game", "ipd", "--opponent", "self", "--seat", "0"), /--seat needs --opponent <strategy>/],
       [
-        (await flags("--game", "ipd", "--opponent", "random", "--seat", "left")),
+        await flags("--game", "ipd", "--opponent", "random", "--seat", "left"),
         /expected a seat number \(0, 1, …\), alternate/,
       ],
-      [(await flags("--game", "ipd", "--opponent", "self", "--self-play")), /--self-play is for queued matches/],
+      [await flags("--game", "ipd", "--opponent", "self", "--self-play"), /--self-play is for queued matches/],
     ];
     for (const [argv, message] of cases) {
       const { code, err } = await ludus(...argv);
@@ -214,7 +221,7 @@ describe("ludus llm --self-play", () => {
 
   it("queues two tickets of one token that meet each other with --concurrency 2", async () => {
     const { code, out, err } = await ludus(
-      ...["llm", "--url", lone.wsUrl, "--token", (await lone.token(undefined, "llm")), "--base-url", model.baseUrl],
+      ...["llm", "--url", lone.wsUrl, "--token", await lone.token(undefined, "llm"), "--base-url", model.baseUrl],
       ...["--model", "cli-model", "--game", "kuhn-poker", "--self-play", "--concurrency", "2", "--matches", "2"],
       "--json",
     );

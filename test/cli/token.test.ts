@@ -71,7 +71,9 @@ describe("ludus token", () => {
       // The server holds its embedded store: opening it beside the server is refused, saying how to reach it.
       const beside = await ludus("token", "create", "--name", "late", "--data-dir", table.dataDir);
       expect(beside.code).toBe(1);
-      expect(beside.err).toMatch(/is in use by process \d+.*`ludus token` reach a running server's store with `--server/);
+      expect(beside.err).toMatch(
+        /is in use by process \d+.*`ludus token` reach a running server's store with `--server/,
+      );
 
       const made = await ludus("token", "create", "--name", "late", "--max-matches", "2", ...server, "--token", admin);
       expect(made.code, made.err).toBe(0);

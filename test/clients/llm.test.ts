@@ -70,7 +70,7 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    token = (await server.token("model-seat", "llm", 100));
+    token = await server.token("model-seat", "llm", 100);
   });
   afterEach(async () => {
     await Promise.all(models.splice(0).map((fake) => fake.close()));
@@ -465,7 +465,7 @@ const failing = async (
 ) =>
   await runLlm({
     url: on.wsUrl,
-    token: (await on.token(undefined, "llm")),
+    token: await on.token(undefined, "llm"),
     game,
     opponent: "tit-for-tat",
     matches: 3,
@@ -563,7 +563,7 @@ describe("the LLM agent when the endpoint cannot be used", () => {
     fakes.push(fake);
     const { ends, failure } = await runLlm({
       url: server.wsUrl,
-      token: (await server.token(undefined, "llm")),
+      token: await server.token(undefined, "llm"),
       game: "ipd",
       opponent: "tit-for-tat",
       agent: { chat: { baseUrl: fake.baseUrl, model: MODEL }, deadlineMarginMs: 500 },
@@ -583,12 +583,12 @@ describe("a withdrawn LLM seat with another player at the table", () => {
     it(`under ${onTimeout} conduct: ${onTimeout === "default" ? "the match plays on for the seat" : "it forfeits"}`, async () => {
       const table = await startTestServer({ conduct: { onTimeout } });
       const fake = await startFakeOpenAI({ script: oracle, apiKey: "right-key" });
-      const other = await Bot.connect({ url: table.wsUrl, token: (await table.token()) });
+      const other = await Bot.connect({ url: table.wsUrl, token: await table.token() });
       try {
         const [result, [otherEnd]] = await Promise.all([
           runLlm({
             url: table.wsUrl,
-            token: (await table.token(undefined, "llm")),
+            token: await table.token(undefined, "llm"),
             game: "ipd",
             matches: 3,
             agent: { chat: { baseUrl: fake.baseUrl, model: MODEL } },

@@ -178,7 +178,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   for (const format of ["json", "msgpack"]) {
     const skip = format === "msgpack" && !hasMsgpack;
     it.skipIf(skip)(`plays Kuhn poker against a filled seat in ${format}${skip ? " (no msgpack)" : ""}`, async () => {
-      const token = (await server.token(`kuhn-${format}`));
+      const token = await server.token(`kuhn-${format}`);
       const run = await kuhnBot("--url", server.wsUrl, "--token", token, "--matches", "3", "--format", format);
       expect(run.code, run.err).toBe(0);
       expect(run.out.match(MATCH_LINE), run.out).toHaveLength(3);
@@ -189,7 +189,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   it("reconnects and resumes a match when the socket drops mid-match", async () => {
     const relay = await flakyRelay(Number(new URL(server.url).port));
     try {
-      const token = (await server.token("kuhn-flaky"));
+      const token = await server.token("kuhn-flaky");
       const run = await kuhnBot("--url", `ws://127.0.0.1:${relay.port}/bot`, "--token", token, "--matches", "2");
       expect(run.code, run.err).toBe(0);
       expect(relay.cuts()).toBe(1);
@@ -201,7 +201,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 
   it("asks the policy again, with the server's error, after an illegal action", async () => {
-    const run = await runPython("-c", RETRY_SCRIPT, server.wsUrl, (await server.token("kuhn-retry")));
+    const run = await runPython("-c", RETRY_SCRIPT, server.wsUrl, await server.token("kuhn-retry"));
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     expect(report.results).toHaveLength(2);
@@ -215,7 +215,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 
   it("attaches replay fields with Answer, and gives up the seat with Withdraw", async () => {
-    const run = await runPython("-c", META_SCRIPT, server.wsUrl, (await server.token("py-llm", "llm")));
+    const run = await runPython("-c", META_SCRIPT, server.wsUrl, await server.token("py-llm", "llm"));
     expect(run.code, run.err).toBe(0);
     const result = JSON.parse(run.out);
     // Only the fill's built-in is left once the seat is withdrawn: the server ends the match there.
@@ -268,7 +268,7 @@ describe.skipIf(!hasWebsockets)(`${suite}: several seats of its own`, () => {
   });
 
   it('plays every seat of a match with a "self" opponent, and queued tickets that meet each other', async () => {
-    const run = await runPython("-c", SELF_SCRIPT, server.wsUrl, (await server.token("py-self")));
+    const run = await runPython("-c", SELF_SCRIPT, server.wsUrl, await server.token("py-self"));
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     expect(report.seats).toEqual([0, 1]);
@@ -289,7 +289,7 @@ describe.skipIf(!hasWebsockets)(`${suite}: several seats of its own`, () => {
 describe.skipIf(!hasWebsockets)(`${suite}: through a server restart`, () => {
   it("reconnects after 1012 while the server is down, resumes both seats, and finishes the match", async () => {
     const table = await startRestartableServer();
-    const child = spawn(python, ["-c", RESTART_SCRIPT, table.wsUrl, (await table.token("py-restart"))], {
+    const child = spawn(python, ["-c", RESTART_SCRIPT, table.wsUrl, await table.token("py-restart")], {
       cwd: root,
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -47,7 +47,15 @@ describe("the bot SDK in a script outside the repository", () => {
 
   /** `deno run` in that folder, with no --config: nothing of the repository's deno.json or node_modules applies. */
   async function runScript(format: string) {
-    const child = spawn(DENO, ["run", "--allow-net", "--allow-read", "bot.ts", server.wsUrl, (await server.token()), format], {
+    const child = spawn(DENO, [
+      "run",
+      "--allow-net",
+      "--allow-read",
+      "bot.ts",
+      server.wsUrl,
+      await server.token(),
+      format,
+    ], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? dir, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -31,7 +31,7 @@ describe("the bot SDK", () => {
   const connect = async (format?: "json" | "msgpack") => {
     // msgpackr's defaults read int64 as BigInt: the SDK must turn the epoch fields back into numbers.
     const msgpack = format === "msgpack" ? new Packr({ useRecords: false }) : undefined;
-    const bot = await Bot.connect({ url: server.wsUrl, token: (await server.token()), format, msgpack });
+    const bot = await Bot.connect({ url: server.wsUrl, token: await server.token(), format, msgpack });
     bots.push(bot);
     return bot;
   };
@@ -86,7 +86,7 @@ describe("the bot SDK", () => {
   });
 
   it("asks for a msgpack implementation rather than bringing one", async () => {
-    await expect(Bot.connect({ url: server.wsUrl, token: (await server.token()), format: "msgpack" })).rejects.toThrow(
+    await expect(Bot.connect({ url: server.wsUrl, token: await server.token(), format: "msgpack" })).rejects.toThrow(
       'format "msgpack" needs a msgpack implementation: pass `msgpack`, e.g. `new Packr({ useRecords: false })`',
     );
   });
@@ -136,7 +136,7 @@ describe("the bot SDK", () => {
   });
 
   it("asks for the numeric face and answers by action id, asked again after an illegal id", async () => {
-    const bot = await Bot.connect({ url: server.wsUrl, token: (await server.token()), numeric: true });
+    const bot = await Bot.connect({ url: server.wsUrl, token: await server.token(), numeric: true });
     bots.push(bot);
     const starts: unknown[] = [];
     bot.connection.on("match_start", (start) => starts.push(start.numeric));
@@ -224,7 +224,7 @@ describe("the bot SDK holding several seats", () => {
   let server: TestServer;
   const bots: Bot[] = [];
   const connect = async () => {
-    const bot = await Bot.connect({ url: server.wsUrl, token: (await server.token()) });
+    const bot = await Bot.connect({ url: server.wsUrl, token: await server.token() });
     bots.push(bot);
     return bot;
   };
@@ -315,7 +315,7 @@ describe("the bot SDK holding several seats", () => {
   });
 
   it("takes back every seat of a self-play match from a new connection with join(match id)", async () => {
-    const token = (await server.token());
+    const token = await server.token();
     const first = await Bot.connect({ url: server.wsUrl, token });
     const [createdYet, gone] = [Promise.withResolvers<void>(), Promise.withResolvers<void>()];
     // The first process dies at its first decision, before answering (once `create` has its answer: the server
@@ -371,7 +371,7 @@ describe("the bot SDK through a server restart", () => {
     // counts time, not attempts, brings the bot back.
     const bot = await Bot.connect({
       url: table.wsUrl,
-      token: (await table.token("restarting")),
+      token: await table.token("restarting"),
       reconnect: { attempts: 1, maxDelayMs: 200 },
     });
     const closes: number[] = [];

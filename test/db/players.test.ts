@@ -61,7 +61,12 @@ for (const backend of BACKENDS) {
       const secret = token.slice("ludus_".length + 13);
       const rows = await store.sql.query("SELECT * FROM tokens");
       expect(JSON.stringify(rows)).not.toContain(secret);
-      expect(await store.tokens.verify(token)).toMatchObject({ id: record.id, name: "alpha", kind: "llm", maxMatches: 3 });
+      expect(await store.tokens.verify(token)).toMatchObject({
+        id: record.id,
+        name: "alpha",
+        kind: "llm",
+        maxMatches: 3,
+      });
       expect(await store.tokens.verify(token.slice(0, -1) + (token.endsWith("A") ? "B" : "A"))).toBeUndefined();
       expect(await store.tokens.verify("ludus_nonsense")).toBeUndefined();
       await expect(store.tokens.create("alpha")).rejects.toThrow(/a bot named alpha already has a token/);
@@ -103,7 +108,10 @@ for (const backend of BACKENDS) {
       const upgraded = await reopen(options);
       expect(existsSync(join(dataDir, "tokens.json"))).toBe(false);
       expect(existsSync(join(dataDir, "tokens.json.imported"))).toBe(true);
-      expect(await upgraded.tokens.verify(`ludus_aaaaaaaaaaaa_${secret}`)).toMatchObject({ name: "veteran", maxMatches: 7 });
+      expect(await upgraded.tokens.verify(`ludus_aaaaaaaaaaaa_${secret}`)).toMatchObject({
+        name: "veteran",
+        maxMatches: 7,
+      });
       expect(await upgraded.tokens.verify(`ludus_bbbbbbbbbbbb_${secret}`)).toBeUndefined();
       expect(await upgraded.players.get("bot:veteran")).toMatchObject({ kind: "bot", name: "veteran" });
     });

@@ -14,7 +14,9 @@ describe("online ratings on a server", () => {
   afterAll(() => server?.close());
 
   it("rates the public queue's matches as they end, and not private ones", async () => {
-    const [a, b] = await Promise.all(["ann", "ben"].map(async (name) => RawBot.connect(server.wsUrl, (await server.token(name)))));
+    const [a, b] = await Promise.all(
+      ["ann", "ben"].map(async (name) => RawBot.connect(server.wsUrl, await server.token(name))),
+    );
     for (const bot of [a, b]) {
       bot.play(first);
       bot.send({ type: "queue", game: "kuhn-poker" });

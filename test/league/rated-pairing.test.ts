@@ -69,7 +69,7 @@ describe("the public queue pairs by rating", () => {
     );
     // The queue reads ratings from a cache loaded at the first look (a queue never waits on the store).
     await until("the ratings cached", () => server.server.matches.ratings!.skill("kuhn-poker", "standard", "bot:ace"));
-    const bots = await Promise.all(names.map(async (n) => RawBot.connect(server.wsUrl, (await server.token(n)))));
+    const bots = await Promise.all(names.map(async (n) => RawBot.connect(server.wsUrl, await server.token(n))));
     const first = (turn: TurnFrame) => (turn.legal[0] as { action: unknown }).action;
     // Queued strong, weak, strong, weak: first come, first served would pair ace with two.
     for (const i of [0, 2, 1, 3]) {

@@ -24,7 +24,7 @@ describe("the league scheduler", () => {
   afterAll(() => server?.close());
 
   async function registerPolicies(count: number): Promise<string[]> {
-    const admin = (await server.token("league-admin", "admin"));
+    const admin = await server.token("league-admin", "admin");
     const names: string[] = [];
     for (let seed = 1; seed <= count; seed++) {
       const res = await fetch(`${server.url}/policies?name=league-${seed}&game=kuhn-poker`, {
@@ -136,7 +136,7 @@ describe("the league scheduler", () => {
   );
 
   it("turns a learner's previous version into a fixed member when a new one is registered (snapshots)", async () => {
-    const admin = (await server.token("snapshot-admin", "admin"));
+    const admin = await server.token("snapshot-admin", "admin");
     const register = async (seed: number) => {
       const res = await fetch(`${server.url}/policies?name=learner&game=kuhn-poker`, {
         method: "POST",
@@ -167,7 +167,7 @@ describe("the league scheduler", () => {
   }, 120_000);
 
   it("retires a member that can no longer be seated (its policy removed) and plays on without it", async () => {
-    const admin = (await server.token("retire-admin", "admin"));
+    const admin = await server.token("retire-admin", "admin");
     const res = await fetch(`${server.url}/policies?name=short-lived&game=kuhn-poker`, {
       method: "POST",
       headers: { authorization: `Bearer ${admin}` },

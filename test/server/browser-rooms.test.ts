@@ -44,7 +44,7 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     if (created.type !== "created") throw new Error();
     expect(room.roomId).toBe(created.match);
 
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("opponent")));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("opponent"));
     bot.play(first);
     bot.send({ type: "join", match: created.invite });
 
@@ -79,7 +79,7 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
   it("people queue with bots; a reload resumes the seat with a full snapshot", async () => {
     const queue = await client.joinOrCreate("queue", { game: "ipd", name: "grace" });
     const queued = record(queue);
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("queuer")));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("queuer"));
     bot.play(first);
     bot.send({ type: "queue", game: "ipd" });
     const matched = await until("matched", () => queued.find((f) => (f.type as string) === "matched")) as unknown as {

@@ -60,7 +60,7 @@ describe("faults stay inside their match", () => {
     expect(record).toMatchObject({ endReason: "error", statuses: ["ERROR", "ERROR"] });
     expect(record.error).toMatch(/a listener that breaks/);
     expect(fine.ended).toBe(false);
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("beside")));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("beside"));
     bot.play(first);
     bot.send({ type: "create", game: "ipd", config: { rounds: 3 }, opponents: { "1": "strategy:random" } });
     expect((await bot.next("match_end")).reason).toBe("completed");
@@ -69,7 +69,7 @@ describe("faults stay inside their match", () => {
   });
 
   it("refuses what the store could not keep (NUL, unpaired surrogates) with bad_frame, from bots and browsers", async () => {
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("poisoner")));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("poisoner"));
     const names = Array.from({ length: 12 }, (_, i) => `agent ${i}`);
     bot.send({ type: "create", game: "donor-game", config: { names: [...names.slice(0, 11), "bad\u0000name"] } });
     expect(await bot.next("error")).toMatchObject({ code: "bad_frame", message: expect.stringMatching(/NUL/) });
@@ -104,7 +104,7 @@ describe("faults stay inside their match", () => {
 
   it("sends a seat only the public config: no other player's private values, in match_start or the live public view", async () => {
     const [host, guest] = await Promise.all(
-      ["nego-a", "nego-b"].map(async (name) => RawBot.connect(server.wsUrl, (await server.token(name)))),
+      ["nego-a", "nego-b"].map(async (name) => RawBot.connect(server.wsUrl, await server.token(name))),
     );
     host.send({ type: "create", game: "simple-negotiation", opponents: { "1": "open" } });
     const created = await host.next("created");

@@ -14,8 +14,8 @@ afterEach(() => server?.close());
 
 /** Two connected bots in a fresh private match of `game`; the host sits in seat 0. */
 async function pair(game: string, config?: Record<string, unknown>) {
-  const host = await RawBot.connect(server.wsUrl, (await server.token()));
-  const guest = await RawBot.connect(server.wsUrl, (await server.token()));
+  const host = await RawBot.connect(server.wsUrl, await server.token());
+  const guest = await RawBot.connect(server.wsUrl, await server.token());
   host.send({ type: "create", game, ...(config ? { config } : {}) });
   const created = await host.next("created");
   guest.send({ type: "join", match: created.invite });
@@ -97,9 +97,9 @@ describe("the gateway answers every mistake with its error code, and the match g
 describe("dropped connections", () => {
   it("a bot that drops mid-match resumes within the hold and the match completes", async () => {
     server = await startTestServer();
-    const token = (await server.token("dropper"));
+    const token = await server.token("dropper");
     const host = await RawBot.connect(server.wsUrl, token);
-    const guest = await RawBot.connect(server.wsUrl, (await server.token()));
+    const guest = await RawBot.connect(server.wsUrl, await server.token());
     host.send({ type: "create", game: "kuhn-poker", config: { rounds: 6 } });
     const created = await host.next("created");
     guest.send({ type: "join", match: created.invite });
@@ -130,7 +130,7 @@ describe("dropped connections", () => {
     const end = await guest.next("match_end", () => true, { timeoutMs: 60_000 });
     expect(end).toMatchObject({ reason: "completed", statuses: ["DISCONNECTED", "DONE"] });
 
-    const late = await RawBot.connect(server.wsUrl, (await server.token()));
+    const late = await RawBot.connect(server.wsUrl, await server.token());
     late.send({ type: "resume", match });
     expect((await late.next("error")).code).toBe("not_seated");
     await server.close();
@@ -156,7 +156,7 @@ describe("bad frames never take the server down", () => {
     expect((await bot.next("error")).code).toBe("bad_token");
     expect((await bot.whenClosed()).code).toBe(4001);
 
-    const good = await RawBot.connect(server.wsUrl, (await server.token()));
+    const good = await RawBot.connect(server.wsUrl, await server.token());
     good.socket.send("[1, 2]");
     expect((await good.next("error")).code).toBe("bad_frame");
     good.send({ type: "teleport" });
@@ -192,16 +192,16 @@ describe("bad frames never take the server down", () => {
     host.play(first);
     guest.play(first);
 
-    const llm = await RawBot.connect(server.wsUrl, (await server.token("relay", "llm")));
+    const llm = await RawBot.connect(server.wsUrl, await server.token("relay", "llm"));
     llm.send({ type: "ping", id: "x".repeat(60_000) });
     expect((await llm.next("error")).code).toBe("bad_frame"); // big enough for an LLM, but ids are short
-    const small = await RawBot.connect(server.wsUrl, (await server.token()));
+    const small = await RawBot.connect(server.wsUrl, await server.token());
     small.send({ type: "ping", id: "x".repeat(2000) });
     expect((await small.next("error")).message).toMatch(/at most 1024 bytes for a bot token; this one is \d+/);
     small.socket.send("x".repeat(300_000));
     expect((await small.whenClosed()).code).toBe(1009);
 
-    const flooder = await RawBot.connect(server.wsUrl, (await server.token()));
+    const flooder = await RawBot.connect(server.wsUrl, await server.token());
     for (let i = 0; i < 1000; i++) flooder.send({ type: "ping" });
     expect((await flooder.next("error")).code).toBe("rate_limited");
     expect(await flooder.whenClosed()).toEqual({ code: 1008, reason: expect.stringMatching(/frames a second/) });
@@ -214,7 +214,7 @@ describe("bad frames never take the server down", () => {
 
   it("limits the matches a token sits in at once", async () => {
     server = await startTestServer();
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("busy", "bot", 2)));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("busy", "bot", 2));
     for (let i = 0; i < 3; i++) bot.send({ type: "create", game: "ipd" });
     expect(await bot.next("error")).toMatchObject({ code: "too_many_matches" });
   });

@@ -94,7 +94,10 @@ describe("remote bots play every game through the gateway", () => {
     it(`${game.id}: ${MATCHES} matches, returns and every frame as in-process`, async () => {
       const seats = game.seatCount(getGame(game.id).schema.parse({}));
       const bots = await Promise.all(
-        Array.from({ length: seats }, async (_, i) => RawBot.connect(server.wsUrl, (await server.token(`${game.id}-${i}`)))),
+        Array.from(
+          { length: seats },
+          async (_, i) => RawBot.connect(server.wsUrl, await server.token(`${game.id}-${i}`)),
+        ),
       );
       bots.forEach((bot, i) => bot.play(randomPolicy(game.id, i + 1)));
       const [host, ...guests] = bots;
@@ -141,7 +144,7 @@ describe("who plays behind a token", () => {
 
   it("seats a queued seed group only with its own tickets, every match of it from the same start", async () => {
     const [a, b, loner] = await Promise.all(
-      ["group-a", "group-b", "loner"].map(async (name) => RawBot.connect(server.wsUrl, (await server.token(name)))),
+      ["group-a", "group-b", "loner"].map(async (name) => RawBot.connect(server.wsUrl, await server.token(name))),
     );
     for (const bot of [a, b, loner]) bot.play((turn) => (turn.legal[0] as { action: unknown }).action);
     const round = async () => {
@@ -167,7 +170,7 @@ describe("who plays behind a token", () => {
 
   it("lets a bots' match go at its end, and still answers what comes after it as the protocol says", async () => {
     const [a, b] = await Promise.all(
-      ["late-a", "late-b"].map(async (name) => RawBot.connect(server.wsUrl, (await server.token(name)))),
+      ["late-a", "late-b"].map(async (name) => RawBot.connect(server.wsUrl, await server.token(name))),
     );
     for (const bot of [a, b]) {
       bot.play((turn) => (turn.legal[0] as { action: unknown }).action);
@@ -191,7 +194,7 @@ describe("who plays behind a token", () => {
     const bot = await RawBot.open(server.wsUrl);
     bot.send({
       type: "auth",
-      token: (await server.token("agent")),
+      token: await server.token("agent"),
       agent: {
         model: "tiny-model",
         endpoint: "https://user:secret@models.example/v1?api-key=secret#x",
@@ -214,7 +217,7 @@ describe("who plays behind a token", () => {
     expect(JSON.stringify(record)).not.toContain("secret");
     // A malformed agent is refused with what is allowed, like any bad frame.
     const other = await RawBot.open(server.wsUrl);
-    other.send({ type: "auth", token: (await server.token("agent-2")), agent: { model: 7 } });
+    other.send({ type: "auth", token: await server.token("agent-2"), agent: { model: 7 } });
     expect((await other.next("error")).message).toMatch(/agent/);
     bot.close();
     other.close();

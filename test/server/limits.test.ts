@@ -55,12 +55,12 @@ describe("limits a stranger meets", () => {
     expect(idle.frames).toMatchObject([{ type: "error", code: "not_authenticated" }]);
 
     const bots = await Promise.all(
-      Array.from({ length: 6 }, async (_, i) => RawBot.connect(server.wsUrl, (await server.token(`cap-${i}`)))),
+      Array.from({ length: 6 }, async (_, i) => RawBot.connect(server.wsUrl, await server.token(`cap-${i}`))),
     );
     await expect(rawSocket(server.wsUrl)).rejects.toThrow(/503/);
     bots[0].close();
     await bots[0].whenClosed();
-    const again = await RawBot.connect(server.wsUrl, (await server.token("cap-again")));
+    const again = await RawBot.connect(server.wsUrl, await server.token("cap-again"));
     again.close();
     bots.forEach((bot) => bot.close());
     await connectionsDown(0);
@@ -81,7 +81,7 @@ describe("limits a stranger meets", () => {
   });
 
   it("refuses seats the game does not have without leaving a match behind or using up the token", async () => {
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("seats", "bot", 1)));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("seats", "bot", 1));
     bot.send({ type: "create", game: "ipd", seat: 2 ** 32 });
     expect(await bot.next("error")).toMatchObject({ code: "bad_frame" });
     bot.send({ type: "create", game: "ipd", seat: 2 });
@@ -102,7 +102,7 @@ describe("limits a stranger meets", () => {
   });
 
   it("caps a match's length, and a withdrawn seat facing only built-ins ends its match at once", async () => {
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("runaway")));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("runaway"));
     bot.send({ type: "create", game: "kuhn-poker", config: { rounds: 1000 }, opponents: { "1": "strategy:random" } });
     expect(await bot.next("error")).toMatchObject({ code: "bad_config", message: expect.stringMatching(/300/) });
     bot.send({ type: "create", game: "kuhn-poker", config: { rounds: 300 }, opponents: { "1": "strategy:random" } });
@@ -115,14 +115,14 @@ describe("limits a stranger meets", () => {
   });
 
   it("never seats a token against itself unless it asks, and then every seat is its own to play", async () => {
-    const token = (await server.token("narcissus"));
+    const token = await server.token("narcissus");
     const bot = await RawBot.connect(server.wsUrl, token);
     const twin = await RawBot.connect(server.wsUrl, token);
     bot.send({ type: "queue", game: "ipd" });
     bot.send({ type: "queue", game: "ipd" });
     twin.send({ type: "queue", game: "ipd" });
     await Promise.all([bot.next("queued"), bot.next("queued"), twin.next("queued")]);
-    const other = await RawBot.connect(server.wsUrl, (await server.token("stranger")));
+    const other = await RawBot.connect(server.wsUrl, await server.token("stranger"));
     other.send({ type: "queue", game: "ipd" });
     const start = await other.next("match_start");
     const seatedWith = [bot, twin].filter((b) =>
@@ -132,7 +132,7 @@ describe("limits a stranger meets", () => {
     expect([...bot.frames, ...twin.frames].filter((f) => f.type === "match_start")).toHaveLength(1);
     [bot, twin, other].forEach((b) => b.close());
 
-    const selfish = await RawBot.connect(server.wsUrl, (await server.token("self-player")));
+    const selfish = await RawBot.connect(server.wsUrl, await server.token("self-player"));
     selfish.play(first);
     selfish.send({ type: "queue", game: "ipd", selfPlay: true });
     selfish.send({ type: "queue", game: "ipd", selfPlay: true });
@@ -144,7 +144,7 @@ describe("limits a stranger meets", () => {
   });
 
   it("keeps a resumed turn's deadline, and sends epoch times as msgpack integers", async () => {
-    const token = (await server.token("clockwatcher"));
+    const token = await server.token("clockwatcher");
     const bot = await RawBot.connect(server.wsUrl, token, { format: "msgpack" });
     bot.send({ type: "create", game: "kuhn-poker", opponents: { "1": "strategy:random" }, seat: 0 });
     const turn = await bot.next("turn");
@@ -197,7 +197,7 @@ describe("limits a stranger meets", () => {
   });
 
   it("closes a browser that floods its room; the match it watches plays on", async () => {
-    const bot = await RawBot.connect(server.wsUrl, (await server.token("watched")));
+    const bot = await RawBot.connect(server.wsUrl, await server.token("watched"));
     bot.play(first);
     bot.send({ type: "create", game: "ipd", config: { rounds: 200 }, opponents: { "1": "strategy:random" } });
     const created = await bot.next("created");

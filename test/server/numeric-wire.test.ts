@@ -23,7 +23,7 @@ afterAll(() => server.close());
 /** A bot that authenticated asking for the numeric face (or not). */
 async function connect(options: { numeric?: boolean; format?: "json" | "msgpack" } = {}): Promise<RawBot> {
   const bot = await RawBot.open(server.wsUrl, options.format);
-  bot.send({ type: "auth", token: (await server.token()), ...(options.numeric ? { numeric: true } : {}) });
+  bot.send({ type: "auth", token: await server.token(), ...(options.numeric ? { numeric: true } : {}) });
   await bot.next("welcome");
   return bot;
 }

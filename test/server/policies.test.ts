@@ -29,7 +29,7 @@ describe("policies on a running server", () => {
   let admin: string;
   const bots: Bot[] = [];
   const connect = async (maxMatches?: number) => {
-    const bot = await Bot.connect({ url: server.wsUrl, token: (await server.token(undefined, "bot", maxMatches)) });
+    const bot = await Bot.connect({ url: server.wsUrl, token: await server.token(undefined, "bot", maxMatches) });
     bots.push(bot);
     return bot;
   };
@@ -52,7 +52,7 @@ describe("policies on a running server", () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    admin = (await server.token("trainer", "admin"));
+    admin = await server.token("trainer", "admin");
   });
   afterAll(async () => {
     await Promise.all(bots.map((bot) => bot.close()));
@@ -64,7 +64,7 @@ describe("policies on a running server", () => {
     const noToken = await post("name=kuhn-mlp&game=kuhn-poker", model, null);
     expect(noToken.status).toBe(401);
     expect((await noToken.json()).error.message).toContain("ludus token create --kind admin");
-    const player = await post("name=kuhn-mlp&game=kuhn-poker", model, (await server.token()));
+    const player = await post("name=kuhn-mlp&game=kuhn-poker", model, await server.token());
     expect(player.status).toBe(403);
     expect((await player.json()).error.code).toBe("forbidden");
     const refusals: [string, Uint8Array, number, string, string][] = [
@@ -147,7 +147,7 @@ describe("policies on a running server", () => {
     try {
       const { ends } = await runLlm({
         url: server.wsUrl,
-        token: (await server.token("an-llm", "llm")),
+        token: await server.token("an-llm", "llm"),
         game: "kuhn-poker",
         opponent: "policy:kuhn-mlp",
         seat: 0,
@@ -172,7 +172,16 @@ describe("policies on a running server", () => {
       const file = join(dir, "leduc.onnx");
       writeFileSync(file, mlpModel(30, 8, 3, 5));
       const cli = (...argv: string[]) => ludus("policy", ...argv, "--server", server.url);
-      const refused = await cli("add", file, "--game", "leduc-poker", "--name", "leduc-mlp", "--token", (await server.token()));
+      const refused = await cli(
+        "add",
+        file,
+        "--game",
+        "leduc-poker",
+        "--name",
+        "leduc-mlp",
+        "--token",
+        await server.token(),
+      );
       expect(refused.code).toBe(1);
       expect(refused.err).toContain("takes an admin token");
       const added = await cli("add", file, "--game", "leduc-poker", "--name", "leduc-mlp", "--token", admin, "--json");
@@ -287,7 +296,7 @@ describe("a policy match across a restart", () => {
         { name: "kuhn-five", game: "kuhn-poker", config: { rounds: 5 } },
         mlpModel(kuhnFiveInputs(), 16, 2, 9),
       );
-      const bot = await Bot.connect({ url: server.wsUrl, token: (await server.token("restarter")) });
+      const bot = await Bot.connect({ url: server.wsUrl, token: await server.token("restarter") });
       let answered = 0;
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));

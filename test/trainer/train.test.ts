@@ -229,7 +229,7 @@ describe.skipIf(!ready)(suite, () => {
     let admin: string;
     beforeAll(async () => {
       server = await startTestServer({ selfPlay: [{ game: "kuhn-poker", name: "kuhn-solo", live: 16 }] });
-      admin = (await server.token("trainer", "admin"));
+      admin = await server.token("trainer", "admin");
     });
     afterAll(() => server.close());
 
@@ -274,7 +274,7 @@ describe.skipIf(!ready)(suite, () => {
         ["--game", "kuhn-poker", "--name", "x", "--device", "cuda"],
         /--device cuda: this PyTorch/,
       );
-      await refused(server.url, (await server.token()), ["--game", "kuhn-poker", "--name", "x"], /takes an admin token/);
+      await refused(server.url, await server.token(), ["--game", "kuhn-poker", "--name", "x"], /takes an admin token/);
       await refused(
         server.url,
         admin,

@@ -425,7 +425,7 @@ describe("web app", () => {
 
   it("a Trust-and-Split round with a chat message and a claim against a remote gateway bot", async () => {
     const heard: string[] = [];
-    const bot = await Bot.connect({ url: server.wsUrl, token: (await server.token("split-bot")) });
+    const bot = await Bot.connect({ url: server.wsUrl, token: await server.token("split-bot") });
     const botMatch = bot.play({
       game: "trust-and-split",
       variant: "rps",

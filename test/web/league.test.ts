@@ -140,7 +140,9 @@ describe("the league's pages", () => {
     await rows.first().locator("a").click();
     const player = page.locator(".player[data-player='builtin:always-call']");
     await player.locator(".rating-chart canvas").waitFor();
-    expect(await player.locator(".player-details").innerText()).toMatch(/strategy always-call · first seen .* rated match/);
+    expect(await player.locator(".player-details").innerText()).toMatch(
+      /strategy always-call · first seen .* rated match/,
+    );
     expect(await player.locator("table.player-ratings tbody tr").first().innerText()).toContain("Kuhn poker");
     await player.locator(".recent-matches li").nth(9).waitFor();
     expect(await player.locator(".recent-matches li").count()).toBe(10);
@@ -175,7 +177,11 @@ describe("the league's pages", () => {
   it("fits a phone's width", async () => {
     const { t, done } = await tournament(["nash", "always-raise", "random"], 20);
     await done;
-    const pages = { board: "/league?game=kuhn-poker", tournament: `/league/tournaments/${t.id}`, players: "/league/players" };
+    const pages = {
+      board: "/league?game=kuhn-poker",
+      tournament: `/league/tournaments/${t.id}`,
+      players: "/league/players",
+    };
     for (const [name, path] of Object.entries(pages)) {
       const { page } = await open(path, { width: 390, height: 844 });
       await page.locator("table tbody tr").first().waitFor();

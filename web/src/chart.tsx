@@ -3,7 +3,9 @@ import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 
 /** A uPlot chart (a canvas chart that stays fast at thousands of points) as wide as its box, redrawn as that changes. */
-export function Chart(props: { options: Omit<uPlot.Options, "width" | "height">; data: uPlot.AlignedData; class: string }) {
+export function Chart(
+  props: { options: Omit<uPlot.Options, "width" | "height">; data: uPlot.AlignedData; class: string },
+) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current!;

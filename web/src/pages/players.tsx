@@ -86,8 +86,9 @@ export function PlayersPage(props: { query: URLSearchParams }) {
       {!pages && !error && <p class="muted">Loading…</p>}
       {pages && pages.players.length === 0 && (
         <p class="muted">
-          Nobody {kind || search ? "matches these filters" : "has played yet"}: a player appears when first seated, or
-          when a token is made for it.
+          Nobody{" "}
+          {kind || search ? "matches these filters" : "has played yet"}: a player appears when first seated, or when a
+          token is made for it.
         </p>
       )}
       {pages && pages.players.length > 0 && (
@@ -236,8 +237,7 @@ function RecentMatch(props: { match: StoredMatch; player: string; title: string 
   return (
     <li data-match={m.id}>
       <a href={`/replays/${m.id}`}>{props.title}</a> vs {others.join(", ") || "itself"} ·{" "}
-      {when(m.endedAt ?? m.createdAt)} ·{" "}
-      {m.endedAt === null
+      {when(m.endedAt ?? m.createdAt)} · {m.endedAt === null
         ? "in play"
         : result === null
         ? m.endReason

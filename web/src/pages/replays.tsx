@@ -91,7 +91,12 @@ export function ReplayList(props: { query: URLSearchParams }) {
         {player && (
           <span class="tag player-filter">
             <a href={`/league/players/${encodeURIComponent(player)}`}>{player}</a>{" "}
-            <button type="button" class="link" aria-label="Show every player's matches" onClick={() => filter({ player: "" })}>
+            <button
+              type="button"
+              class="link"
+              aria-label="Show every player's matches"
+              onClick={() => filter({ player: "" })}
+            >
               ×
             </button>
           </span>
