@@ -65,7 +65,10 @@ export type NewEvolution = Omit<EvolutionRecord, "id" | "createdAt" | "endedAt">
 /** One agent of a generation, as it finished. */
 export interface EvolvedAgent {
   readonly name: string;
+  /** A built-in's strategy (`donate:0.5`), or the sentence an LLM agent wrote (`My strategy will be ...`). */
   readonly strategy: string;
+  /** An LLM agent: its strategy is its own words, written with the survivors' advice. */
+  readonly llm?: boolean;
   /** Its resources at the end, summed over the match's games. */
   readonly resources: number;
   /** The mean share of its resources it gave as a donor. */

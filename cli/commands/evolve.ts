@@ -1,18 +1,27 @@
 import type { Command } from "commander";
+import { type ChatOptions, seatGeneration } from "../../clients/llm/index.ts";
+import type { ReplayStore, StoreOptions } from "../../db/store.ts";
+import { GATEWAY_PATH } from "../../protocol/frames.ts";
+import { startServer } from "../../server/app.ts";
 import {
   checkEvolution,
   EvolutionError,
   type EvolutionReport,
   evolutionReport,
+  LLM_AGENT,
+  type LlmSeats,
   runEvolution,
 } from "../../server/league/evolution.ts";
 import { LiveMatches } from "../../server/match/live-matches.ts";
 import type { Io } from "../io.ts";
+import { endpointOf, endpointOptions, type ModelFlags } from "../model-options.ts";
 import { integerIn, jsonObject, nameList, numberIn, storeLocation } from "../options.ts";
 import { withPolicies } from "../policies.ts";
 import { resumeOrStart } from "../resumable.ts";
 
-interface EvolveFlags {
+interface EvolveFlags extends ModelFlags {
+  temperature?: number;
+  maxTokens?: number;
   population?: string[];
   agents?: number;
   config?: Record<string, unknown>;
@@ -48,7 +57,7 @@ function table(report: EvolutionReport): string {
 }
 
 export function registerEvolve(program: Command, io: Io): void {
-  program
+  const command = program
     .command("evolve")
     .description(
       "the Donor Game's cultural evolution: a population plays, the better half survives, new agents copy the " +
@@ -74,9 +83,27 @@ export function registerEvolve(program: Command, io: Io): void {
     .option("--data-dir <dir>", "the data directory whose store records it", "data")
     .option("--database-url <url>", "a PostgreSQL store instead (default: $DATABASE_URL)")
     .option("--json", "print exactly one JSON object on stdout")
+    .option("--model <name>", "a model to play the population's `llm` agents (every agent, without --population)");
+  endpointOptions(command)
+    .option("--temperature <t>", "the model's sampling temperature", numberIn(0, 2))
+    .option("--max-tokens <n>", "the model's longest reply, in tokens", integerIn(1, 1_000_000))
+    .addHelpText(
+      "after",
+      "\nWith --model, each LLM agent writes its strategy before its generation plays, with the survivors' strategies\n" +
+        "and scores as advice (Vallinder & Hughes 2024); a surviving agent keeps its own. A server on a free loopback\n" +
+        "port seats the model, so the store must be free (no `ludus serve` on the same embedded store).",
+    )
     .action(async (flags: EvolveFlags, command: Command) => {
-      const report = await withPolicies(storeLocation(flags, command), async (policies, store) => {
-        const live = new LiveMatches({ store, policies, lingerMs: 0 });
+      const population = flags.population ?? (flags.model ? [LLM_AGENT] : undefined);
+      const llm = population?.includes(LLM_AGENT) ?? false;
+      if (llm && !flags.model) command.error("error: the population's `llm` agents need a model: give --model");
+      if (flags.model && !llm) {
+        command.error("error: --model plays the population's `llm` agents, and this population has none");
+      }
+      const chat = llm
+        ? { ...endpointOf(flags, command), temperature: flags.temperature, maxTokens: flags.maxTokens }
+        : undefined;
+      const report = await withEvolutionServer(storeLocation(flags, command), chat, io, async (store, live, seats) => {
         const evolution = await resumeOrStart(io, {
           noun: "evolution",
           resume: flags.resume,
@@ -86,7 +113,7 @@ export function registerEvolve(program: Command, io: Io): void {
           refuse: (message) => new EvolutionError(message),
           start: () =>
             store.league.createEvolution(checkEvolution({
-              population: flags.population,
+              population,
               config: { ...flags.config, ...(flags.agents !== undefined ? { agents: flags.agents } : {}) },
               generations: flags.generations,
               seeds: flags.seeds,
@@ -99,8 +126,40 @@ export function registerEvolve(program: Command, io: Io): void {
           io.err(
             `run ${g.run} generation ${g.generation}: mean resources ${g.meanResources.toFixed(2)}, ` +
               `donated ${(100 * g.donationFraction).toFixed(1)} %\n`,
-          ));
+          ), seats);
       });
       io.out(flags.json ? JSON.stringify(report) + "\n" : table(report));
     });
+}
+
+/**
+ * Runs `work` on the store with live matches to play generations in: in-process ones for built-ins, or, with a
+ * model, a server on a free loopback port whose gateway an LLM client (clients/llm/generation.ts) connects to with a
+ * token made for the run and revoked after it.
+ */
+async function withEvolutionServer<T>(
+  location: StoreOptions,
+  chat: ChatOptions | undefined,
+  io: Io,
+  work: (store: ReplayStore, live: LiveMatches, seats?: LlmSeats) => Promise<T>,
+): Promise<T> {
+  if (!chat) {
+    return withPolicies(location, (policies, store) => work(store, new LiveMatches({ store, policies, lingerMs: 0 })));
+  }
+  const server = await startServer({ ...location, port: 0, host: "127.0.0.1", fillAfterMs: null });
+  const { token, record } = await server.tokens.create(`evolution-${Date.now().toString(36)}`, "llm", 1_000);
+  const url = `${server.url.replace(/^http/, "ws")}${GATEWAY_PATH}`;
+  try {
+    return await work(server.store, server.matches, (generation) =>
+      seatGeneration({
+        url,
+        token,
+        game: "donor-game",
+        ...generation,
+        agent: { chat, log: (line) => io.err(`ludus: ${line}\n`) },
+      }));
+  } finally {
+    await server.tokens.revoke(record.id);
+    await server.close({ drainMs: 5_000 });
+  }
 }

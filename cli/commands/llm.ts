@@ -15,7 +15,8 @@ import {
 } from "../../clients/llm/index.ts";
 import type { FrameFormat } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
-import { integerIn, jsonObject, numberIn, readText, textOrFile, urlWith, websocketUrl } from "../options.ts";
+import { endpointOf, endpointOptions } from "../model-options.ts";
+import { integerIn, jsonObject, numberIn, readText, textOrFile, websocketUrl } from "../options.ts";
 import { cliMsgpack, type MatchFlags, matchOptions, matchPlan, matchSummary } from "./bot.ts";
 
 interface LlmFlags extends MatchFlags {
@@ -55,12 +56,6 @@ export class LlmRunError extends Error {
   }
 }
 
-const httpUrl = urlWith(["http", "https"], {
-  what: "an http(s) URL of the API root",
-  kind: "an http:// or https:// URL",
-  example: "http://127.0.0.1:8000/v1",
-});
-
 /** Earlier strategies: a JSON array of {strategy, score?}, or JSON lines of them (what --strategies-out writes). */
 function adviceFile(value: string): Advice[] {
   const text = readText(value).trim();
@@ -86,16 +81,16 @@ function adviceFile(value: string): Advice[] {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function registerLlm(program: Command, io: Io): void {
-  const command = program
-    .command("llm")
-    .description("seat a language model (any OpenAI-compatible chat-completions endpoint) at Ludus matches")
-    .requiredOption("--url <ws-url>", "the server's bot gateway, e.g. ws://127.0.0.1:2567/bot", websocketUrl)
-    .option("--token <token>", "an LLM token (`ludus token create --kind llm`); default $LUDUS_TOKEN")
-    .addOption(new Option("--game <id>", "the game to play").choices(games.map((g) => g.id)).makeOptionMandatory())
-    .option("--variant <name>", "a variant of the game (default: the game's default variant)")
-    .option("--base-url <url>", "the API root, e.g. http://127.0.0.1:8000/v1; default $OPENAI_BASE_URL", httpUrl)
-    .requiredOption("--model <name>", "the model to ask, as the endpoint names it")
-    .option("--api-key <key>", "sent as a bearer token; default $OPENAI_API_KEY (none when unset)");
+  const command = endpointOptions(
+    program
+      .command("llm")
+      .description("seat a language model (any OpenAI-compatible chat-completions endpoint) at Ludus matches")
+      .requiredOption("--url <ws-url>", "the server's bot gateway, e.g. ws://127.0.0.1:2567/bot", websocketUrl)
+      .option("--token <token>", "an LLM token (`ludus token create --kind llm`); default $LUDUS_TOKEN")
+      .addOption(new Option("--game <id>", "the game to play").choices(games.map((g) => g.id)).makeOptionMandatory())
+      .option("--variant <name>", "a variant of the game (default: the game's default variant)"),
+  )
+    .requiredOption("--model <name>", "the model to ask, as the endpoint names it");
   matchOptions(command, "the model")
     .addOption(
       new Option("--renderer <name>", "the answer format asked for").choices([...RENDERER_NAMES]).default("ludus"),
@@ -142,13 +137,7 @@ export function registerLlm(program: Command, io: Io): void {
       if (!token) {
         command.error("error: give --token or set LUDUS_TOKEN (make one with `ludus token create --kind llm`)");
       }
-      const baseUrl = flags.baseUrl ?? process.env.OPENAI_BASE_URL;
-      if (!baseUrl) command.error("error: give --base-url (e.g. http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL");
-      try {
-        httpUrl(baseUrl!);
-      } catch (error) {
-        command.error(`error: OPENAI_BASE_URL: ${(error as Error).message}`);
-      }
+      const endpoint = endpointOf(flags, command);
       const plan = matchPlan(flags, command);
       try {
         renderer(flags.renderer, flags.game);
@@ -169,7 +158,7 @@ export function registerLlm(program: Command, io: Io): void {
       const record = (strategy: StrategyRecord) => {
         if (flags.strategiesOut) appendFileSync(flags.strategiesOut, JSON.stringify(strategy) + "\n");
       };
-      io.err(`ludus: ${flags.model} at ${baseUrl} plays ${flags.game} on ${flags.url}\n`);
+      io.err(`ludus: ${flags.model} at ${endpoint.baseUrl} plays ${flags.game} on ${flags.url}\n`);
       let result;
       try {
         result = await runLlm({
@@ -185,9 +174,7 @@ export function registerLlm(program: Command, io: Io): void {
           onMatchEnd: (end: MatchEndFrame) => io.out(matchLine(end)),
           agent: {
             chat: {
-              baseUrl: baseUrl!,
-              model: flags.model,
-              apiKey: flags.apiKey ?? process.env.OPENAI_API_KEY,
+              ...endpoint,
               temperature: flags.temperature,
               maxTokens: flags.maxTokens,
               stop: flags.stop,

@@ -322,8 +322,11 @@ export class LlmAgent {
       { role: "user", content: strategyPrompt(who.name, options.advice) },
     ];
     const base = { match: start.match, seat: start.seat, game: start.game, ...who };
-    let record: StrategyRecord = { ...base, strategy: "", response: "", usage: null, error: "not asked" };
-    for (let attempt = 0; attempt <= (this.#options.retries ?? 2); attempt++) {
+    const kept = who.name === undefined ? undefined : options.keep?.[who.name];
+    let record: StrategyRecord = kept
+      ? { ...base, strategy: kept, response: "", usage: null }
+      : { ...base, strategy: "", response: "", usage: null, error: "not asked" };
+    for (let attempt = 0; !kept && attempt <= (this.#options.retries ?? 2); attempt++) {
       let completion: Completion;
       try {
         completion = await this.#complete(messages, this.#stop.signal);

@@ -76,7 +76,7 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
 }
 
 /** What the record keeps of the model behind the seats: its name, endpoint and sampling (never the key). */
-function agentInfo(chat: ChatOptions): AgentInfo {
+export function agentInfo(chat: ChatOptions): AgentInfo {
   const sampling: Record<string, string | number | boolean | null> = {};
   if (chat.temperature !== undefined) sampling.temperature = chat.temperature;
   if (chat.maxTokens !== undefined) sampling.max_tokens = chat.maxTokens;

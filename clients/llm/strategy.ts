@@ -18,6 +18,11 @@ export interface StrategyOptions {
   readonly enabled?: boolean;
   /** The previous generation's surviving strategies, shown in the strategy prompt. */
   readonly advice?: readonly Advice[];
+  /**
+   * Strategies agents already hold, by their name in the game: a survivor of the last generation keeps its own and
+   * is not asked to write another.
+   */
+  readonly keep?: Readonly<Record<string, string>>;
   /** Hears each strategy as it is written (to pass on to a later generation). */
   readonly onStrategy?: (record: StrategyRecord) => void;
 }

@@ -6,14 +6,17 @@ import type { EvolutionRecord, EvolvedAgent, GenerationRecord, NewEvolution } fr
 import type { ReplayStore } from "../../db/store.ts";
 import type { StepRecordRow } from "../../db/records.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
+import type { Match } from "../match/match.ts";
 import { closeCutOff } from "./cut-off.ts";
 
 /**
  * The Donor Game's cultural evolution (Vallinder & Hughes, "Cultural Evolution of Cooperation among LLM Agents",
  * 2024): a population of agents plays a generation (one Donor Game match), the better half by final resources
  * survives, and each new agent takes a survivor's strategy as its own — for a built-in, the survivor's strategy
- * with its numeric argument moved a little (`mutation`); an LLM agent would get the survivors' strategies as advice
- * in its strategy prompt (clients/llm/strategy.ts). Repeated for `generations`, over `seeds` independent runs. Every
+ * with its numeric argument moved a little (`mutation`); an LLM agent (`llm` in the population) writes its own with
+ * the survivors' strategies and scores as advice in its strategy prompt (clients/llm/strategy.ts), as in the paper,
+ * while a surviving LLM agent keeps the strategy it wrote. LLM seats are played by a model client over the protocol
+ * (`LlmSeats`: the CLI wires clients/llm/generation.ts in), built-ins in-process. Repeated for `generations`, over `seeds` independent runs. Every
  * generation's match is recorded (unrated: a population plays itself), and each generation's agents, mean
  * resources and donation share are stored, so an interrupted evolution resumes where it stopped and its curve can
  * be drawn.
@@ -26,8 +29,25 @@ export class EvolutionError extends Error {
   }
 }
 
+/** The population entry of an LLM agent. */
+export const LLM_AGENT = "llm";
+
+/** A generation's seats as the model client gets them: an LLM agent (a survivor keeps its strategy) or a built-in. */
+export type GenerationSeat = { readonly llm: true; readonly keep?: string } | { readonly strategy: string };
+
+/**
+ * Plays a generation's LLM seats: creates its match (every LLM seat the client's, built-ins the server's) and
+ * answers with the match's id, and, once it has ended, each LLM seat's strategy by seat.
+ */
+export type LlmSeats = (generation: {
+  readonly config: Record<string, unknown>;
+  readonly seed: string;
+  readonly seats: readonly GenerationSeat[];
+  readonly advice: readonly { readonly strategy: string; readonly score: number }[];
+}) => Promise<{ readonly match: string; readonly strategies: Promise<ReadonlyMap<number, string>> }>;
+
 export interface EvolutionRequest {
-  /** The first generation's strategies, repeated in order to fill the agents (default DEFAULT_POPULATION). */
+  /** The first generation's strategies, repeated in order to fill the agents (default DEFAULT_POPULATION); `llm` is an LLM agent. */
   readonly population?: readonly string[];
   /** Donor Game config overrides (agents, mechanism, ...); `names` and `generation` are the evolution's own. */
   readonly config?: Record<string, unknown>;
@@ -63,7 +83,7 @@ export function checkEvolution(request: EvolutionRequest, live: LiveMatches): Ne
   if (population.length > agents) {
     throw new EvolutionError(`${population.length} strategies for ${agents} agents: give at most one per agent`);
   }
-  for (const spec of population) live.checkInProcess(spec, game, config);
+  for (const spec of population) if (spec !== LLM_AGENT) live.checkInProcess(spec, game, config);
   const generations = request.generations ?? 10;
   const seeds = request.seeds ?? 1;
   const mutation = request.mutation ?? 0.05;
@@ -77,11 +97,8 @@ export function checkEvolution(request: EvolutionRequest, live: LiveMatches): Ne
   return { config: request.config ?? {}, population, generations, seeds, mutation, seed: request.seed ?? "1" };
 }
 
-/** One generation's agents before it plays. */
-interface Agent {
-  readonly name: string;
-  readonly strategy: string;
-}
+/** One generation's agents before it plays (an LLM agent's strategy is empty until it has written one). */
+type Agent = Pick<EvolvedAgent, "name" | "strategy" | "llm">;
 
 export interface EvolutionReport {
   readonly evolution: EvolutionRecord;
@@ -95,7 +112,11 @@ export async function runEvolution(
   live: LiveMatches,
   e: EvolutionRecord,
   onGeneration?: (g: GenerationRecord) => void,
+  llm?: LlmSeats,
 ): Promise<EvolutionReport> {
+  if (e.population.includes(LLM_AGENT) && !llm) {
+    throw new EvolutionError("this evolution has LLM agents: give the model to play them (--model and --base-url)");
+  }
   const stored = new Map((await store.league.generations(e.id)).map((g) => [`${g.run}/${g.generation}`, g]));
   for (const cut of await store.league.cutOffGenerations(e.id)) {
     await closeCutOff(
@@ -106,17 +127,21 @@ export async function runEvolution(
   }
   const { agents: count, games } = configure(getGame(GAME), e.config).config as { agents: number; games: number };
   for (let run = 0; run < e.seeds; run++) {
-    let agents: Agent[] = Array.from({ length: count }, (_, i) => ({
-      name: `agent-${i + 1}`,
-      strategy: e.population[i % e.population.length],
-    }));
+    let agents: Agent[] = Array.from({ length: count }, (_, i) => {
+      const spec = e.population[i % e.population.length];
+      return { name: `agent-${i + 1}`, ...(spec === LLM_AGENT ? { strategy: "", llm: true } : { strategy: spec }) };
+    });
+    let advice: { strategy: string; score: number }[] = [];
     for (let generation = 1; generation <= e.generations; generation++) {
       let record = stored.get(`${run}/${generation}`);
       if (!record) {
-        record = await playGeneration(store, live, e, { run, generation, games }, agents);
+        const seating = { run, generation, games, advice, llm };
+        record = await playGeneration(store, live, e, seating, agents);
         await store.league.putGeneration(e.id, record);
       }
       onGeneration?.(record);
+      advice = record.agents.filter((a) => a.survived && a.llm && a.strategy)
+        .map((a) => ({ strategy: a.strategy, score: a.resources }));
       agents = nextGeneration(
         record,
         generation + 1,
@@ -145,30 +170,60 @@ export async function evolutionReport(store: ReplayStore, e: EvolutionRecord): P
   };
 }
 
+interface Seating {
+  readonly run: number;
+  readonly generation: number;
+  readonly games: number;
+  /** The previous generation's surviving LLM strategies, for the new LLM agents' strategy prompt. */
+  readonly advice: readonly { strategy: string; score: number }[];
+  readonly llm?: LlmSeats;
+}
+
 async function playGeneration(
   store: ReplayStore,
   live: LiveMatches,
   e: EvolutionRecord,
-  { run, generation, games }: { run: number; generation: number; games: number },
+  { run, generation, games, advice, llm }: Seating,
   agents: readonly Agent[],
 ): Promise<GenerationRecord> {
-  const match = await live.createWhenWritable({
-    game: GAME,
-    config: { ...e.config, generation, names: agents.map((a) => a.name) },
-    seats: agents.map((a) => ({ strategy: a.strategy })),
-    seed: `${e.seed}/${run}/${generation}`,
-    rated: false,
-  });
+  const config = { ...e.config, generation, names: agents.map((a) => a.name) };
+  const seed = `${e.seed}/${run}/${generation}`;
+  let match: Match;
+  let written: Promise<ReadonlyMap<number, string>> | undefined;
+  if (agents.some((a) => a.llm)) {
+    const seats = agents.map((a): GenerationSeat => a.llm ? { llm: true, ...(a.strategy && { keep: a.strategy }) } : a);
+    const seated = await llm!({ config, seed, seats, advice });
+    // Made through the gateway on the same server: live for a minute after it ends.
+    const made = live.get(seated.match);
+    if (!made) throw new EvolutionError(`the model's match ${seated.match} is not on this server`);
+    match = made;
+    written = seated.strategies;
+  } else {
+    match = await live.createWhenWritable({
+      game: GAME,
+      config,
+      seats: agents.map((a) => ({ strategy: a.strategy })),
+      seed,
+      rated: false,
+    });
+  }
   await store.league.putGeneration(e.id, {
     run,
     generation,
     matchId: match.id,
     agents: agents.map((a) => ({ ...a, resources: 0, donated: 0, survived: false })),
   });
-  const end = await match.durableEnd();
+  const [end, strategies] = await Promise.all([
+    match.durableEnd(),
+    written?.catch((error: Error) => {
+      throw new EvolutionError(`the LLM agents of generation ${generation} of run ${run} failed: ${error.message}`);
+    }),
+  ]);
   if (end.reason !== "completed") {
     throw new EvolutionError(`generation ${generation} of run ${run} ended ${end.reason} (match ${match.id})`);
   }
+  // An LLM agent's strategy is what it wrote (or kept) for this generation.
+  const played = agents.map((a, i) => (a.llm ? { ...a, strategy: strategies?.get(i) ?? a.strategy } : a));
   const donated = donationShares(await store.steps(match.id), agents.length);
   // The better half by final resources survives; ties go to the earlier seat.
   const order = agents.map((_, i) => i).sort((a, b) => end.returns[b] - end.returns[a] || a - b);
@@ -178,7 +233,7 @@ async function playGeneration(
     run,
     generation,
     matchId: match.id,
-    agents: agents.map((a, i): EvolvedAgent => ({
+    agents: played.map((a, i): EvolvedAgent => ({
       ...a,
       resources: end.returns[i],
       donated: Number.isNaN(donated[i]) ? 0 : donated[i], // a seat that never had anything to give
@@ -205,10 +260,16 @@ function donationShares(steps: readonly StepRecordRow[], seats: number): number[
 
 /** The survivors, and as many new agents, each a copy of a survivor's strategy with its argument mutated. */
 function nextGeneration(record: GenerationRecord, generation: number, rng: Rng, mutation: number): Agent[] {
-  const survivors = record.agents.filter((a) => a.survived).map(({ name, strategy }) => ({ name, strategy }));
-  const offspring = survivors.map((_, k) => {
+  const survivors = record.agents.filter((a) => a.survived).map(({ name, strategy, llm }): Agent => ({
+    name,
+    strategy,
+    ...(llm && { llm }),
+  }));
+  const offspring = survivors.map((_, k): Agent => {
     const parent = rng.pick(survivors);
-    return { name: `agent-g${generation}.${k + 1}`, strategy: mutate(parent.strategy, rng, mutation) };
+    const name = `agent-g${generation}.${k + 1}`;
+    // A new LLM agent writes its own strategy, with every survivor's as advice.
+    return parent.llm ? { name, strategy: "", llm: true } : { name, strategy: mutate(parent.strategy, rng, mutation) };
   });
   return [...survivors, ...offspring];
 }

@@ -5,6 +5,8 @@ import { ReplayStore, type StoreOptions } from "../../db/store.ts";
 import { type EvolutionReport, mutate } from "../../server/league/evolution.ts";
 import { runLudus, spawnLudus, startServerProcess } from "../support/server-process.ts";
 import { emptyStoreOptions } from "../support/stores.ts";
+import { ludus } from "../support/cli.ts";
+import { lastUser, legalAnswer, startFakeOpenAI } from "../support/openai-server.ts";
 
 /** `ludus evolve` as a person runs it, on the embedded store: played, stored, killed half-way and resumed. */
 
@@ -95,6 +97,63 @@ describe("the Donor Game's cultural evolution", () => {
     300_000,
   );
 
+  it(
+    "evolves twelve LLM agents for ten generations against a local model: survivors keep their strategies, newcomers write theirs with the survivors' advice",
+    async () => {
+      const model = await startFakeOpenAI({
+        script: (request, index) => {
+          const asked = lastUser(request);
+          if (!asked.includes("The game has not started yet")) {
+            return { content: legalAnswer(request, (n) => index % n) };
+          }
+          return { content: `I think it over.\nMy strategy will be to give ${index % 7} tenths of what I have.` };
+        },
+      });
+      const store = await emptyStoreOptions("pglite");
+      try {
+        const run = await ludus(
+          ...["evolve", "--model", "tiny", "--base-url", model.baseUrl, "--generations", "10", "--seed", "llm"],
+          ...["--json", "--data-dir", store.options.dataDir],
+        );
+        expect(run.code, run.err).toBe(0);
+        const report = JSON.parse(run.out) as EvolutionReport;
+        expect(report.generations.map((g) => g.generation)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        for (const g of report.generations) {
+          expect(g.agents).toHaveLength(12);
+          for (const a of g.agents) {
+            expect(a.llm).toBe(true);
+            expect(a.strategy).toMatch(/^My strategy will be to give \d tenths of what I have\.$/);
+          }
+          if (g.generation === 1) continue;
+          const before = report.generations[g.generation - 2].agents.filter((a) => a.survived);
+          expect(g.agents.slice(0, 6).map((a) => [a.name, a.strategy])).toEqual(
+            before.map((a) => [a.name, a.strategy]),
+          );
+        }
+        // Twelve strategies at first, then six a generation: the newcomers', each prompt carrying the survivors' advice.
+        const prompts = model.requests.map(lastUser).filter((text) => text.includes("The game has not started yet"));
+        expect(prompts).toHaveLength(12 + 9 * 6);
+        const advised = prompts.slice(12);
+        for (const prompt of advised) expect(prompt).toMatch(/advice of the best-performing agents/);
+        const survivor = report.generations[0].agents.find((a) => a.survived)!;
+        expect(advised[0]).toContain(`- ${survivor.strategy} (final score ${survivor.resources})`);
+        const opened = await ReplayStore.open(store.options);
+        try {
+          const first = await opened.match(report.generations[0].matchId);
+          expect(first).toMatchObject({ game: "donor-game", rated: false, endReason: "completed" });
+          expect(first!.seats.every((seat) => seat?.kind === "llm" && seat.model === "tiny")).toBe(true);
+          expect(await opened.tokens.list()).toEqual([expect.objectContaining({ kind: "llm", revoked: true })]);
+        } finally {
+          await opened.close();
+        }
+      } finally {
+        await model.close();
+        await store.cleanup();
+      }
+    },
+    300_000,
+  );
+
   it("serves evolutions over HTTP and refuses what it cannot run", async () => {
     const refusals: [string[], RegExp][] = [
       [["--population", "donate:0.5,bluff"], /unknown strategy `bluff` for donor-game/],
@@ -103,6 +162,11 @@ describe("the Donor Game's cultural evolution", () => {
       [["--config", '{"names":["a","b"]}'], /sets names itself/],
       [["--resume", "e_nothere"], /no evolution e_nothere in /],
       [["--generations", "0"], /expected a whole number in \[1, 1000\]/],
+      [["--population", "llm,donate:0.5"], /the population's `llm` agents need a model: give --model/],
+      [
+        ["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--population", "donate:0.5"],
+        /--model plays the population's `llm` agents, and this population has none/,
+      ],
     ];
     for (const [flags, message] of refusals) {
       const run = await runLudus(["evolve", ...flags, "--data-dir", options.dataDir]);
