@@ -69,10 +69,15 @@ export class TokenStore {
     }
   }
 
+  /**
+   * Makes a token. A bot's or LLM's token is also a player (`kind:name`), unless `player` is false: a run's own token
+   * (a tournament's, an evolution's) whose seats are named by the run.
+   */
   async create(
     name: string,
     kind: TokenKind = "bot",
     maxMatches = DEFAULT_MAX_MATCHES,
+    { player = true }: { player?: boolean } = {},
   ): Promise<{ token: string; record: TokenRecord }> {
     if (!NAME.test(name)) {
       throw new TokenError(
@@ -93,7 +98,7 @@ export class TokenStore {
       hash: digest(secret).toString("hex"),
       createdAt: new Date().toISOString(),
       maxMatches,
-    });
+    }, player);
     return { token: `ludus_${record.id}_${secret}`, record };
   }
 
@@ -147,7 +152,7 @@ export class TokenStore {
       if (exists.length > 0) continue;
       // A name taken by a live token already in the store keeps that one; the file's is imported revoked.
       const taken = await this.sql.query("SELECT 1 FROM tokens WHERE name = $1 AND revoked_at IS NULL", [record.name]);
-      await this.insert({ ...record, revoked: record.revoked || taken.length > 0 });
+      await this.insert({ ...record, revoked: record.revoked || taken.length > 0 }, true);
       imported++;
     }
     renameSync(file, `${file}.imported`);
@@ -155,7 +160,7 @@ export class TokenStore {
   }
 
   /** Stores a token, and its player (bots and LLM agents play under their token's name). */
-  private async insert(record: TokenRecord): Promise<TokenRecord> {
+  private async insert(record: TokenRecord, player: boolean): Promise<TokenRecord> {
     try {
       await this.sql.transaction(async (tx) => {
         await tx.query(
@@ -171,7 +176,7 @@ export class TokenStore {
             record.revoked === true,
           ],
         );
-        if (record.kind !== "admin") {
+        if (player && record.kind !== "admin") {
           await tx.query(
             "INSERT INTO players (id, kind, name) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
             [playerId({ kind: record.kind, name: record.name }), record.kind, record.name],

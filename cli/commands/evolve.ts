@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { type ChatOptions, seatGeneration } from "../../clients/llm/index.ts";
-import type { ReplayStore, StoreOptions } from "../../db/store.ts";
-import { GATEWAY_PATH } from "../../protocol/frames.ts";
-import { startServer } from "../../server/app.ts";
+import { seatGeneration } from "../../clients/llm/index.ts";
+import type { ReplayStore } from "../../db/store.ts";
+import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import {
   checkEvolution,
   EvolutionError,
@@ -16,7 +15,7 @@ import { LiveMatches } from "../../server/match/live-matches.ts";
 import type { Io } from "../io.ts";
 import { endpointOf, endpointOptions, type ModelFlags } from "../model-options.ts";
 import { integerIn, jsonObject, nameList, numberIn, storeLocation } from "../options.ts";
-import { withPolicies } from "../policies.ts";
+import { withLiveMatches } from "../live-matches.ts";
 import { resumeOrStart } from "../resumable.ts";
 
 interface EvolveFlags extends ModelFlags {
@@ -103,7 +102,20 @@ export function registerEvolve(program: Command, io: Io): void {
       const chat = llm
         ? { ...endpointOf(flags, command), temperature: flags.temperature, maxTokens: flags.maxTokens }
         : undefined;
-      const report = await withEvolutionServer(storeLocation(flags, command), chat, io, async (store, live, seats) => {
+      const inProcess = (store: ReplayStore, policies: PolicyRuntime) =>
+        new LiveMatches({ store, policies, lingerMs: 0 });
+      const location = storeLocation(flags, command);
+      const report = await withLiveMatches(location, chat !== undefined, inProcess, async (store, live, gateway) => {
+        // The model's client: one connection a generation creates its match and plays every LLM seat of it.
+        const token = gateway?.token();
+        const seats: LlmSeats | undefined = gateway && (async (generation) =>
+          seatGeneration({
+            url: gateway.url,
+            token: (await token!).token,
+            game: "donor-game",
+            ...generation,
+            agent: { chat: chat!, log: (line) => io.err(`ludus: ${line}\n`) },
+          }));
         const evolution = await resumeOrStart(io, {
           noun: "evolution",
           resume: flags.resume,
@@ -130,36 +142,4 @@ export function registerEvolve(program: Command, io: Io): void {
       });
       io.out(flags.json ? JSON.stringify(report) + "\n" : table(report));
     });
-}
-
-/**
- * Runs `work` on the store with live matches to play generations in: in-process ones for built-ins, or, with a
- * model, a server on a free loopback port whose gateway an LLM client (clients/llm/generation.ts) connects to with a
- * token made for the run and revoked after it.
- */
-async function withEvolutionServer<T>(
-  location: StoreOptions,
-  chat: ChatOptions | undefined,
-  io: Io,
-  work: (store: ReplayStore, live: LiveMatches, seats?: LlmSeats) => Promise<T>,
-): Promise<T> {
-  if (!chat) {
-    return withPolicies(location, (policies, store) => work(store, new LiveMatches({ store, policies, lingerMs: 0 })));
-  }
-  const server = await startServer({ ...location, port: 0, host: "127.0.0.1", fillAfterMs: null });
-  const { token, record } = await server.tokens.create(`evolution-${Date.now().toString(36)}`, "llm", 1_000);
-  const url = `${server.url.replace(/^http/, "ws")}${GATEWAY_PATH}`;
-  try {
-    return await work(server.store, server.matches, (generation) =>
-      seatGeneration({
-        url,
-        token,
-        game: "donor-game",
-        ...generation,
-        agent: { chat, log: (line) => io.err(`ludus: ${line}\n`) },
-      }));
-  } finally {
-    await server.tokens.revoke(record.id);
-    await server.close({ drainMs: 5_000 });
-  }
 }

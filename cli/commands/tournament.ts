@@ -7,14 +7,22 @@ import type { Standings } from "../../server/league/tournament/standings.ts";
 import { FORMATS } from "../../server/league/tournament/schedule.ts";
 import {
   checkTournament,
+  isLlmPlayer,
+  type LlmPlayers,
   runTournament,
   TournamentError,
   tournamentStandings,
 } from "../../server/league/tournament/run.ts";
+import { ModelPlayer } from "../../clients/llm/index.ts";
+import type { ReplayStore } from "../../db/store.ts";
+import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
+import type { RunGateway } from "../live-matches.ts";
 import type { Io } from "../io.ts";
 import { integerIn, jsonObject, nameList, storeLocation } from "../options.ts";
-import { withPolicies } from "../policies.ts";
+import { modelsOption, type ModelSpec } from "../model-options.ts";
+import { withLiveMatches } from "../live-matches.ts";
 import { resumeOrStart } from "../resumable.ts";
+import { LlmRunError } from "./llm.ts";
 
 interface TournamentFlags {
   game: string;
@@ -27,6 +35,7 @@ interface TournamentFlags {
   rounds?: number;
   seed: string;
   concurrency: number;
+  models?: Record<string, ModelSpec>;
   resume?: string;
   dataDir: string;
   databaseUrl?: string;
@@ -116,7 +125,8 @@ export function registerTournament(program: Command, io: Io): void {
     .option("--duplicate", "play each deal twice with the seats swapped (any format; always so for duplicate)")
     .option(
       "--players <players>",
-      "built-in strategies (name or name:arg) and registered policies (policy:<name>[@v][:greedy]), comma-separated",
+      "built-in strategies (name or name:arg), registered policies (policy:<name>[@v][:greedy]) and models " +
+        "(llm:<name>, named in --models), comma-separated",
       nameList,
     )
     .option(
@@ -128,6 +138,12 @@ export function registerTournament(program: Command, io: Io): void {
     .option("--rounds <n>", "Swiss rounds (default: ⌈log₂ players⌉)", integerIn(1, 1000))
     .option("--seed <seed>", "the tournament's seed: it fixes every match's seed", "1")
     .option("--concurrency <n>", "matches played at once", integerIn(1, 4096), 64)
+    .option(
+      "--models <json>",
+      'the models of the llm:<name> players, as JSON or @file.json: {"<name>": {"model": "...", "baseUrl": ' +
+        '"http://...", "apiKey"?, "temperature"?, "maxTokens"?, "renderer"?}}',
+      modelsOption,
+    )
     .option("--resume <id>", "go on with a stored tournament an interruption stopped (its other flags are stored)")
     .option("--data-dir <dir>", "the data directory whose store records the tournament", "data")
     .option("--database-url <url>", "a PostgreSQL store instead (default: $DATABASE_URL)")
@@ -136,8 +152,14 @@ export function registerTournament(program: Command, io: Io): void {
       if (!flags.resume && (!flags.game || !flags.players)) {
         throw new TournamentError("a tournament needs --game and --players (or --resume <id> to go on with one)");
       }
-      const result = await withPolicies(storeLocation(flags, command), async (policies, store) => {
-        const live = new LiveMatches({ store, policies, lingerMs: 0, ratings: new OnlineRatings(store) });
+      const models = flags.models ?? {};
+      const unnamed = (flags.players ?? []).filter((p) => isLlmPlayer(p) && !(p.slice(4) in models));
+      if (unnamed.length) throw new TournamentError(`${unnamed.join(", ")}: name each model in --models`);
+      const inProcess = (store: ReplayStore, policies: PolicyRuntime) =>
+        new LiveMatches({ store, policies, lingerMs: 0, ratings: new OnlineRatings(store) });
+      const location = storeLocation(flags, command);
+      const serve = Object.keys(models).length > 0;
+      const result = await withLiveMatches(location, serve, inProcess, async (store, live, gateway) => {
         const tournament = await resumeOrStart(io, {
           noun: "tournament",
           resume: flags.resume,
@@ -159,11 +181,64 @@ export function registerTournament(program: Command, io: Io): void {
             }, live)),
         });
         if (tournament.endedAt) return await tournamentStandings(store, tournament);
-        return await runTournament(store, live, tournament, {
-          concurrency: flags.concurrency,
-          onProgress: progress(io),
-        });
+        const named = tournament.players.filter(isLlmPlayer);
+        const missing = named.filter((p) => !(p.slice(4) in models));
+        if (missing.length) throw new TournamentError(`${missing.join(", ")}: name each model in --models`);
+        const players = gateway && await connectModels(gateway, named, models, io);
+        try {
+          return await runTournament(store, live, tournament, {
+            concurrency: flags.concurrency,
+            onProgress: progress(io),
+            ...(players && { llm: players.llm }),
+          });
+        } finally {
+          await players?.close();
+        }
       });
       io.out(flags.json ? JSON.stringify(result) + "\n" : table(result));
     });
+}
+
+/** One connection per model of the tournament, each with a token of its own, seating its player's matches. */
+async function connectModels(
+  gateway: RunGateway,
+  players: readonly string[],
+  models: Record<string, ModelSpec>,
+  io: Io,
+): Promise<{ llm: LlmPlayers; close: () => Promise<void> }> {
+  const connected = new Map<string, ModelPlayer>();
+  try {
+    for (const player of players) {
+      const name = player.slice("llm:".length);
+      const { token, id } = await gateway.token();
+      const spec = models[name];
+      connected.set(
+        player,
+        await ModelPlayer.connect({
+          url: gateway.url,
+          token,
+          tokenId: id,
+          name,
+          agent: { ...spec, maxInFlight: 64, log: (line) => io.err(`ludus: ${line}\n`) },
+        }),
+      );
+    }
+  } catch (error) {
+    for (const model of connected.values()) await model.close();
+    throw error;
+  }
+  return {
+    llm: {
+      participant: (player) => {
+        const model = connected.get(player)!;
+        // A model whose endpoint failed for good plays no more: stop, and let --resume go on once it is mended.
+        if (model.failure) throw new LlmRunError(`${player}'s model endpoint failed: ${model.failure.message}`);
+        return model.participant;
+      },
+      seat: (player, match) => connected.get(player)!.seat(match),
+    },
+    close: async () => {
+      for (const model of connected.values()) await model.close();
+    },
+  };
 }

@@ -22,5 +22,6 @@ export {
 } from "./chat.ts";
 export { type Renderer, renderer, RENDERER_NAMES, type RendererName, type TurnView } from "./renderers.ts";
 export { type GenerationOptions, type GenerationSeat, type SeatedGeneration, seatGeneration } from "./generation.ts";
+export { ModelPlayer } from "./model-player.ts";
 export { type LlmRunOptions, type LlmRunResult, runLlm } from "./runner.ts";
 export { type Advice, parseStrategy, type StrategyOptions, strategyPrompt, type StrategyRecord } from "./strategy.ts";

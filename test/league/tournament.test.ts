@@ -5,6 +5,8 @@ import type { Standings } from "../../server/league/tournament/standings.ts";
 import { runLudus, spawnLudus, startServerProcess } from "../support/server-process.ts";
 import { BACKENDS, emptyStoreOptions } from "../support/stores.ts";
 import type { StoreOptions } from "../../db/store.ts";
+import { ludus } from "../support/cli.ts";
+import { legalAnswer, startFakeOpenAI } from "../support/openai-server.ts";
 
 /**
  * `ludus tournament` as a person runs it: its own process, a real store (PGlite, and PostgreSQL where CI has one),
@@ -302,4 +304,77 @@ describe.each(BACKENDS)("ludus tournament (%s)", (backend) => {
       await empty.cleanup();
     }
   });
+});
+
+describe("ludus tournament with models", () => {
+  it("seats llm:<name> players from --models against built-ins, rated and recorded as the model's seats", async () => {
+    const model = await startFakeOpenAI({
+      script: (request, index) => ({ content: legalAnswer(request, (n) => index % n) }),
+    });
+    const { options, cleanup } = await emptyStoreOptions("pglite");
+    try {
+      const models = JSON.stringify({ tiny: { model: "tiny-1", baseUrl: model.baseUrl, temperature: 0 } });
+      const args = ["--game", "kuhn-poker", "--players", "llm:tiny,nash,always-call", "--matches", "10", "--json"];
+      const run = await ludus("tournament", ...args, "--models", models, "--data-dir", options.dataDir);
+      expect(run.code, run.err).toBe(0);
+      const result = JSON.parse(run.out) as Standings;
+      expect(result.slots).toEqual({ planned: 30, completed: 30, failed: 0 });
+      const tiny = result.standings.find((r) => r.player === "llm:tiny")!;
+      expect(tiny).toMatchObject({ id: "llm:tiny", matches: 20 });
+      expect(model.requests.length).toBeGreaterThanOrEqual(20); // at least a decision a match
+      const store = await ReplayStore.open(options);
+      try {
+        const played = await store.matches({ player: "llm:tiny" }, 100);
+        expect(played).toHaveLength(20);
+        for (const m of played) {
+          expect(m).toMatchObject({ rated: true, endReason: "completed" });
+          expect(m.seats.find((seat) => seat?.kind === "llm")).toMatchObject({ name: "tiny", model: "tiny-1" });
+        }
+        expect(await store.players.get("llm:tiny")).toMatchObject({
+          details: { model: "tiny-1", endpoint: model.baseUrl },
+        });
+        // The run's own tokens are revoked, and are nobody's player.
+        expect((await store.tokens.list()).every((t) => t.revoked)).toBe(true);
+        expect(await store.players.list({ search: "run-" }, 10)).toEqual([]);
+      } finally {
+        await store.close();
+      }
+      // Two models against each other: each takes its own seats of every match.
+      const both = JSON.stringify({
+        tiny: { model: "tiny-1", baseUrl: model.baseUrl },
+        small: { model: "small-1", baseUrl: model.baseUrl },
+      });
+      const duel = await ludus(
+        ...["tournament", "--game", "kuhn-poker", "--players", "llm:tiny,llm:small", "--matches", "4", "--json"],
+        ...["--models", both, "--data-dir", options.dataDir],
+      );
+      expect(duel.code, duel.err).toBe(0);
+      expect((JSON.parse(duel.out) as Standings).slots).toEqual({ planned: 4, completed: 4, failed: 0 });
+      const reopened = await ReplayStore.open(options);
+      try {
+        const duels = await reopened.matches({ player: "llm:small" }, 10);
+        expect(duels.map((m) => m.seats.map((seat) => seat?.model).sort())).toEqual(
+          Array(4).fill(["small-1", "tiny-1"]),
+        );
+      } finally {
+        await reopened.close();
+      }
+      const refusals: [string[], RegExp][] = [
+        [["--players", "llm:ghost,nash"], /llm:ghost: name each model in --models/],
+        [["--players", "llm:tiny,nash", "--models", '{"tiny": {"base": 1}}'], /model "tiny": unknown field `base`/],
+        [
+          ["--players", "llm:tiny,nash", "--models", '{"tiny": {}}'],
+          /`model` \(the endpoint's model name\) is required/,
+        ],
+      ];
+      for (const [flags, message] of refusals) {
+        const refused = await ludus("tournament", "--game", "kuhn-poker", ...flags, "--data-dir", options.dataDir);
+        expect(refused.err, flags.join(" ")).toMatch(message);
+        expect(refused.code, flags.join(" ")).toBe(2);
+      }
+    } finally {
+      await model.close();
+      await cleanup();
+    }
+  }, 120_000);
 });

@@ -4,6 +4,7 @@ import type { NewTournament, SlotRecord, TournamentFormat, TournamentRecord } fr
 import { playerId } from "../../../db/players.ts";
 import type { ReplayStore } from "../../../db/store.ts";
 import type { LiveMatches } from "../../match/live-matches.ts";
+import type { Participant } from "../../match/match.ts";
 import { defaultSwissRounds, fixedPairings, FORMATS, type PlannedSlot, slotsOf, swissPairings } from "./schedule.ts";
 import { type Standings, standings, swissTable } from "./standings.ts";
 import { closeCutOff } from "../cut-off.ts";
@@ -38,6 +39,17 @@ export interface TournamentRequest {
   readonly seed: string;
 }
 
+/** A player that a language model plays through the gateway: `llm:<name>`, its model named by the run. */
+export const isLlmPlayer = (spec: string): boolean => spec.startsWith("llm:");
+
+/** How a run seats its LLM players. */
+export interface LlmPlayers {
+  /** Who sits for `player`: an LLM seat held by the run's token for that model, which the match waits for. */
+  participant(player: string): Participant;
+  /** Makes the model's client take its seats of a match just made (it resumes them by the match's id). */
+  seat(player: string, match: string): void;
+}
+
 /** The largest tournament one run schedules: beyond it, split it or use the league scheduler. */
 export const MAX_SLOTS = 10_000_000;
 
@@ -63,7 +75,7 @@ export function checkTournament(request: TournamentRequest, matches: LiveMatches
   if (twice !== undefined) {
     throw new TournamentError(`player ${twice} is named twice: each player enters once`);
   }
-  for (const player of players) matches.checkInProcess(player, game, config);
+  for (const player of players) if (!isLlmPlayer(player)) matches.checkInProcess(player, game, config);
   const duplicate = request.format === "duplicate" || request.duplicate === true;
   if (duplicate) {
     if (game.chance(game.start(config)).length === 0) {
@@ -112,6 +124,8 @@ export interface RunOptions {
   readonly concurrency?: number;
   /** After each match counted: how many are done of how many. */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Seats the `llm:` players; required when there are some. */
+  readonly llm?: LlmPlayers;
 }
 
 const ended = (s: SlotRecord | undefined) => s !== undefined && s.endReason !== null;
@@ -124,6 +138,12 @@ export async function runTournament(
 ): Promise<Standings> {
   const league = store.league;
   const total = plannedSlots(t);
+  const models = t.players.filter(isLlmPlayer);
+  if (models.length > 0 && !options.llm) {
+    throw new TournamentError(
+      `${models.join(", ")} ${models.length > 1 ? "are" : "is"} played by a model: give --models`,
+    );
+  }
   let slots = await league.slots(t.id);
   const ratings = live.ratings;
   if (!ratings) throw new Error("a tournament needs live matches that rate (LiveMatches with `ratings`)");
@@ -145,7 +165,7 @@ export async function runTournament(
     const bySlot = new Map(slots.map((s) => [s.slot, s]));
     const todo = planned.filter((p) => !ended(bySlot.get(p.slot)));
     await inParallel(todo.length, options.concurrency ?? 64, async (i) => {
-      await playSlot(store, live, t, todo[i], bySlot.get(todo[i].slot));
+      await playSlot(store, live, t, todo[i], bySlot.get(todo[i].slot), options.llm);
       options.onProgress?.(++done, total);
     });
     slots = await league.slots(t.id);
@@ -182,6 +202,7 @@ async function playSlot(
   t: TournamentRecord,
   slot: PlannedSlot,
   earlier: SlotRecord | undefined,
+  llm: LlmPlayers | undefined,
 ): Promise<void> {
   if (earlier) {
     await closeCutOff(
@@ -195,9 +216,12 @@ async function playSlot(
     variant: t.variant,
     config: t.config,
     seed: slot.seed,
-    seats: slot.seats.map((p) => ({ strategy: t.players[p] })),
+    seats: slot.seats.map((p) =>
+      isLlmPlayer(t.players[p]) ? llm!.participant(t.players[p]) : { strategy: t.players[p] }
+    ),
     rated: true,
   });
+  for (const player of new Set(slot.seats.map((p) => t.players[p]).filter(isLlmPlayer))) llm!.seat(player, match.id);
   await store.league.putSlot(t.id, { ...slot, matchId: match.id });
   await match.durableEnd();
 }
