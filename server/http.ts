@@ -77,6 +77,19 @@ export function error(
   send(res, status, { error: { code, message } }, headers);
 }
 
+/**
+ * Answers 405 naming the methods `url` takes when the request's is not one of them (HEAD counts as GET); true when
+ * it did.
+ */
+export function refuseMethod(req: IncomingMessage, res: ServerResponse, url: URL, allowed: readonly string[]): boolean {
+  const method = req.method === "HEAD" ? "GET" : req.method!;
+  if (allowed.includes(method)) return false;
+  error(res, 405, "method_not_allowed", `${req.method} ${url.pathname} is not supported; use ${allowed.join(" or ")}`, {
+    allow: allowed.join(", "),
+  });
+  return true;
+}
+
 /** An expected refusal of a request: its status, code and message. */
 export interface Refusal {
   readonly status: number;

@@ -8,7 +8,7 @@ import { PolicyError } from "../../policies/onnx/network.ts";
 import type { PolicyUpload } from "../../policies/onnx/register.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import type { TokenStore } from "../../db/tokens.ts";
-import { type ApiRoute, error, pathSegment, type Refusal, respond, send } from "../http.ts";
+import { type ApiRoute, pathSegment, type Refusal, refuseMethod, respond, send } from "../http.ts";
 import { checkAdmin, Refused } from "./admin.ts";
 
 /**
@@ -108,17 +108,7 @@ export function policyRoutes(runtime: PolicyRuntime, tokens: TokenStore): ApiRou
       if (!found) return false;
       const [, rawRef, model] = found;
       const method = req.method === "HEAD" ? "GET" : req.method;
-      const allowed = rawRef === undefined ? ["GET", "POST"] : model ? ["GET"] : ["GET", "DELETE"];
-      if (!allowed.includes(method!)) {
-        error(
-          res,
-          405,
-          "method_not_allowed",
-          `${req.method} ${url.pathname} is not supported; use ${allowed.join(" or ")}`,
-          {
-            allow: allowed.join(", "),
-          },
-        );
+      if (refuseMethod(req, res, url, rawRef === undefined ? ["GET", "POST"] : model ? ["GET"] : ["GET", "DELETE"])) {
         return true;
       }
       const ref = rawRef === undefined ? undefined : pathSegment(res, rawRef);

@@ -7,7 +7,7 @@ import {
   type TokenRecord,
   type TokenStore,
 } from "../../db/tokens.ts";
-import { type ApiRoute, error, pathSegment, type Refusal, respond, send } from "../http.ts";
+import { type ApiRoute, pathSegment, type Refusal, refuseMethod, respond, send } from "../http.ts";
 import { checkAdmin, Refused } from "./admin.ts";
 
 /**
@@ -38,20 +38,8 @@ export function tokenRoutes(tokens: TokenStore): ApiRoute {
     handle(req, res, url) {
       const found = PATH.exec(url.pathname.replace(/\/+$/, ""));
       if (!found) return false;
+      if (refuseMethod(req, res, url, found[1] === undefined ? ["GET", "POST"] : ["DELETE"])) return true;
       const method = req.method === "HEAD" ? "GET" : req.method!;
-      const allowed = found[1] === undefined ? ["GET", "POST"] : ["DELETE"];
-      if (!allowed.includes(method)) {
-        error(
-          res,
-          405,
-          "method_not_allowed",
-          `${req.method} ${url.pathname} is not supported; use ${allowed.join(" or ")}`,
-          {
-            allow: allowed.join(", "),
-          },
-        );
-        return true;
-      }
       const ref = found[1] === undefined ? undefined : pathSegment(res, found[1]);
       if (found[1] !== undefined && ref === undefined) return true;
       respond(res, async () => {

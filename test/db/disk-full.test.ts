@@ -8,6 +8,7 @@ import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, startServerProcess } from "../support/server-process.ts";
 import { mountSmallDisk } from "../support/small-disk.ts";
+import { matchHeader } from "../support/match-header.ts";
 
 /**
  * The embedded store on a disk that fills up. A WAL write that fails is a PANIC in PostgreSQL; PGlite's
@@ -17,26 +18,15 @@ import { mountSmallDisk } from "../support/small-disk.ts";
  */
 const disk = mountSmallDisk(80);
 
-const record = (id: string, n: number): MatchRecord => ({
-  id,
-  game: "ipd",
-  gameVersion: 1,
-  variant: "classic",
-  config: {},
-  seed: "1",
-  seats: [{ kind: "bot", name: "a" }, { kind: "builtin", name: "random", strategy: "random" }],
-  conduct: {},
-  // A long, unindexed field makes every rewrite of the row a sizeable WAL record while the table itself
-  // stays small (the new row version fits the old one's page): the WAL, not the table, fills the disk.
-  statuses: [`${n}`.padEnd(1200, "x") as "ACTIVE", "ACTIVE"],
-  returns: null,
-  endReason: null,
-  culprit: null,
-  steps: n,
-  createdAt: new Date(0),
-  startedAt: null,
-  endedAt: null,
-});
+const record = (id: string, n: number): MatchRecord =>
+  matchHeader(id, {
+    seats: [{ kind: "bot", name: "a" }, { kind: "builtin", name: "random", strategy: "random" }],
+    // A long, unindexed field makes every rewrite of the row a sizeable WAL record while the table itself
+    // stays small (the new row version fits the old one's page): the WAL, not the table, fills the disk.
+    statuses: [`${n}`.padEnd(1200, "x") as "ACTIVE", "ACTIVE"],
+    steps: n,
+    createdAt: new Date(0),
+  });
 
 afterAll(() => disk?.unmount());
 
