@@ -121,6 +121,12 @@ export class TokenStore {
     return timingSafeEqual(digest(secret), Buffer.from(record.hash, "hex")) ? record : undefined;
   }
 
+  /** The live token of a name, if there is one. */
+  async named(name: string): Promise<TokenRecord | undefined> {
+    const rows = await this.sql.query("SELECT * FROM tokens WHERE name = $1 AND revoked_at IS NULL", [name]);
+    return rows.length ? toToken(rows[0]) : undefined;
+  }
+
   /** Every token, oldest first. */
   async list(): Promise<TokenRecord[]> {
     return (await this.sql.query("SELECT * FROM tokens ORDER BY created_at, id")).map(toToken);

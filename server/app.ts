@@ -23,6 +23,7 @@ import { type LeagueOptions, LeagueScheduler } from "./league/scheduler.ts";
 import { ratedPairing } from "./matchmaking/rated-pairing.ts";
 import { OnlineRatings } from "./league/online-ratings.ts";
 import { leagueRoutes } from "./api/league.ts";
+import { HostedTournaments } from "./league/tournament/hosted.ts";
 import { playerRoutes } from "./api/players.ts";
 import { policyRoutes } from "./api/policies.ts";
 import { tokenRoutes } from "./api/tokens.ts";
@@ -174,7 +175,10 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       datasetRoutes(store),
       liveRoutes(matches),
       policyRoutes(policies, tokens),
-      leagueRoutes(store, new Boards(store)),
+      leagueRoutes(store, new Boards(store), {
+        tournaments: new HostedTournaments(store, matches, gateway, tokens),
+        tokens,
+      }),
       playerRoutes(store),
       tokenRoutes(tokens),
       webAppRoutes(),

@@ -90,6 +90,25 @@ export function refuseMethod(req: IncomingMessage, res: ServerResponse, url: URL
   return true;
 }
 
+/** A request's body, refused with `tooLarge()` past `limit` bytes without reading the rest. */
+export function readBody(req: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers["content-length"] ?? 0) > limit) return reject(tooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.destroy();
+        return reject(tooLarge());
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    req.on("error", reject);
+  });
+}
+
 /** An expected refusal of a request: its status, code and message. */
 export interface Refusal {
   readonly status: number;

@@ -1,3 +1,4 @@
+import process from "node:process";
 import { type Command, Option } from "commander";
 import type { TournamentFormat } from "../../db/league.ts";
 import { games } from "../../games/registry.ts";
@@ -7,8 +8,9 @@ import type { Standings } from "../../server/league/tournament/standings.ts";
 import { FORMATS } from "../../server/league/tournament/schedule.ts";
 import {
   checkTournament,
+  isBotPlayer,
   isLlmPlayer,
-  type LlmPlayers,
+  type RemotePlayers,
   runTournament,
   TournamentError,
   tournamentStandings,
@@ -18,7 +20,8 @@ import type { ReplayStore } from "../../db/store.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import type { RunGateway } from "../live-matches.ts";
 import type { Io } from "../io.ts";
-import { integerIn, jsonObject, nameList, storeLocation } from "../options.ts";
+import { integerIn, jsonObject, nameList, serverUrl, storeLocation } from "../options.ts";
+import { serverCaller } from "../server-call.ts";
 import { modelsOption, type ModelSpec } from "../model-options.ts";
 import { withLiveMatches } from "../live-matches.ts";
 import { resumeOrStart } from "../resumable.ts";
@@ -36,6 +39,8 @@ interface TournamentFlags {
   seed: string;
   concurrency: number;
   models?: Record<string, ModelSpec>;
+  server?: URL;
+  token?: string;
   resume?: string;
   dataDir: string;
   databaseUrl?: string;
@@ -144,6 +149,13 @@ export function registerTournament(program: Command, io: Io): void {
         '"http://...", "apiKey"?, "temperature"?, "maxTokens"?, "renderer"?}}',
       modelsOption,
     )
+    .addOption(
+      new Option(
+        "--server <url>",
+        "have a running server play it (its connected bots as bot:<name> players), e.g. http://127.0.0.1:2567",
+      ).argParser(serverUrl).conflicts(["models", "databaseUrl"]),
+    )
+    .option("--token <token>", "with --server: an admin token (default: $LUDUS_TOKEN)")
     .option("--resume <id>", "go on with a stored tournament an interruption stopped (its other flags are stored)")
     .option("--data-dir <dir>", "the data directory whose store records the tournament", "data")
     .option("--database-url <url>", "a PostgreSQL store instead (default: $DATABASE_URL)")
@@ -151,6 +163,14 @@ export function registerTournament(program: Command, io: Io): void {
     .action(async (flags: TournamentFlags, command: Command) => {
       if (!flags.resume && (!flags.game || !flags.players)) {
         throw new TournamentError("a tournament needs --game and --players (or --resume <id> to go on with one)");
+      }
+      if (flags.server) {
+        const result = await onServer(flags, io);
+        return io.out(flags.json ? JSON.stringify(result) + "\n" : table(result));
+      }
+      const bots = (flags.players ?? []).filter(isBotPlayer);
+      if (bots.length) {
+        throw new TournamentError(`${bots.join(", ")}: connected bots play in a server's tournaments: give --server`);
       }
       const models = flags.models ?? {};
       const unnamed = (flags.players ?? []).filter((p) => isLlmPlayer(p) && !(p.slice(4) in models));
@@ -189,7 +209,7 @@ export function registerTournament(program: Command, io: Io): void {
           return await runTournament(store, live, tournament, {
             concurrency: flags.concurrency,
             onProgress: progress(io),
-            ...(players && { llm: players.llm }),
+            ...(players && { remote: players.llm }),
           });
         } finally {
           await players?.close();
@@ -205,7 +225,7 @@ async function connectModels(
   players: readonly string[],
   models: Record<string, ModelSpec>,
   io: Io,
-): Promise<{ llm: LlmPlayers; close: () => Promise<void> }> {
+): Promise<{ llm: RemotePlayers; close: () => Promise<void> }> {
   const connected = new Map<string, ModelPlayer>();
   try {
     for (const player of players) {
@@ -241,4 +261,39 @@ async function connectModels(
       for (const model of connected.values()) await model.close();
     },
   };
+}
+
+/** How often a tournament a server plays is asked how far it got. */
+const FOLLOW_MS = 1_000;
+
+/** Has the server play the tournament (POST /tournaments), following its standings until it ends. */
+async function onServer(flags: TournamentFlags, io: Io): Promise<Standings> {
+  const call = serverCaller(flags.server!, flags.token ?? process.env.LUDUS_TOKEN, (status, code, message) => {
+    if (status === 400 && code === "bad_tournament") return new TournamentError(message);
+  });
+  const body = flags.resume ? { resume: flags.resume, concurrency: flags.concurrency } : {
+    game: flags.game,
+    variant: flags.variant,
+    config: flags.config,
+    format: flags.format,
+    duplicate: flags.duplicate,
+    players: flags.players,
+    matches: flags.matches,
+    rounds: flags.rounds,
+    seed: flags.seed,
+    concurrency: flags.concurrency,
+  };
+  const { tournament } = (await call("tournaments", {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+  })) as { tournament: { id: string } };
+  io.err(`ludus: tournament ${tournament.id} is being played on ${flags.server!.origin}\n`);
+  const shown = progress(io);
+  for (;;) {
+    const standings = (await call(`tournaments/${tournament.id}`)) as Standings;
+    shown(standings.slots.completed + standings.slots.failed, standings.slots.planned);
+    if (standings.tournament.endedAt) return standings;
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_MS));
+  }
 }

@@ -201,7 +201,7 @@ interface Seat {
 
 /** Someone waiting for a match to start: a `queue` (by game) or a `join` (by match id or invite). */
 interface Waiter {
-  readonly kind: "queue" | "join";
+  readonly kind: "queue" | "join" | "serve";
   readonly game?: string;
   readonly variant?: string;
   readonly selfPlay?: boolean;
@@ -348,6 +348,23 @@ export class Bot {
     return seat!.end.promise;
   }
 
+  /**
+   * Plays every seat the server gives this token without being asked, with `policy`, until `stop()`: a tournament a
+   * server runs seats its `bot:<name>` players so (docs/league.md). Seats of matches made while this bot was away
+   * (`welcome.matches` it does not know) are resumed and played too. Each seat's `match_end` comes as usual.
+   */
+  serve(policy: Policy): { stop(): void } {
+    const waiter: Waiter = { kind: "serve", policy, started: deferred() };
+    this.#waiters.push(waiter);
+    for (const match of this.connection.welcome.matches) {
+      if (![...this.#seats.values()].some((seat) => seat.match === match && seat.policy)) {
+        this.connection.send({ type: "resume", match });
+      }
+    }
+    this.#assign();
+    return { stop: () => this.#forget(waiter) };
+  }
+
   close(): Promise<void> {
     return this.connection.close();
   }
@@ -491,11 +508,15 @@ export class Bot {
           ? undefined
           : this.#waiters.find((w) =>
             w.kind === "queue" && w.game === game && (w.variant === undefined || w.variant === variant)
-          ) ?? this.#waiters.find((w) => w.kind === "join"));
+          ) ?? this.#waiters.find((w) => w.kind === "join")) ??
+        // Seats nobody asked for: a server-run tournament's (or resumed from `welcome.matches`), once serving.
+        (this.#creating.length > 0 ? undefined : this.#waiters.find((w) => w.kind === "serve"));
       if (!waiter) continue;
-      // A join by match id stays for the match's other seats.
-      if (waiter.target !== match) this.#forget(waiter);
-      waiter.started.resolve(this.#claim(seat, waiter.policy));
+      // A join by match id stays for the match's other seats; serving goes on until stopped.
+      if (waiter.target !== match && waiter.kind !== "serve") this.#forget(waiter);
+      const claimed = this.#claim(seat, waiter.policy);
+      if (waiter.kind === "serve") claimed.end.promise.catch(() => {}); // nobody awaits a served seat's end
+      waiter.started.resolve(claimed);
     }
   }
 

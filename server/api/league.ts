@@ -7,7 +7,14 @@ import { tournamentStandings } from "../league/tournament/run.ts";
 import type { Standings } from "../league/tournament/standings.ts";
 import { Recent } from "../league/recent.ts";
 import { evolutionReport } from "../league/evolution.ts";
-import { type ApiRoute, error, pathSegment, type Refusal, respond } from "../http.ts";
+import { type ApiRoute, error, pathSegment, readBody, type Refusal, respond, send } from "../http.ts";
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { TournamentFormat } from "../../db/league.ts";
+import type { TokenStore } from "../../db/tokens.ts";
+import type { HostedTournaments } from "../league/tournament/hosted.ts";
+import { TournamentError, type TournamentRequest } from "../league/tournament/run.ts";
+import { checkAdmin, Refused } from "./admin.ts";
 
 /**
  * The league over HTTP (docs/league.md): tournaments with their live standings, the published leaderboards (a
@@ -49,6 +56,68 @@ const DEFAULT_LIMIT = 50;
 function refusal(cause: unknown): Refusal | undefined {
   if (cause instanceof UnknownGameError) return { status: 400, code: "unknown_game", message: cause.message };
   if (cause instanceof ConfigError) return { status: 400, code: "bad_config", message: cause.message };
+  if (cause instanceof TournamentError) return { status: 400, code: "bad_tournament", message: cause.message };
+  if (cause instanceof Refused) return cause;
+}
+
+/** The largest tournament request a POST may carry. */
+const MAX_REQUEST_BYTES = 64 * 1024;
+const REQUEST_FIELDS = ["game", "variant", "config", "format", "duplicate", "players", "matches", "rounds", "seed"];
+
+/** A POST /tournaments body: a new tournament's request (the CLI's flags as JSON), or `{resume: id}`. */
+async function tournamentRequest(
+  req: IncomingMessage,
+): Promise<{ resume: string; concurrency: number } | { request: TournamentRequest; concurrency: number }> {
+  const bytes = await readBody(
+    req,
+    MAX_REQUEST_BYTES,
+    () => new Refused(413, "too_large", `a tournament request is at most ${MAX_REQUEST_BYTES} bytes`),
+  );
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new TournamentError(`the body must be a JSON object: ${(error as Error).message}`);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new TournamentError("the body must be a JSON object: {game, players, format?, matches?, ...} or {resume}");
+  }
+  const fields = body as Record<string, unknown>;
+  const allowed = [...REQUEST_FIELDS, "concurrency", "resume"];
+  const unknown = Object.keys(fields).find((key) => !allowed.includes(key));
+  if (unknown) throw new TournamentError(`unknown field \`${unknown}\`; fields: ${allowed.join(", ")}`);
+  const concurrency = fields.concurrency ?? 64;
+  if (!Number.isInteger(concurrency) || (concurrency as number) < 1 || (concurrency as number) > 4096) {
+    throw new TournamentError(
+      `\`concurrency\` must be a whole number from 1 to 4096, got ${JSON.stringify(concurrency)}`,
+    );
+  }
+  if (fields.resume !== undefined) {
+    if (typeof fields.resume !== "string") throw new TournamentError("`resume` is a tournament id");
+    return { resume: fields.resume, concurrency: concurrency as number };
+  }
+  if (typeof fields.game !== "string") throw new TournamentError("`game` is required: a game id (GET /games)");
+  if (!Array.isArray(fields.players) || !fields.players.every((p) => typeof p === "string")) {
+    throw new TournamentError("`players` is required: a list of players (built-ins, policy:<name>, bot:<name>)");
+  }
+  const matches = fields.matches ?? 100;
+  if (!Number.isInteger(matches) || (matches as number) < 1 || (matches as number) > 1_000_000) {
+    throw new TournamentError(`\`matches\` must be a whole number from 1 to 1000000, got ${JSON.stringify(matches)}`);
+  }
+  return {
+    request: {
+      game: fields.game,
+      variant: fields.variant as string | undefined,
+      config: fields.config,
+      format: (fields.format ?? "round-robin") as TournamentFormat,
+      duplicate: fields.duplicate === true,
+      players: fields.players as string[],
+      matches: matches as number,
+      rounds: fields.rounds as number | undefined,
+      seed: typeof fields.seed === "string" ? fields.seed : randomBytes(6).toString("hex"),
+    },
+    concurrency: concurrency as number,
+  };
 }
 
 /** The `game` (required) and `variant` (default: the game's) of a query. */
@@ -59,13 +128,32 @@ function gameOf(url: URL, usage: string): { game: string; variant: string } {
   return { game: game.id, variant: configure(game, {}, url.searchParams.get("variant") ?? undefined).variant };
 }
 
-export function leagueRoutes(store: ReplayStore, boards: Boards): ApiRoute {
+export function leagueRoutes(
+  store: ReplayStore,
+  boards: Boards,
+  hosted?: { tournaments: HostedTournaments; tokens: TokenStore },
+): ApiRoute {
   const served = runs(store);
   return {
-    describe: "GET /tournaments, GET /tournaments/:id, GET /ratings[?game=<id>[&variant=<name>]], " +
+    describe:
+      "GET /tournaments, GET /tournaments/:id, POST /tournaments (admin), GET /ratings[?game=<id>[&variant=]], " +
       "GET /ratings/history?player=<kind:name>&game=<id>[&variant=<name>], GET /evolutions, GET /evolutions/:id",
-    handle(_req, res, url) {
+    methods: ["POST"],
+    handle(req, res, url) {
       const path = url.pathname.replace(/\/+$/, "");
+      if (req.method === "POST") {
+        if (path !== "/tournaments" || !hosted) return false;
+        respond(res, async () => {
+          checkParams(url.searchParams, []);
+          await checkAdmin(req, hosted.tokens, "running a tournament");
+          const asked = await tournamentRequest(req);
+          const t = "resume" in asked
+            ? await hosted.tournaments.resume(asked.resume, asked.concurrency)
+            : await hosted.tournaments.start({ ...asked.request, concurrency: asked.concurrency });
+          send(res, 202, { tournament: t, standings: `/tournaments/${t.id}` }, { location: `/tournaments/${t.id}` });
+        }, refusal);
+        return true;
+      }
       const limit = () => limitParam(url.searchParams.get("limit"), DEFAULT_LIMIT, MAX_LIMIT);
       if (path === "/ratings/history") {
         respond(res, async () => {

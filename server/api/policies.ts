@@ -8,7 +8,7 @@ import { PolicyError } from "../../policies/onnx/network.ts";
 import type { PolicyUpload } from "../../policies/onnx/register.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import type { TokenStore } from "../../db/tokens.ts";
-import { type ApiRoute, pathSegment, type Refusal, refuseMethod, respond, send } from "../http.ts";
+import { type ApiRoute, pathSegment, readBody, type Refusal, refuseMethod, respond, send } from "../http.ts";
 import { checkAdmin, Refused } from "./admin.ts";
 
 /**
@@ -77,28 +77,6 @@ function uploadOf(url: URL): PolicyUpload {
   };
 }
 
-/** The request's body, refused past MAX_MODEL_BYTES without reading the rest. */
-function body(req: IncomingMessage): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    const tooLarge = () =>
-      new Refused(413, "too_large", `a model is at most ${MAX_MODEL_BYTES} bytes; this upload is larger`);
-    if (declared > MAX_MODEL_BYTES) return reject(tooLarge());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_MODEL_BYTES) {
-        req.destroy();
-        return reject(tooLarge());
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
-    req.on("error", reject);
-  });
-}
-
 export function policyRoutes(runtime: PolicyRuntime, tokens: TokenStore): ApiRoute {
   return {
     describe: "GET /policies, GET /policies/:ref, GET /policies/:ref/model, POST /policies, DELETE /policies/:ref",
@@ -117,7 +95,14 @@ export function policyRoutes(runtime: PolicyRuntime, tokens: TokenStore): ApiRou
         if (ref === undefined && method === "POST") {
           await checkAdmin(req, tokens, "registering or removing a policy");
           const upload = uploadOf(url);
-          const record = await runtime.register(upload, await body(req));
+          const record = await runtime.register(
+            upload,
+            await readBody(
+              req,
+              MAX_MODEL_BYTES,
+              () => new Refused(413, "too_large", `a model is at most ${MAX_MODEL_BYTES} bytes; this upload is larger`),
+            ),
+          );
           send(res, 201, view(record), { location: `/policies/${record.id}` });
           return;
         }

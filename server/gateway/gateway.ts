@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { PlayerKind, TokenStore } from "../../db/tokens.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
+import type { Match } from "../match/match.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 import { BotSession, CLOSE } from "./session.ts";
 
@@ -84,6 +85,20 @@ export class Gateway {
 
   forget(session: BotSession): void {
     this.sessions.delete(session);
+  }
+
+  /**
+   * Gives a connection of `tokenId` its seats of `match`, made for it by the server (a tournament's): the oldest
+   * connection of that token takes them. False when none is connected; the seats wait, and a program that connects
+   * later finds the match in `welcome.matches` and resumes it.
+   */
+  seatHeld(match: Match, tokenId: string): boolean {
+    for (const session of this.sessions) {
+      if (session.tokenId !== tokenId) continue;
+      session.take(match);
+      return true;
+    }
+    return false;
   }
 
   get connections(): number {

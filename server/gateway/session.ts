@@ -224,6 +224,16 @@ export class BotSession {
     });
   }
 
+  /** The token this connection authenticated with, once it has. */
+  get tokenId(): string | undefined {
+    return this.bot?.id;
+  }
+
+  /** Takes this token's seats of a match the server made for it (a tournament's): `match_start` follows. */
+  take(match: Match): void {
+    if (!this.closed) this.sit(match, match.seatsOf(this.bot!.id));
+  }
+
   private participant(): Participant {
     return {
       kind: this.bot!.kind,

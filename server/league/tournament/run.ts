@@ -41,12 +41,16 @@ export interface TournamentRequest {
 
 /** A player that a language model plays through the gateway: `llm:<name>`, its model named by the run. */
 export const isLlmPlayer = (spec: string): boolean => spec.startsWith("llm:");
+/** A program connected to the server with a token of that name plays it: `bot:<name>`. */
+export const isBotPlayer = (spec: string): boolean => spec.startsWith("bot:");
+/** Players seated through the gateway rather than played in-process. */
+export const isRemotePlayer = (spec: string): boolean => isLlmPlayer(spec) || isBotPlayer(spec);
 
-/** How a run seats its LLM players. */
-export interface LlmPlayers {
-  /** Who sits for `player`: an LLM seat held by the run's token for that model, which the match waits for. */
+/** How a run seats its remote players (`llm:` and `bot:`). */
+export interface RemotePlayers {
+  /** Who sits for `player`: a seat held for its token, which the match waits for. */
   participant(player: string): Participant;
-  /** Makes the model's client take its seats of a match just made (it resumes them by the match's id). */
+  /** Gives the player's connection its seats of a match just made. */
   seat(player: string, match: string): void;
 }
 
@@ -75,7 +79,7 @@ export function checkTournament(request: TournamentRequest, matches: LiveMatches
   if (twice !== undefined) {
     throw new TournamentError(`player ${twice} is named twice: each player enters once`);
   }
-  for (const player of players) if (!isLlmPlayer(player)) matches.checkInProcess(player, game, config);
+  for (const player of players) if (!isRemotePlayer(player)) matches.checkInProcess(player, game, config);
   const duplicate = request.format === "duplicate" || request.duplicate === true;
   if (duplicate) {
     if (game.chance(game.start(config)).length === 0) {
@@ -124,8 +128,8 @@ export interface RunOptions {
   readonly concurrency?: number;
   /** After each match counted: how many are done of how many. */
   readonly onProgress?: (done: number, total: number) => void;
-  /** Seats the `llm:` players; required when there are some. */
-  readonly llm?: LlmPlayers;
+  /** Seats the `llm:` and `bot:` players; required when there are some. */
+  readonly remote?: RemotePlayers;
 }
 
 const ended = (s: SlotRecord | undefined) => s !== undefined && s.endReason !== null;
@@ -139,9 +143,15 @@ export async function runTournament(
   const league = store.league;
   const total = plannedSlots(t);
   const models = t.players.filter(isLlmPlayer);
-  if (models.length > 0 && !options.llm) {
+  if (models.length > 0 && !options.remote) {
     throw new TournamentError(
       `${models.join(", ")} ${models.length > 1 ? "are" : "is"} played by a model: give --models`,
+    );
+  }
+  const bots = t.players.filter(isBotPlayer);
+  if (bots.length > 0 && !options.remote) {
+    throw new TournamentError(
+      `${bots.join(", ")}: connected bots play in tournaments a server runs (POST /tournaments on it)`,
     );
   }
   let slots = await league.slots(t.id);
@@ -165,7 +175,7 @@ export async function runTournament(
     const bySlot = new Map(slots.map((s) => [s.slot, s]));
     const todo = planned.filter((p) => !ended(bySlot.get(p.slot)));
     await inParallel(todo.length, options.concurrency ?? 64, async (i) => {
-      await playSlot(store, live, t, todo[i], bySlot.get(todo[i].slot), options.llm);
+      await playSlot(store, live, t, todo[i], bySlot.get(todo[i].slot), options.remote);
       options.onProgress?.(++done, total);
     });
     slots = await league.slots(t.id);
@@ -202,7 +212,7 @@ async function playSlot(
   t: TournamentRecord,
   slot: PlannedSlot,
   earlier: SlotRecord | undefined,
-  llm: LlmPlayers | undefined,
+  remote: RemotePlayers | undefined,
 ): Promise<void> {
   if (earlier) {
     await closeCutOff(
@@ -217,11 +227,13 @@ async function playSlot(
     config: t.config,
     seed: slot.seed,
     seats: slot.seats.map((p) =>
-      isLlmPlayer(t.players[p]) ? llm!.participant(t.players[p]) : { strategy: t.players[p] }
+      isRemotePlayer(t.players[p]) ? remote!.participant(t.players[p]) : { strategy: t.players[p] }
     ),
     rated: true,
   });
-  for (const player of new Set(slot.seats.map((p) => t.players[p]).filter(isLlmPlayer))) llm!.seat(player, match.id);
+  for (const player of new Set(slot.seats.map((p) => t.players[p]).filter(isRemotePlayer))) {
+    remote!.seat(player, match.id);
+  }
   await store.league.putSlot(t.id, { ...slot, matchId: match.id });
   await match.durableEnd();
 }
