@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import { ConfigError } from "../../games/core/config.ts";
 import { NumericFaceError } from "../../games/core/game.ts";
 import { UnknownGameError } from "../../games/registry.ts";
