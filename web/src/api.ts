@@ -1,5 +1,10 @@
 /// <reference lib="dom" />
+import type { EvolutionRecord, RatingPoint as StoredRatingPoint, TournamentRecord } from "../../db/league.ts";
+import type { PlayerRating, PlayerRecord } from "../../db/players.ts";
 import type { EndReason, ParticipantView, SeatStatus } from "../../protocol/frames.ts";
+import type { Board as PublishedBoard, BoardRow } from "../../server/league/board.ts";
+import type { EvolutionReport as ServerEvolutionReport } from "../../server/league/evolution.ts";
+import type { StandingRow as Standing, Standings } from "../../server/league/tournament/standings.ts";
 
 /**
  * The server's HTTP API as the page uses it: the game catalog, registered policies, live matches, invites
@@ -151,128 +156,36 @@ export const api = {
   },
 };
 
-/** A row of a published leaderboard (GET /ratings): Bradley–Terry with its interval, and the online rating. */
-export interface RatingRow {
-  readonly player: string;
-  readonly rating: number;
-  readonly ci: readonly [number, number];
-  readonly matches: number;
-  readonly provisional: boolean;
-  readonly skill: { readonly mu: number; readonly sigma: number; readonly ordinal: number } | null;
-}
+/**
+ * A server type as it arrives in JSON: dates as ISO strings. The league's answers are typed by the server's own
+ * records, so the page and the API cannot drift apart.
+ */
+type Json<T> = T extends Date ? string
+  : T extends readonly [infer A, infer B] ? readonly [Json<A>, Json<B>]
+  : T extends readonly (infer U)[] ? readonly Json<U>[]
+  : T extends object ? { readonly [K in keyof T]: Json<T[K]> }
+  : T;
 
-export interface Board {
-  readonly games: readonly { readonly game: string; readonly variant: string; readonly matches: number }[];
-  readonly matches: number;
-  readonly ratings: readonly RatingRow[];
-}
+/** A published leaderboard (GET /ratings) and its rows: Bradley–Terry with its interval, and the online rating. */
+export type Board = Json<PublishedBoard>;
+export type RatingRow = Json<BoardRow>;
+export type TournamentInfo = Json<TournamentRecord>;
+export type StandingRow = Json<Standing>;
+export type TournamentStandings = Json<Standings>;
+export type RatingPoint = Json<StoredRatingPoint>;
+export type EvolutionInfo = Json<EvolutionRecord>;
+export type EvolutionReport = Json<ServerEvolutionReport>;
+/** A player (GET /players): everyone who has sat at a table or holds a token, as `kind:name`. */
+export type PlayerInfo = Json<PlayerRecord>;
 
-export interface TournamentInfo {
-  readonly id: string;
-  readonly game: string;
-  readonly variant: string;
-  readonly format: string;
-  readonly duplicate: boolean;
-  readonly players: readonly string[];
-  readonly matches: number;
-  readonly rounds: number | null;
-  readonly seed: string;
-  readonly createdAt: string;
-  readonly endedAt: string | null;
-}
-
-export interface StandingRow {
-  readonly rank: number;
-  readonly player: string;
-  readonly id: string | null;
-  readonly rating: number;
-  readonly ci: readonly [number, number];
-  readonly matches: number;
-  readonly wins: number;
-  readonly draws: number;
-  readonly losses: number;
-  readonly meanReturn: number;
-  readonly meanReturnCi95: number;
-  readonly points: number | null;
-  readonly alphaRank: number | null;
-}
-
-export interface TournamentStandings {
-  readonly tournament: TournamentInfo;
-  readonly slots: { readonly planned: number; readonly completed: number; readonly failed: number };
-  readonly standings: readonly StandingRow[];
-  readonly payoff: {
-    readonly players: readonly string[];
-    readonly cells: readonly (readonly ({ mean: number; ci95: number; matches: number } | null)[])[];
-  };
-  readonly scoring: string;
-  readonly alphaRank: { readonly alpha: number; readonly populationSize: number } | null;
-  readonly alphaRankWhyNot?: string;
-}
-
-export interface RatingPoint {
-  readonly matchId: string;
-  readonly mu: number;
-  readonly sigma: number;
-  readonly at: string;
+/** One player with their online rating in each game they have played rated (GET /players/<id>). */
+export interface PlayerDetail {
+  readonly player: PlayerInfo;
+  readonly ratings: readonly Json<PlayerRating>[];
 }
 
 const query = (params: Record<string, string | undefined>) =>
   new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => !!e[1])).toString();
-
-export interface EvolutionInfo {
-  readonly id: string;
-  readonly population: readonly string[];
-  readonly generations: number;
-  readonly seeds: number;
-  readonly mutation: number;
-  readonly seed: string;
-  readonly createdAt: string;
-  readonly endedAt: string | null;
-}
-
-export interface EvolutionReport {
-  readonly evolution: EvolutionInfo;
-  readonly generations: readonly {
-    readonly run: number;
-    readonly generation: number;
-    readonly matchId: string;
-    readonly meanResources: number;
-    readonly donationFraction: number;
-    readonly agents: readonly {
-      name: string;
-      strategy: string;
-      resources: number;
-      donated: number;
-      survived: boolean;
-    }[];
-  }[];
-  readonly curve: readonly { generation: number; meanResources: number; donationFraction: number }[];
-}
-
-/** A player (GET /players): everyone who has sat at a table or holds a token, as `kind:name`. */
-export interface PlayerInfo {
-  readonly id: string;
-  readonly kind: string;
-  readonly name: string;
-  /** What names it beyond its name, as last seen: an LLM's model and endpoint, a policy's version, a built-in's strategy. */
-  readonly details: Readonly<Record<string, string | number>>;
-  readonly createdAt: string;
-  readonly ratedMatches: number;
-}
-
-/** One player with their online rating in each game they have played rated. */
-export interface PlayerDetail {
-  readonly player: PlayerInfo;
-  readonly ratings: readonly {
-    game: string;
-    variant: string;
-    mu: number;
-    sigma: number;
-    matches: number;
-    updatedAt: string;
-  }[];
-}
 
 export const league = {
   players: (filter: { kind?: string; search?: string }, cursor?: string) =>
