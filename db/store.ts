@@ -354,6 +354,17 @@ export class ReplayStore {
     return rows.map(toMatch);
   }
 
+  /** Closes a match that will never be played on: every seat ERROR, ended by `reason`, with `why` as its error. */
+  closeUnplayed(record: MatchRecord, reason: "aborted" | "error", why: string): Promise<void> {
+    return this.writer.writeMatch({
+      ...record,
+      statuses: record.statuses.map(() => "ERROR"),
+      endReason: reason,
+      error: why,
+      endedAt: new Date(),
+    });
+  }
+
   /** Matches that never ended (the server stopped mid-match), oldest first, with their invites. */
   async unfinished(): Promise<MatchRecord[]> {
     const rows = await this.sql.query<Row>(

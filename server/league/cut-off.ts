@@ -7,11 +7,5 @@ import type { ReplayStore } from "../../db/store.ts";
 export async function closeCutOff(store: ReplayStore, matchId: string, why: string): Promise<void> {
   const record = await store.match(matchId);
   if (!record || record.endedAt) return;
-  await store.writer.writeMatch({
-    ...record,
-    statuses: record.statuses.map(() => "ERROR"),
-    endReason: "aborted",
-    error: why,
-    endedAt: new Date(),
-  });
+  await store.closeUnplayed(record, "aborted", why);
 }

@@ -248,13 +248,7 @@ export class LiveMatches {
         if (match) this.letGo(participantsOf(match));
         const message = (error as Error).message;
         failed.push({ id: record.id, error: message });
-        await store.writer.writeMatch({
-          ...record,
-          statuses: record.statuses.map(() => "ERROR"),
-          endReason: "error",
-          error: message,
-          endedAt: new Date(),
-        });
+        await store.closeUnplayed(record, "error", message);
       }
     }
     return { restored, failed };
