@@ -1,4 +1,5 @@
-import { StoreError } from "../db/store.ts";
+import { ReplayStore, StoreError, StoreInUseError, type StoreOptions } from "../db/store.ts";
+import { readRuntimeFile } from "../server/runtime-file.ts";
 
 /** A server's refusal as the error a command throws for it; undefined for a generic one. */
 export type Refusal = (status: number, code: string, message: string) => Error | undefined;
@@ -25,4 +26,20 @@ export function serverCaller(server: URL, token: string | undefined, refuse: Ref
     throw refuse(response.status, code, message) ??
       new StoreError(`${server.origin} answered ${response.status} (${code}): ${message}`);
   };
+}
+
+/**
+ * Opens the store a command names, or, when a running server holds that embedded store, says where that server
+ * answers and with which admin token (its runtime file): store commands then go through it, as with `--server`.
+ */
+export async function openStoreOrServer(
+  location: StoreOptions,
+): Promise<{ readonly store: ReplayStore } | { readonly server: URL; readonly token: string }> {
+  try {
+    return { store: await ReplayStore.open(location) };
+  } catch (error) {
+    const runtime = error instanceof StoreInUseError ? readRuntimeFile(error.dataDir) : undefined;
+    if (!runtime) throw error;
+    return { server: new URL(runtime.url), token: runtime.token };
+  }
 }

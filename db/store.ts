@@ -172,6 +172,14 @@ function fsProblem(error: unknown): string {
  * when it dies however it dies, so there is no guessing whether the process named in the file still runs.
  * The file itself stays (removing it would let two processes lock two different files).
  */
+/** The embedded store is held by another process (a running server): its commands go through that server. */
+export class StoreInUseError extends StoreError {
+  constructor(readonly dataDir: string, message: string) {
+    super(message);
+    this.name = "StoreInUseError";
+  }
+}
+
 function lockDirectory(dir: string): () => void {
   const path = join(dir, "replay.lock");
   let file: Deno.FsFile;
@@ -189,12 +197,13 @@ function lockDirectory(dir: string): () => void {
         return "";
       }
     })();
-    throw new StoreError(
+    throw new StoreInUseError(
+      dir,
       `the replay store in ${dir} is in use by ${
         /^\d+$/.test(holder) ? `process ${holder}` : "another process"
       }; stop that server ` +
-        "or choose another --data-dir (`ludus export`, `ludus policy` and `ludus token` reach a running server's " +
-        "store with `--server http://HOST:PORT`)",
+        "or choose another --data-dir (`ludus export --server http://HOST:PORT` reads a running server's store; " +
+        "`ludus token` and `ludus policy` go through the server by themselves)",
     );
   }
   try {

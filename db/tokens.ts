@@ -58,6 +58,8 @@ const toToken = (r: Record<string, unknown>): TokenRecord => ({
 export class TokenStore {
   /** Every live token as last read, by id: what verifies while the store is away. */
   private readonly known = new Map<string, TokenRecord>();
+  /** Tokens this process issued for its own lifetime (the runtime file's admin token), never stored. */
+  private readonly ephemeral = new Map<string, TokenRecord>();
 
   constructor(private readonly sql: Sql) {}
 
@@ -102,12 +104,22 @@ export class TokenStore {
     return { token: `ludus_${record.id}_${secret}`, record };
   }
 
+  /** A token valid only while this process runs: checked like any other, never written to the store. */
+  issueEphemeral(name: string, kind: TokenKind): string {
+    const secret = randomBytes(24).toString("base64url");
+    const id = randomBytes(6).toString("hex");
+    const hash = digest(secret).toString("hex");
+    this.ephemeral.set(id, { id, name, kind, hash, createdAt: new Date().toISOString(), maxMatches: 1 });
+    return `ludus_${id}_${secret}`;
+  }
+
   /** The record of a valid, unrevoked token, or undefined. */
   async verify(token: string): Promise<TokenRecord | undefined> {
     const match = TOKEN.exec(token);
     if (!match) return undefined;
     const [, id, secret] = match;
-    let record: TokenRecord | undefined;
+    let record = this.ephemeral.get(id);
+    if (record) return timingSafeEqual(digest(secret), Buffer.from(record.hash, "hex")) ? record : undefined;
     try {
       const rows = await this.sql.query("SELECT * FROM tokens WHERE id = $1", [id]);
       record = rows.length ? toToken(rows[0]) : undefined;

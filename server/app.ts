@@ -23,6 +23,7 @@ import { type LeagueOptions, LeagueScheduler } from "./league/scheduler.ts";
 import { ratedPairing } from "./matchmaking/rated-pairing.ts";
 import { OnlineRatings } from "./league/online-ratings.ts";
 import { leagueRoutes } from "./api/league.ts";
+import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.ts";
 import { HostedTournaments } from "./league/tournament/hosted.ts";
 import { playerRoutes } from "./api/players.ts";
 import { policyRoutes } from "./api/policies.ts";
@@ -193,6 +194,10 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     if (new URL(req.url ?? "/", "http://localhost").pathname === GATEWAY_PATH) gateway.handleUpgrade(req, socket, head);
   });
   rooms.attach(http.http, GATEWAY_PATH);
+  // An embedded store is this process's alone: the CLI's store commands find the way here instead.
+  if (store.backend === "pglite") {
+    writeRuntimeFile(options.dataDir, { url: http.url, pid: Deno.pid, token: tokens.issueEphemeral("local", "admin") });
+  }
   // What a stopped server left unrated is rated beside play, not before it (a long backlog would hold the start).
   ratings.catchUp().catch((error) => console.warn(`ludus: rating matches left unrated failed: ${error.message}`));
   for (const generator of selfPlay) generator.start();
@@ -226,6 +231,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       gateway.close();
       await rooms.close();
       await http.close();
+      if (store.backend === "pglite") removeRuntimeFile(options.dataDir);
       await policies.close();
       ratings.close();
       await ratings.flush().catch(() => {}); // what fails is rated at the next start

@@ -3,12 +3,11 @@ import process from "node:process";
 import { type Command, Option } from "commander";
 import { games } from "../../games/registry.ts";
 import { type PolicyRecord, PolicyRegistryError } from "../../db/policies.ts";
-import { ReplayStore } from "../../db/store.ts";
 import { PolicyError } from "../../policies/onnx/network.ts";
 import { type PolicyUpload, registerPolicy } from "../../policies/onnx/register.ts";
 import type { Io } from "../io.ts";
 import { integerIn, jsonObject, storeFlags, storeLocation } from "../options.ts";
-import { serverCaller } from "../server-call.ts";
+import { openStoreOrServer, serverCaller } from "../server-call.ts";
 
 /**
  * `ludus policy add|list|show|remove`: the policy registry, in a store opened as `ludus export` opens it,
@@ -46,7 +45,9 @@ interface Registry {
 
 async function withStore<T>(flags: StoreFlags, command: Command, work: (registry: Registry) => Promise<T>): Promise<T> {
   if (flags.server) return await work(serverRegistry(flags.server, flags.token ?? process.env.LUDUS_TOKEN));
-  const store = await ReplayStore.open(storeLocation(flags, command));
+  const opened = await openStoreOrServer(storeLocation(flags, command));
+  if ("server" in opened) return await work(serverRegistry(opened.server, opened.token));
+  const { store } = opened;
   try {
     return await work({
       add: (upload, model) => registerPolicy(store.policies, upload, model),

@@ -1,10 +1,9 @@
 import process from "node:process";
 import type { Command } from "commander";
-import { ReplayStore } from "../../db/store.ts";
 import { DEFAULT_MAX_MATCHES, TOKEN_KINDS, TokenError, type TokenKind, type TokenRecord } from "../../db/tokens.ts";
 import type { Io } from "../io.ts";
 import { integerIn, oneOf, storeFlags, storeLocation } from "../options.ts";
-import { serverCaller } from "../server-call.ts";
+import { openStoreOrServer, serverCaller } from "../server-call.ts";
 
 /**
  * `ludus token create|list|revoke`: tokens, stored hashed in the store a server uses — opened here (the data
@@ -31,7 +30,9 @@ interface Tokens {
 
 async function withTokens<T>(flags: Flags, command: Command, work: (tokens: Tokens) => Promise<T>): Promise<T> {
   if (flags.server) return await work(serverTokens(flags.server, flags.token ?? process.env.LUDUS_TOKEN));
-  const store = await ReplayStore.open(storeLocation(flags, command));
+  const opened = await openStoreOrServer(storeLocation(flags, command));
+  if ("server" in opened) return await work(serverTokens(opened.server, opened.token));
+  const { store } = opened;
   try {
     return await work({
       create: (name, kind, maxMatches) => store.tokens.create(name, kind, maxMatches),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -68,12 +68,12 @@ describe("ludus token", () => {
     try {
       const admin = await table.token("root", "admin");
       const server = ["--server", table.url];
-      // The server holds its embedded store: opening it beside the server is refused, saying how to reach it.
-      const beside = await ludus("token", "create", "--name", "late", "--data-dir", table.dataDir);
-      expect(beside.code).toBe(1);
-      expect(beside.err).toMatch(
-        /is in use by process \d+.*`ludus token` reach a running server's store with `--server/,
-      );
+      // The server holds its embedded store: the command finds the server through its data directory and goes
+      // through it, as a person starting a server and then making a token expects.
+      const beside = await ludus("token", "create", "--name", "beside", "--data-dir", table.dataDir);
+      expect(beside.code, beside.err).toBe(0);
+      (await RawBot.connect(table.wsUrl, beside.out.trim())).close();
+      expect((await ludus("policy", "list", "--data-dir", table.dataDir)).code).toBe(0);
 
       const made = await ludus("token", "create", "--name", "late", "--max-matches", "2", ...server, "--token", admin);
       expect(made.code, made.err).toBe(0);
@@ -85,7 +85,7 @@ describe("ludus token", () => {
       bot.close();
 
       const listed = await ludus("token", "list", "--json", ...server, "--token", admin);
-      expect(JSON.parse(listed.out).map((t: { name: string }) => t.name)).toEqual(["root", "late"]);
+      expect(JSON.parse(listed.out).map((t: { name: string }) => t.name)).toEqual(["root", "beside", "late"]);
       const again = await ludus("token", "create", "--name", "late", ...server, "--token", admin);
       expect([again.code, again.err]).toEqual([2, expect.stringMatching(/a bot named late already has a token/)]);
 
@@ -102,7 +102,10 @@ describe("ludus token", () => {
       const gone = await ludus("token", "revoke", "late", ...server, "--token", admin);
       expect([gone.code, gone.err]).toEqual([2, expect.stringMatching(/no live token named or with id late/)]);
     } finally {
-      await table.close();
+      await table.server.close();
     }
+    // A stopped server leaves no address behind: the store opens directly again.
+    expect(existsSync(join(table.dataDir, "server.json"))).toBe(false);
+    rmSync(table.dataDir, { recursive: true, force: true });
   });
 });
