@@ -31,7 +31,7 @@ const kuhnBot = (...args: string[]) => runPython("clients/python/examples/kuhn_b
 const RETRY_SCRIPT = `
 import asyncio, json, sys
 sys.path.insert(0, "clients/python")
-from ludus_client import LudusClient, random_action
+from ludus import LudusClient, random_action
 
 errors = []
 
@@ -53,7 +53,7 @@ asyncio.run(main())
 const META_SCRIPT = `
 import asyncio, json, sys
 sys.path.insert(0, "clients/python")
-from ludus_client import Answer, LudusClient, Withdraw
+from ludus import Answer, LudusClient, Withdraw
 
 def policy(observation, legal, turn):
     if observation["round"] == 1:
@@ -76,7 +76,7 @@ asyncio.run(main())
 const SELF_SCRIPT = `
 import asyncio, json, sys
 sys.path.insert(0, "clients/python")
-from ludus_client import LudusClient, random_action
+from ludus import LudusClient, random_action
 
 asked = {}
 
@@ -102,7 +102,7 @@ asyncio.run(main())
 const RESTART_SCRIPT = `
 import asyncio, json, logging, sys
 sys.path.insert(0, "clients/python")
-from ludus_client import LudusClient, random_action
+from ludus import LudusClient, random_action
 
 logging.basicConfig(level=logging.WARNING, format="restart: %(message)s")
 held = []

@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ludus_client import (  # noqa: E402 (the client sits one folder up)
+from ludus import (  # noqa: E402 (the package sits one folder up when not installed)
     MSGPACK_AVAILABLE,
     LudusAuthError,
     LudusClient,

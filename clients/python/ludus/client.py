@@ -53,7 +53,7 @@ __all__ = [
     "MSGPACK_AVAILABLE",
 ]
 
-log = logging.getLogger("ludus_client")
+log = logging.getLogger("ludus")
 
 MSGPACK_AVAILABLE: bool = msgpack is not None
 """Whether ``format="msgpack"`` can be honoured in this interpreter."""

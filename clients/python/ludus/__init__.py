@@ -1,0 +1,33 @@
+"""Ludus's Python client: the bot protocol (``ludus.client``), and environments over it for RL and LLM trainers
+(``ludus.envs``, ``ludus.trainers``), each imported only when used so that the client needs nothing but
+``websockets``."""
+
+from .client import (
+    MSGPACK_AVAILABLE,
+    RESTART_CLOSE_CODE,
+    Answer,
+    LudusAuthError,
+    LudusClient,
+    LudusConnectionError,
+    LudusError,
+    MatchResult,
+    Policy,
+    PrivateMatch,
+    Withdraw,
+    random_action,
+)
+
+__all__ = [
+    "Answer",
+    "LudusAuthError",
+    "LudusClient",
+    "LudusConnectionError",
+    "LudusError",
+    "MatchResult",
+    "MSGPACK_AVAILABLE",
+    "Policy",
+    "PrivateMatch",
+    "RESTART_CLOSE_CODE",
+    "Withdraw",
+    "random_action",
+]
