@@ -23,6 +23,7 @@ import inspect
 import json
 import logging
 import math
+import operator
 import random
 import time
 from collections import deque
@@ -39,6 +40,7 @@ except ImportError:  # msgpack is optional: JSON frames need nothing beyond the 
     msgpack = None
 
 __all__ = [
+    "ActionId",
     "Answer",
     "LudusClient",
     "LudusError",
@@ -61,9 +63,29 @@ MSGPACK_AVAILABLE: bool = msgpack is not None
 Frame = dict[str, Any]
 Policy = Callable[[Any, list[Any], Frame], Any | Awaitable[Any]]
 """``policy(observation, legal, turn)`` returns an action (a JSON object such as ``{"type": "bet"}``, or
-text such as ``"bet"``), an ``Answer`` (an action with replay fields), a ``Withdraw``, or an awaitable of
-one. ``legal`` is the turn's list of action forms and ``turn`` the whole ``turn`` frame; after an illegal
-action ``turn["error"]`` holds the server's ``error`` frame."""
+text such as ``"bet"``), an ``ActionId`` (an id of the game's numeric face), an ``Answer`` (an action or
+``ActionId`` with replay fields), a ``Withdraw``, or an awaitable of one. ``legal`` is the turn's list of
+action forms and ``turn`` the whole ``turn`` frame; after an illegal action ``turn["error"]`` holds the server's ``error`` frame."""
+
+
+@dataclass(frozen=True)
+class ActionId:
+    """An action given by its id in the game's numeric face (one of ``turn["legalIds"]``), sent as ``act.actionId``.
+
+    A wrapper rather than a bare ``int`` so that an id is never mistaken for an action: ``ActionId(2)``. Any
+    integer-like value (a numpy integer, a 0-d tensor's ``item()``) is accepted and stored as ``int``.
+    """
+
+    id: int
+
+    def __post_init__(self) -> None:
+        if isinstance(self.id, bool):
+            raise TypeError(f"an action id is an integer, got {self.id!r}")
+        try:
+            number = operator.index(self.id)
+        except TypeError:
+            raise TypeError(f"an action id is an integer, got {self.id!r}") from None
+        object.__setattr__(self, "id", number)
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,7 @@ class Answer:
     raw ``response`` and ``usage`` land in the replay store and the ``turns`` exports."""
 
     action: Any
+    """An action (JSON or text) or an ``ActionId``."""
     meta: Mapping[str, Any] | None = None
 
 
@@ -122,6 +145,8 @@ class MatchResult:
     reason: str
     steps: int
     seed: str
+    culprit: int | None = None
+    """The seat whose conduct ended the match early, when one did."""
 
     @property
     def my_return(self) -> float:
@@ -211,28 +236,37 @@ class LudusClient:
         token: str,
         *,
         text: bool = False,
+        numeric: bool = False,
         format: Literal["json", "msgpack"] = "json",
         reconnect_attempts: int = 5,
         reconnect_delay: float = 0.25,
         open_timeout: float = 10.0,
         restart_wait: float = 300.0,
+        on_frame: Callable[[Frame], None] | None = None,
     ) -> None:
         """
         :param url: the gateway's websocket URL, e.g. ``ws://127.0.0.1:2567/bot``.
         :param token: a bot token (``ludus token create``).
         :param text: ask for each observation rendered as text in ``turn["text"]`` (for LLM seats).
+        :param numeric: ask for the numeric face: each ``turn`` then carries ``tensor`` (the information-state
+            tensor, flat) and ``legalIds``, and each ``match_start`` its ``numeric`` shape and action count. Any
+            policy may answer with ``ActionId(n)``, asked or not.
         :param format: ``"msgpack"`` for binary msgpack frames when msgpack is importable; JSON text otherwise.
         :param reconnect_attempts: how many times a dropped connection is reopened before giving up.
         :param reconnect_delay: the first wait before reopening; it doubles on each failed attempt, up to 5 s.
         :param open_timeout: seconds allowed for the websocket handshake.
         :param restart_wait: after the server closed the connection to restart (code 1012; it keeps its matches),
             seconds to keep trying, however many attempts that takes.
+        :param on_frame: called with every frame the server sends after ``welcome``, on the client's event loop,
+            before the client acts on it: to watch ``ack`` and ``error`` frames, say. It must not block.
         """
         if format not in ("json", "msgpack"):
             raise ValueError(f'format must be "json" or "msgpack", got {format!r}')
         self.url = url
         self.token = token
         self.text = text
+        self.numeric = numeric
+        self.on_frame = on_frame
         self.format: Literal["json", "msgpack"] = "msgpack" if format == "msgpack" and MSGPACK_AVAILABLE else "json"
         self.reconnect_attempts = reconnect_attempts
         self.reconnect_delay = reconnect_delay
@@ -418,6 +452,8 @@ class LudusClient:
         auth: Frame = {"type": "auth", "token": self.token}
         if self.text:
             auth["text"] = True
+        if self.numeric:
+            auth["numeric"] = True
         try:
             await self._send(auth)
             while True:
@@ -460,6 +496,8 @@ class LudusClient:
             except LudusError as failure:
                 self._fail(failure)
                 return
+            if self.on_frame is not None:
+                self.on_frame(frame)
             self._dispatch(frame)
 
     async def _reconnect(self, code: int | None) -> None:
@@ -605,11 +643,14 @@ class LudusClient:
                 {"type": "withdraw", "match": seat.match, "seat": seat.seat, "reason": decided.reason}
             )
             return
-        act: Frame = {"type": "act", "match": seat.match, "seq": turn["seq"], "action": decided}
-        if isinstance(decided, Answer):
-            act["action"] = decided.action
-            if decided.meta is not None:
-                act["meta"] = dict(decided.meta)
+        action, meta = (decided.action, decided.meta) if isinstance(decided, Answer) else (decided, None)
+        act: Frame = {"type": "act", "match": seat.match, "seq": turn["seq"]}
+        if isinstance(action, ActionId):
+            act["actionId"] = action.id
+        else:
+            act["action"] = action
+        if meta is not None:
+            act["meta"] = dict(meta)
         seat.answer = act
         await self._send_quiet(act)
 
@@ -666,6 +707,7 @@ class LudusClient:
                         reason=end["reason"],
                         steps=end["steps"],
                         seed=end["seed"],
+                        culprit=end.get("culprit"),
                     )
                 )
 
