@@ -1,10 +1,11 @@
-"""Ludus's Python client: the bot protocol (``ludus.client``), and environments over it for RL and LLM trainers
-(``ludus.envs``, ``ludus.trainers``), each imported only when used so that the client needs nothing but
-``websockets``."""
+"""Ludus's Python client: the bot protocol (``ludus.client``, its frames typed in ``ludus.frames``), and environments
+over it for RL and LLM trainers (``ludus.envs``, ``ludus.trainers``), each imported only when used so that the client
+needs nothing but ``websockets``."""
 
 from .client import (
     MSGPACK_AVAILABLE,
     RESTART_CLOSE_CODE,
+    ActionId,
     Answer,
     LudusAuthError,
     LudusClient,
@@ -18,6 +19,7 @@ from .client import (
 )
 
 __all__ = [
+    "ActionId",
     "Answer",
     "LudusAuthError",
     "LudusClient",
