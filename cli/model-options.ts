@@ -1,7 +1,7 @@
 import process from "node:process";
 import { type Command, InvalidArgumentError } from "commander";
 import { type ChatOptions, RENDERER_NAMES, type RendererName } from "../clients/llm/index.ts";
-import { jsonObject, urlWith } from "./options.ts";
+import { jsonObject, textOrFile, urlWith } from "./options.ts";
 
 /** What the model flags hold once parsed (`--model` is the caller's: required by one command, optional in another). */
 export interface ModelFlags {
@@ -44,6 +44,32 @@ export interface ModelSpec {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const MODEL_FIELDS = ["model", "baseUrl", "apiKey", "temperature", "maxTokens", "renderer"];
 
+type Bad = (why: string) => InvalidArgumentError;
+
+/** A number field of a model's JSON, checked against its range. */
+function numberField(spec: Record<string, unknown>, key: string, bad: Bad, min: number, max: number, integer = false) {
+  const v = spec[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== "number" || v < min || v > max || (integer && !Number.isInteger(v))) {
+    throw bad(`\`${key}\` must be ${integer ? "a whole number" : "a number"} in [${min}, ${max}]`);
+  }
+  return v;
+}
+
+function rendererField(spec: Record<string, unknown>, bad: Bad): RendererName | undefined {
+  if (spec.renderer !== undefined && !RENDERER_NAMES.includes(spec.renderer as RendererName)) {
+    throw bad(`\`renderer\` is one of ${RENDERER_NAMES.join(", ")}`);
+  }
+  return spec.renderer as RendererName | undefined;
+}
+
+function objectOf(raw: unknown, bad: Bad, fields: readonly string[]): Record<string, unknown> {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("expected a JSON object");
+  const unknown = Object.keys(raw).find((key) => !fields.includes(key));
+  if (unknown) throw bad(`unknown field \`${unknown}\`; fields: ${fields.join(", ")}`);
+  return raw as Record<string, unknown>;
+}
+
 /**
  * `--models`: a JSON object (or @file.json) naming the models that play `llm:<name>` players, e.g.
  * `{"qwen": {"model": "qwen3-8b", "baseUrl": "http://127.0.0.1:8000/v1", "temperature": 0.7}}`; `baseUrl` and
@@ -55,36 +81,102 @@ export function modelsOption(value: string): Record<string, ModelSpec> {
     const bad = (why: string) => new InvalidArgumentError(`model ${JSON.stringify(name)}: ${why}.`);
     if (!NAME.test(name)) throw bad("a name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit");
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("expected an object with `model`");
-    const spec = raw as Record<string, unknown>;
-    const unknown = Object.keys(spec).find((key) => !MODEL_FIELDS.includes(key));
-    if (unknown) throw bad(`unknown field \`${unknown}\`; fields: ${MODEL_FIELDS.join(", ")}`);
+    const spec = objectOf(raw, bad, MODEL_FIELDS);
     if (typeof spec.model !== "string" || spec.model === "") {
       throw bad("`model` (the endpoint's model name) is required");
     }
     const baseUrl = spec.baseUrl ?? process.env.OPENAI_BASE_URL;
     if (typeof baseUrl !== "string") throw bad("give `baseUrl` (e.g. http://127.0.0.1:8000/v1) or set OPENAI_BASE_URL");
     httpUrl(baseUrl);
-    const number = (key: string, min: number, max: number, integer = false) => {
-      const v = spec[key];
-      if (v === undefined) return undefined;
-      if (typeof v !== "number" || v < min || v > max || (integer && !Number.isInteger(v))) {
-        throw bad(`\`${key}\` must be ${integer ? "a whole number" : "a number"} in [${min}, ${max}]`);
-      }
-      return v;
-    };
-    if (spec.renderer !== undefined && !RENDERER_NAMES.includes(spec.renderer as RendererName)) {
-      throw bad(`\`renderer\` is one of ${RENDERER_NAMES.join(", ")}`);
-    }
+    const renderer = rendererField(spec, bad);
     models[name] = {
       chat: {
         baseUrl,
         model: spec.model,
         apiKey: typeof spec.apiKey === "string" ? spec.apiKey : process.env.OPENAI_API_KEY,
-        temperature: number("temperature", 0, 2),
-        maxTokens: number("maxTokens", 1, 1_000_000, true),
+        temperature: numberField(spec, "temperature", bad, 0, 2),
+        maxTokens: numberField(spec, "maxTokens", bad, 1, 1_000_000, true),
       },
-      ...(spec.renderer !== undefined && { renderer: spec.renderer as RendererName }),
+      ...(renderer !== undefined && { renderer }),
     };
   }
   return models;
+}
+
+/** One seat of `ludus llm --seats`: what it changes of the command's model flags. */
+export interface SeatSpec {
+  readonly model?: string;
+  readonly baseUrl?: string;
+  /** The environment variable that holds the seat's API key (keys never sit in the file). */
+  readonly apiKeyEnv?: string;
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly seed?: number;
+  readonly reasoningEffort?: "low" | "medium" | "high";
+  readonly extraBody?: Record<string, unknown>;
+  readonly renderer?: RendererName;
+  readonly systemPrompt?: string;
+}
+
+const SEAT_FIELDS = [
+  "model",
+  "baseUrl",
+  "apiKeyEnv",
+  "temperature",
+  "maxTokens",
+  "seed",
+  "reasoningEffort",
+  "extraBody",
+  "renderer",
+  "systemPrompt",
+];
+
+/**
+ * `--seats`: a JSON array (or @file.json) with one object per seat, in seat order, e.g.
+ * `[{"model": "qwen3-8b", "baseUrl": "http://127.0.0.1:8000/v1"}, {"model": "llama-3.1-8b", "apiKeyEnv": "KEY_B"}]`.
+ * What a seat leaves out comes from the command's flags.
+ */
+export function seatsOption(value: string): SeatSpec[] {
+  const text = textOrFile(value);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidArgumentError(`expected a JSON array of seats (or @file.json): ${(cause as Error).message}.`);
+  }
+  if (!Array.isArray(parsed) || parsed.length < 2 || parsed.length > 32) {
+    throw new InvalidArgumentError(
+      'expected a JSON array of 2 to 32 seats, e.g. [{"model": "a"}, {"model": "b", "baseUrl": "http://…/v1"}].',
+    );
+  }
+  return parsed.map((raw, i) => {
+    const bad = (why: string) => new InvalidArgumentError(`seat ${i}: ${why}.`);
+    const spec = objectOf(raw, bad, SEAT_FIELDS);
+    for (const key of ["model", "apiKeyEnv", "systemPrompt"]) {
+      if (spec[key] !== undefined && (typeof spec[key] !== "string" || spec[key] === "")) {
+        throw bad(`\`${key}\` is a non-empty string`);
+      }
+    }
+    if (spec.baseUrl !== undefined) {
+      if (typeof spec.baseUrl !== "string") throw bad("`baseUrl` is an http(s) URL");
+      httpUrl(spec.baseUrl);
+    }
+    if (typeof spec.apiKeyEnv === "string" && process.env[spec.apiKeyEnv] === undefined) {
+      throw bad(`\`apiKeyEnv\`: the environment variable ${spec.apiKeyEnv} is not set`);
+    }
+    if (spec.reasoningEffort !== undefined && !["low", "medium", "high"].includes(spec.reasoningEffort as string)) {
+      throw bad("`reasoningEffort` is low, medium or high");
+    }
+    if (spec.extraBody !== undefined && (typeof spec.extraBody !== "object" || Array.isArray(spec.extraBody))) {
+      throw bad("`extraBody` is a JSON object");
+    }
+    return {
+      ...spec,
+      temperature: numberField(spec, "temperature", bad, 0, 2),
+      maxTokens: numberField(spec, "maxTokens", bad, 1, 1_000_000, true),
+      seed: numberField(spec, "seed", bad, 0, 2 ** 31 - 1, true),
+      renderer: rendererField(spec, bad),
+      ...(typeof spec.systemPrompt === "string" ? { systemPrompt: textOrFile(spec.systemPrompt) } : {}),
+    } as SeatSpec;
+  });
 }

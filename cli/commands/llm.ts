@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
+import type { ChatOptions, LlmAgentOptions } from "../../clients/llm/index.ts";
 import process from "node:process";
 import { appendFileSync } from "node:fs";
 import { games } from "../../games/registry.ts";
@@ -15,17 +16,20 @@ import {
 } from "../../clients/llm/index.ts";
 import type { FrameFormat } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
-import { endpointOf, endpointOptions } from "../model-options.ts";
+import { endpointOf, endpointOptions, seatsOption, type SeatSpec } from "../model-options.ts";
 import { integerIn, jsonObject, numberIn, readText, textOrFile, websocketUrl } from "../options.ts";
-import { cliMsgpack, type MatchFlags, matchOptions, matchPlan, matchSummary } from "./bot.ts";
+import { cliMsgpack, type MatchFlags, matchOptions, type MatchPlan, matchPlan, matchSummary } from "./bot.ts";
 
 interface LlmFlags extends MatchFlags {
   url: string;
   token?: string;
   game: string;
   variant?: string;
+  config?: Record<string, unknown>;
+  group?: string;
+  seats?: SeatSpec[];
   baseUrl?: string;
-  model: string;
+  model?: string;
   apiKey?: string;
   renderer: RendererName;
   temperature?: number;
@@ -39,6 +43,7 @@ interface LlmFlags extends MatchFlags {
   retries: number;
   fallback: Fallback;
   history: number;
+  historyWindow?: number;
   maxInFlight?: number;
   requestTimeout: number;
   advice?: Advice[];
@@ -80,6 +85,30 @@ function adviceFile(value: string): Advice[] {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** A seed group's name: an id as the protocol takes one (1-128 characters). */
+function groupName(value: string): string {
+  if (value.length < 1 || value.length > 128) throw new InvalidArgumentError("expected a name of 1 to 128 characters.");
+  return value;
+}
+
+/**
+ * The plan of a `--seats` run: private matches between the file's models, every seat theirs; `--seat` places the
+ * first of them (the others follow in order), alternating by default.
+ */
+function playersPlan(flags: LlmFlags, command: Command): MatchPlan {
+  if (flags.opponent !== undefined && flags.opponent !== "self") {
+    command.error("error: --seats seats a model in every seat of private matches; leave out --opponent (or say self)");
+  }
+  if (flags.selfPlay) command.error("error: --seats plays private matches; --self-play is for queued ones");
+  return {
+    matches: flags.matches,
+    concurrency: flags.concurrency,
+    opponent: "self",
+    seat: flags.seat,
+    ...(flags.matchSeed === undefined ? {} : { seed: flags.matchSeed }),
+  };
+}
+
 export function registerLlm(program: Command, io: Io): void {
   const command = endpointOptions(
     program
@@ -88,9 +117,28 @@ export function registerLlm(program: Command, io: Io): void {
       .requiredOption("--url <ws-url>", "the server's bot gateway, e.g. ws://127.0.0.1:2567/bot", websocketUrl)
       .option("--token <token>", "an LLM token (`ludus token create --kind llm`); default $LUDUS_TOKEN")
       .addOption(new Option("--game <id>", "the game to play").choices(games.map((g) => g.id)).makeOptionMandatory())
-      .option("--variant <name>", "a variant of the game (default: the game's default variant)"),
+      .option("--variant <name>", "a variant of the game (default: the game's default variant)")
+      .option(
+        "--config <json>",
+        "with --opponent (or --seats): overrides of the variant's config, e.g. '{\"agents\": 6}' or @file.json; " +
+          "the seat count follows it",
+        jsonObject,
+      ),
   )
-    .requiredOption("--model <name>", "the model to ask, as the endpoint names it");
+    .option("--model <name>", "the model to ask, as the endpoint names it (the default of every --seats entry)")
+    .option(
+      "--seats <json>",
+      "a model per seat (a JSON array or @file.json, 2 to 32 entries in seat order: model, baseUrl, apiKeyEnv, " +
+        "temperature, maxTokens, seed, reasoningEffort, extraBody, renderer, systemPrompt; what an entry leaves " +
+        "out comes from the flags): private matches between them, --seat placing the first",
+      seatsOption,
+    )
+    .option(
+      "--group <name>",
+      "a seed group: queued, the group's matches start from one seed and meet only the group; private, they are " +
+        "recorded under its name",
+      groupName,
+    );
   matchOptions(command, "the model")
     .addOption(
       new Option("--renderer <name>", "the answer format asked for").choices([...RENDERER_NAMES]).default("ludus"),
@@ -117,6 +165,11 @@ export function registerLlm(program: Command, io: Io): void {
     )
     .option("--history <n>", "earlier turns of the match kept in the chat", integerIn(0, 1000), 0)
     .option(
+      "--history-window <n>",
+      "past rounds kept in a turn's text (the dilemma and Trust-and-Split list every round): the last n",
+      integerIn(0, 100_000),
+    )
+    .option(
       "--max-in-flight <n>",
       "requests in flight at once (default: 4 per match played at once)",
       integerIn(1, 10_000),
@@ -129,7 +182,10 @@ export function registerLlm(program: Command, io: Io): void {
     .option("--json", "after the match lines, print one JSON summary line")
     .addHelpText(
       "after",
-      "\nThe replay keeps each action's prompt messages, raw reply, token usage, latency and attempts.\n" +
+      "\nSeat order: with --opponent <strategy>, --seat n always takes seat n; alternate (the default) takes seat\n" +
+        "i mod seats in match i; random draws it (from --match-seed when given, so a run repeats seat for seat).\n" +
+        "With --seats, --seat places the file's first model the same way and the others follow it round the table.\n" +
+        "\nThe replay keeps each action's prompt messages, raw reply, token usage, latency and attempts.\n" +
         "Ctrl-C once: finish the matches under way, start no more. Twice: withdraw the seats now.",
     )
     .action(async (flags: LlmFlags, command: Command) => {
@@ -137,28 +193,65 @@ export function registerLlm(program: Command, io: Io): void {
       if (!token) {
         command.error("error: give --token or set LUDUS_TOKEN (make one with `ludus token create --kind llm`)");
       }
-      const endpoint = endpointOf(flags, command);
-      const plan = matchPlan(flags, command);
+      if (flags.model === undefined && !flags.seats?.every((seat) => seat.model !== undefined)) {
+        command.error("error: required option '--model <name>' not specified (or name a model in every --seats entry)");
+      }
+      const endpoint = flags.seats?.every((seat) => seat.baseUrl !== undefined)
+        ? undefined
+        : endpointOf(flags, command);
+      const plan = flags.seats ? playersPlan(flags, command) : matchPlan(flags, command);
+      if (flags.config !== undefined && plan.opponent === undefined) {
+        command.error("error: --config needs --opponent (or --seats): queued matches play the variant's own config");
+      }
+      const base: LlmAgentOptions = {
+        chat: {
+          baseUrl: endpoint?.baseUrl ?? "",
+          model: flags.model ?? "",
+          apiKey: endpoint?.apiKey ?? flags.apiKey ?? process.env.OPENAI_API_KEY,
+          temperature: flags.temperature,
+          maxTokens: flags.maxTokens,
+          stop: flags.stop,
+          seed: flags.seed,
+          reasoningEffort: flags.reasoningEffort,
+          stream: flags.stream ?? false,
+          extraBody: flags.extraBody,
+        },
+        renderer: flags.renderer,
+        ...(flags.systemPrompt ? { systemPrompt: () => flags.systemPrompt! } : {}),
+        retries: flags.retries,
+        fallback: flags.fallback,
+        history: flags.history,
+        ...(flags.historyWindow === undefined ? {} : { historyWindow: flags.historyWindow }),
+        maxInFlight: flags.maxInFlight ?? 4 * flags.concurrency,
+        requestTimeoutMs: flags.requestTimeout,
+        strategy: {
+          ...(flags.strategyStep ? { enabled: true } : {}),
+          advice: flags.advice,
+          onStrategy: (strategy: StrategyRecord) => {
+            if (flags.strategiesOut) appendFileSync(flags.strategiesOut, JSON.stringify(strategy) + "\n");
+          },
+        },
+        log: (line) => io.err(`ludus: ${line}\n`),
+      };
+      const players = flags.seats?.map((seat) => playerOptions(base, seat));
       try {
-        renderer(flags.renderer, flags.game);
+        for (const player of players ?? [base]) renderer(player.renderer ?? "ludus", flags.game);
       } catch (error) {
         command.error(`error: ${(error as Error).message}`);
       }
       const stopping = new AbortController();
-      let agent: LlmAgent | undefined;
+      const agents: LlmAgent[] = [];
       const onSignal = () => {
         if (!stopping.signal.aborted) {
           stopping.abort();
           io.err("ludus: stopping: finishing the matches under way (Ctrl-C again to withdraw from them now)\n");
         } else {
-          agent?.stop("the agent was stopped by its operator");
+          for (const agent of agents) agent.stop("the agent was stopped by its operator");
         }
       };
       Deno.addSignalListener("SIGINT", onSignal);
-      const record = (strategy: StrategyRecord) => {
-        if (flags.strategiesOut) appendFileSync(flags.strategiesOut, JSON.stringify(strategy) + "\n");
-      };
-      io.err(`ludus: ${flags.model} at ${endpoint.baseUrl} plays ${flags.game} on ${flags.url}\n`);
+      const who = (players ?? [base]).map((p) => `${p.chat.model} at ${p.chat.baseUrl}`);
+      io.err(`ludus: ${who.join(", ")} ${who.length > 1 ? "play" : "plays"} ${flags.game} on ${flags.url}\n`);
       let result;
       try {
         result = await runLlm({
@@ -166,55 +259,44 @@ export function registerLlm(program: Command, io: Io): void {
           token: token!,
           game: flags.game,
           variant: flags.variant,
+          ...(flags.config === undefined ? {} : { config: flags.config }),
+          ...(flags.group === undefined ? {} : { group: flags.group }),
           ...plan,
           format: flags.format,
           msgpack: cliMsgpack(flags.format),
           signal: stopping.signal,
-          onAgent: (a) => agent = a,
+          onAgent: (a) => agents.push(a),
           onMatchEnd: (end: MatchEndFrame) => io.out(matchLine(end)),
-          agent: {
-            chat: {
-              ...endpoint,
-              temperature: flags.temperature,
-              maxTokens: flags.maxTokens,
-              stop: flags.stop,
-              seed: flags.seed,
-              reasoningEffort: flags.reasoningEffort,
-              stream: flags.stream ?? false,
-              extraBody: flags.extraBody,
-            },
-            renderer: flags.renderer,
-            ...(flags.systemPrompt ? { systemPrompt: () => flags.systemPrompt! } : {}),
-            retries: flags.retries,
-            fallback: flags.fallback,
-            history: flags.history,
-            maxInFlight: flags.maxInFlight ?? 4 * flags.concurrency,
-            requestTimeoutMs: flags.requestTimeout,
-            strategy: {
-              ...(flags.strategyStep ? { enabled: true } : {}),
-              advice: flags.advice,
-              onStrategy: record,
-            },
-            log: (line) => io.err(`ludus: ${line}\n`),
-          },
+          agent: base,
+          ...(players ? { players } : {}),
         });
       } finally {
         Deno.removeSignalListener("SIGINT", onSignal);
       }
-      const { ends, failure, strategies } = result;
-      const stats = agent!.stats;
+      const { ends, failure, strategies, lineups } = result;
+      const stats = totalStats(agents);
       const { results, ...summary } = matchSummary(plan, ends);
+      const model = (chat: ChatOptions) => ({ model: chat.model, endpoint: chat.baseUrl });
       if (flags.json) {
         io.out(
           JSON.stringify({
             game: flags.game,
-            model: flags.model,
-            renderer: flags.renderer,
+            ...(players
+              ? { players: players.map((p) => ({ ...model(p.chat), renderer: p.renderer ?? "ludus" })) }
+              : { model: flags.model, renderer: flags.renderer }),
+            ...(flags.config === undefined ? {} : { config: flags.config }),
+            group: flags.group ?? null,
             ...summary,
             ...stats,
             ...(strategies.length ? { strategies: strategies.map((s) => s.strategy) } : {}),
             ...(failure ? { failure: failure.message } : {}),
-            results,
+            // With --seats, each seat's result names the player (an index into `players`) that sat there.
+            results: players
+              ? (results as { match: string; seat: number }[]).map((r) => ({
+                ...r,
+                player: lineups.get(r.match)?.[r.seat] ?? null,
+              }))
+              : results,
           }) + "\n",
         );
       }
@@ -231,4 +313,34 @@ export function registerLlm(program: Command, io: Io): void {
         );
       }
     });
+}
+
+/** A `--seats` entry over the command's flags: its own model, endpoint, key, sampling, renderer and prompt. */
+function playerOptions(base: LlmAgentOptions, seat: SeatSpec): LlmAgentOptions {
+  const { chat } = base;
+  return {
+    ...base,
+    chat: {
+      ...chat,
+      model: seat.model ?? chat.model,
+      baseUrl: seat.baseUrl ?? chat.baseUrl,
+      apiKey: seat.apiKeyEnv === undefined ? chat.apiKey : process.env[seat.apiKeyEnv],
+      temperature: seat.temperature ?? chat.temperature,
+      maxTokens: seat.maxTokens ?? chat.maxTokens,
+      seed: seat.seed ?? chat.seed,
+      reasoningEffort: seat.reasoningEffort ?? chat.reasoningEffort,
+      extraBody: seat.extraBody ?? chat.extraBody,
+    },
+    renderer: seat.renderer ?? base.renderer,
+    ...(seat.systemPrompt === undefined ? {} : { systemPrompt: () => seat.systemPrompt! }),
+  };
+}
+
+/** The run's totals over every agent (one per player with --seats). */
+function totalStats(agents: readonly LlmAgent[]): LlmAgent["stats"] {
+  const total = { requests: 0, promptTokens: 0, completionTokens: 0, reasks: 0, fallbacks: 0, withdrawals: 0 };
+  for (const { stats } of agents) {
+    for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += stats[key];
+  }
+  return total;
 }

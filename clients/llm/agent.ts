@@ -5,9 +5,17 @@ import type { Connection } from "../sdk/connection.ts";
 import type { LudusError } from "../sdk/errors.ts";
 import { randomAction, type RandomSource } from "../sdk/random.ts";
 import { type BackoffOptions, Gate, withBackoff } from "./backoff.ts";
-import { ChatClient, ChatError, type ChatMessage, type ChatOptions, type Completion, type Usage } from "./chat.ts";
+import {
+  ChatClient,
+  ChatError,
+  type ChatMessage,
+  type ChatOptions,
+  type Completion,
+  type TokenLogprob,
+  type Usage,
+} from "./chat.ts";
 import { fitMeta } from "./meta.ts";
-import { type Renderer, renderer, type RendererName, type TurnView } from "./renderers.ts";
+import { type MatchView, type Renderer, renderer, type RendererName, type TurnView } from "./renderers.ts";
 import {
   identity,
   parseStrategy,
@@ -33,6 +41,11 @@ export interface LlmAgentOptions {
   readonly fallback?: Fallback;
   /** Earlier turns of the same match kept in the chat, as user/assistant pairs (default 0: each turn's text stands alone). */
   readonly history?: number;
+  /**
+   * Past rounds kept in the server's turn text, the latest ones (default: all). Games whose text lists every
+   * round played (the dilemma, Trust-and-Split) grow with the match; the rounds left out are counted in one line.
+   */
+  readonly historyWindow?: number;
   /** Requests in flight at once, over every match (default 4). */
   readonly maxInFlight?: number;
   /** Waits and tries for rate limits, server errors and unreachable endpoints. */
@@ -58,6 +71,8 @@ interface AttemptMeta {
   finish_reason: string | null;
   /** Why the answer was not used: unreadable, or refused by the server. */
   error?: string;
+  /** The reply's token log-probabilities, when asked for: kept once, beside the response they score. */
+  logprobs?: readonly TokenLogprob[];
 }
 
 /** Running totals over everything the agent played. */
@@ -82,6 +97,8 @@ interface Deciding {
 /** What the agent keeps per seat: one connection may hold several seats of a match (self-play). */
 interface SeatContext {
   readonly start: MatchStartFrame;
+  /** The match as the renderer sees it. */
+  readonly match: MatchView;
   /** Earlier turns: the text shown and the reply played (one per decision: a refused reply is replaced). */
   readonly history: { readonly seq: number; readonly user: string; readonly reply: string }[];
   deciding?: Deciding;
@@ -135,9 +152,9 @@ export class LlmAgent {
     this.#frameBytes = connection.welcome.limits.frameBytes;
     connection.on("match_start", (start) => {
       if (start.resumed && this.#seats.has(seatKey(start.match, start.seat))) return;
-      const context: SeatContext = { start, history: [] };
+      const { game, seat, rules, config, observation } = start;
+      const context: SeatContext = { start, match: { game, seat, rules, config, observation }, history: [] };
       this.#seats.set(seatKey(start.match, start.seat), context);
-      if (this.#strategyOn(start.game)) context.strategy = this.#writeStrategy(context);
     });
     // Every seat of a match ends at once, those the connection no longer holds (withdrawn ones) included.
     connection.on("match_end", (end) => {
@@ -168,9 +185,12 @@ export class LlmAgent {
     if (this.failure) return this.#withdraw(this.failure.message);
     if (this.#stop.signal.aborted) return this.#withdraw(stopReason(this.#stop.signal));
     const game = context.start.game;
+    const text = turn.text ?? JSON.stringify(turn.observation);
+    const window = this.#options.historyWindow;
     const view: TurnView = {
       game,
-      text: turn.text ?? JSON.stringify(turn.observation),
+      text: window === undefined ? text : windowRounds(text, window),
+      observation: turn.observation,
       legal,
       legalText: turn.legalText,
     };
@@ -182,6 +202,8 @@ export class LlmAgent {
       last.error = `the server refused it: ${refusal.message}`;
       this.stats.reasks++;
     }
+    // Written at the seat's first decision, by the agent that plays the seat (a run may seat several models).
+    if (this.#strategyOn(game)) context.strategy ??= this.#writeStrategy(context);
     const strategy = context.strategy ? await context.strategy : undefined;
 
     // The seat's own deadline bounds everything, so a slow model costs a fallback, not a timeout.
@@ -215,6 +237,7 @@ export class LlmAgent {
           usage: completion.usage,
           latency_ms: round(completion.latencyMs),
           finish_reason: completion.finishReason,
+          ...(completion.logprobs ? { logprobs: completion.logprobs } : {}),
         };
         deciding.attempts.push(attempt);
         this.stats.requests++;
@@ -228,7 +251,7 @@ export class LlmAgent {
           continue;
         }
         if (context.history.at(-1)?.seq === turn.seq) context.history.pop();
-        context.history.push({ seq: turn.seq, user: userText(view), reply: completion.text });
+        context.history.push({ seq: turn.seq, user: this.#turnText(context, render, view), reply: completion.text });
         return new Answer(read.action, this.#meta(messages, deciding, completion.model, strategy));
       }
     } finally {
@@ -258,7 +281,10 @@ export class LlmAgent {
     return new Withdrawal(reason);
   }
 
-  /** The chat for an attempt: system (rules and format), earlier turns, this turn, then each failed try and why. */
+  /**
+   * The chat for an attempt: the opening (system message, or the setup's first user message), earlier turns, this
+   * turn, then each failed try and why.
+   */
   #messages(
     context: SeatContext,
     render: Renderer,
@@ -266,13 +292,14 @@ export class LlmAgent {
     deciding: Deciding,
     strategy?: StrategyRecord,
   ): ChatMessage[] {
-    const messages: ChatMessage[] = [{ role: "system", content: this.#system(context, render) }];
+    const messages = this.#opening(context, render);
     const keep = this.#options.history ?? 0;
     for (const turn of keep > 0 ? context.history.slice(-keep) : []) {
-      messages.push({ role: "user", content: turn.user }, { role: "assistant", content: turn.reply });
+      pushUser(messages, turn.user);
+      messages.push({ role: "assistant", content: turn.reply });
     }
     const reminder = strategy?.strategy ? `${strategyReminder(strategy.strategy)}\n\n` : "";
-    messages.push({ role: "user", content: reminder + userText(view) });
+    pushUser(messages, reminder + this.#turnText(context, render, view));
     for (const attempt of deciding.attempts) {
       messages.push(
         { role: "assistant", content: attempt.response },
@@ -282,12 +309,23 @@ export class LlmAgent {
     return messages;
   }
 
-  #system(context: SeatContext, render: Renderer): string {
-    const { game, rules } = context.start;
-    const own = this.#options.systemPrompt?.(game, rules);
-    const base = own ??
-      `You are playing a game against other players. You are player ${context.start.seat}. The rules:\n${rules}`;
-    return `${base}\n\n${render.instructions(game)}`;
+  /** What opens every request of a seat: the renderer's (or your own system prompt and the answer format). */
+  #opening(context: SeatContext, render: Renderer): ChatMessage[] {
+    const { match } = context;
+    const own = this.#options.systemPrompt?.(match.game, match.rules);
+    if (own !== undefined) return [{ role: "system", content: `${own}\n\n${render.instructions(match.game)}` }];
+    const messages: ChatMessage[] = [];
+    const system = render.system(match);
+    if (system !== undefined) messages.push({ role: "system", content: system });
+    const opening = render.opening(match);
+    if (opening !== undefined) messages.push({ role: "user", content: opening });
+    return messages;
+  }
+
+  /** The turn's user message; the server's own words where a renderer has nothing to say but has no opening either. */
+  #turnText(context: SeatContext, render: Renderer, view: TurnView): string {
+    const text = render.turn(view, context.match);
+    return text || this.#options.systemPrompt === undefined && render.opening(context.match) ? text : userText(view);
   }
 
   #complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<Completion> {
@@ -317,10 +355,8 @@ export class LlmAgent {
     const { start } = context;
     const options = this.#options.strategy || {};
     const who = identity(start.observation);
-    const messages: ChatMessage[] = [
-      { role: "system", content: this.#system(context, renderer(this.#options.renderer ?? "ludus", start.game)) },
-      { role: "user", content: strategyPrompt(who.name, options.advice) },
-    ];
+    const messages = this.#opening(context, renderer(this.#options.renderer ?? "ludus", start.game));
+    pushUser(messages, strategyPrompt(who.name, options.advice));
     const base = { match: start.match, seat: start.seat, game: start.game, ...who };
     const kept = who.name === undefined ? undefined : options.keep?.[who.name];
     let record: StrategyRecord = kept
@@ -365,10 +401,11 @@ export class LlmAgent {
       prompt: messages,
       response: final?.response ?? null,
       ...(final?.reasoning ? { reasoning: final.reasoning } : {}),
+      ...(final?.logprobs ? { logprobs: final.logprobs } : {}),
       usage: final?.usage ?? null,
       usage_total: sumUsage(deciding.attempts),
       latency_ms: round(deciding.attempts.reduce((sum, a) => sum + a.latency_ms, 0)),
-      attempts: deciding.attempts,
+      attempts: deciding.attempts.map(({ logprobs: _, ...attempt }) => attempt),
       ...(fallback ? { fallback } : {}),
       ...(strategy
         ? { strategy: strategy.strategy, ...(strategy.error ? { strategy_error: strategy.error } : {}) }
@@ -403,6 +440,38 @@ const clipText = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}â€
 /** The turn's text with its legal options spelled out. */
 function userText(view: TurnView): string {
   return `${view.text}\n\nLegal now: ${view.legalText}`;
+}
+
+/**
+ * Adds a user message, joined to a user message just before it (a setup's opening and the first turn are one
+ * message in its chat); an empty one adds nothing there.
+ */
+function pushUser(messages: ChatMessage[], content: string): void {
+  const last = messages.at(-1);
+  if (last?.role === "user") {
+    if (content) messages[messages.length - 1] = { role: "user", content: `${last.content}\n${content}` };
+    return;
+  }
+  messages.push({ role: "user", content });
+}
+
+/** A past round as the games' texts list them (the dilemma, Trust-and-Split): `- Round 7: â€¦`. */
+const PAST_ROUND = /^- Round (\d+):/;
+
+/**
+ * The turn text with only the last `keep` of its listed past rounds; the ones left out are named in one line in
+ * their place, so the model knows the totals count more than it sees.
+ */
+export function windowRounds(text: string, keep: number): string {
+  const lines = text.split("\n");
+  const rounds = lines.flatMap((line, i) => (PAST_ROUND.test(line) ? [i] : []));
+  if (rounds.length <= keep) return text;
+  const cut = rounds.slice(0, rounds.length - keep);
+  const first = PAST_ROUND.exec(lines[cut[0]])![1];
+  const last = PAST_ROUND.exec(lines[cut.at(-1)!])![1];
+  const omitted = `- Rounds ${first}-${last}: not shown (only the last ${keep} are); the totals count them.`;
+  const dropped = new Set(cut.slice(1));
+  return lines.flatMap((line, i) => (i === cut[0] ? [omitted] : dropped.has(i) ? [] : [line])).join("\n");
 }
 
 function sumUsage(attempts: readonly AttemptMeta[]): Usage | null {

@@ -1,5 +1,7 @@
 import type { AgentInfo, MatchEndFrame } from "../../protocol/frames.ts";
-import { Bot, checkPlayOptions, type SeatChoice } from "../sdk/bot.ts";
+import { configure } from "../../games/core/config.ts";
+import { getGame } from "../../games/registry.ts";
+import { Bot, checkPlayOptions, chooseSeat, type Policy, type SeatChoice } from "../sdk/bot.ts";
 import type { FrameFormat, MsgpackCodec } from "../sdk/codec.ts";
 import { LlmAgent, type LlmAgentOptions } from "./agent.ts";
 import type { ChatError, ChatOptions } from "./chat.ts";
@@ -13,6 +15,8 @@ export interface LlmRunOptions {
   readonly token: string;
   readonly game: string;
   readonly variant?: string;
+  /** With `opponent`: overrides of the variant's config (its seat count follows it: a Donor Game of `agents: 6`). */
+  readonly config?: Readonly<Record<string, unknown>>;
   /** Matches in all (default 1): queue tickets, or private matches with `opponent`. */
   readonly matches?: number;
   /** Matches played at once (default 1). */
@@ -22,13 +26,26 @@ export interface LlmRunOptions {
    * is this model (a Donor Game of twelve LLM seats, Kuhn poker against itself).
    */
   readonly opponent?: string;
-  /** Against a built-in `opponent`: the model's seat (default `alternate`: match i takes seat i mod seats). */
+  /**
+   * Against a built-in `opponent`: the model's seat (default `alternate`: match i takes seat i mod seats). With
+   * `players`: the seat of `players[0]`, the others following in order (default `alternate`: they rotate a seat
+   * every match; a number fixes the order).
+   */
   readonly seat?: SeatChoice;
   /** Queued: this token's tickets may meet each other (with `concurrency` ≥ 2). */
   readonly selfPlay?: boolean;
   /** With `opponent`: fix the matches' seeds, match i (from 0) seeded `<seed>/<i>`, for reproducible runs. */
   readonly seed?: string;
+  /** A seed group: its matches start from the same seed (queued) or are recorded under its name (private). */
+  readonly group?: string;
+  /** The model of every seat, or the defaults of `players`. */
   readonly agent: LlmAgentOptions;
+  /**
+   * Private matches between several models, one per seat (with `opponent: "self"`): each player has its own
+   * endpoint, sampling, renderer and prompt, and its own chat per seat. Their order is the seat order when
+   * `seat` is 0; by default they rotate (see `seat`).
+   */
+  readonly players?: readonly LlmAgentOptions[];
   readonly format?: FrameFormat;
   /** The msgpack implementation, with `format: "msgpack"`. */
   readonly msgpack?: MsgpackCodec;
@@ -36,47 +53,142 @@ export interface LlmRunOptions {
   readonly signal?: AbortSignal;
   /** Called as each seat's match ends (a self-play match ends once per seat). */
   readonly onMatchEnd?: (end: MatchEndFrame) => void;
-  /** Receives the agent, to stop it. */
+  /** Receives each agent (one, or one per player), to stop it. */
   readonly onAgent?: (agent: LlmAgent) => void;
 }
 
 export interface LlmRunResult {
   /** Every seat's `match_end`, as they ended: a match the model played in several seats gives one per seat. */
   readonly ends: MatchEndFrame[];
+  /** With `players`: which player (an index into `players`) sat at each seat, by match id. */
+  readonly lineups: ReadonlyMap<string, readonly number[]>;
   /** The endpoint failure that stopped the run early, if one did. */
   readonly failure?: ChatError;
   /** Strategies written (the Donor Game's strategy step), in the order written. */
   readonly strategies: StrategyRecord[];
+  /** The agents that played: one, or one per player. */
+  readonly agents: readonly LlmAgent[];
+}
+
+/**
+ * How many seats a match of `config` has, where the config is one the game takes; otherwise undefined, and the
+ * server's answer to the `create` says what is wrong with it.
+ */
+function configSeats(game: string, variant: string | undefined, config: Readonly<Record<string, unknown>>) {
+  try {
+    const played = getGame(game);
+    return played.seatCount(configure(played, config, variant).config);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Seats an LLM at `matches` matches of a game, `concurrency` at a time, over one connection: queued, or
- * private matches against a built-in `opponent` or itself. Stops starting matches once `signal` aborts or
- * the endpoint fails for good (the failure is returned, and the seats it hit were withdrawn).
+ * private matches against a built-in `opponent` or itself, or between several `players`. Stops starting matches
+ * once `signal` aborts or an endpoint fails for good (the failure is returned, and the seats it hit were withdrawn).
  */
 export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
+  const { url, token, format, msgpack, signal, agent: _, onAgent: __, players, ...play } = options;
+  const configs = players ?? [options.agent];
   // Refuse what cannot be played before connecting: a renderer that does not know the game, contradictory options.
-  renderer(options.agent.renderer ?? "ludus", options.game);
-  const { url, token, format, msgpack, signal, agent: _, onAgent: __, ...play } = options;
-  checkPlayOptions(play);
-  const agent = new LlmAgent(options.agent);
-  options.onAgent?.(agent);
-  const bot = await Bot.connect({ url, token, format, msgpack, text: true, agent: agentInfo(options.agent.chat) });
-  agent.attach(bot.connection);
+  for (const config of configs) renderer(config.renderer ?? "ludus", options.game);
+  const count = players?.length ??
+    (options.config === undefined ? undefined : configSeats(options.game, options.variant, options.config));
+  if (players) {
+    if (options.opponent !== "self") {
+      throw new RangeError('`players` seat several models in one match: use them with `opponent: "self"`');
+    }
+    const seats = options.config === undefined ? undefined : configSeats(options.game, options.variant, options.config);
+    if (seats !== undefined && seats !== players.length) {
+      throw new RangeError(
+        `this config of ${options.game} has ${seats} seats, and ${players.length} players were given`,
+      );
+    }
+  }
+  const { seat: seatChoice, ...rest } = play;
+  checkPlayOptions({
+    ...rest,
+    ...(players ? {} : { seat: seatChoice }),
+    ...(count === undefined ? {} : { seats: count }),
+  });
+  const agents = configs.map((config) => new LlmAgent(config));
+  for (const agent of agents) options.onAgent?.(agent);
+  const halted = AbortSignal.any(agents.map((agent) => agent.halted));
+  const bot = await Bot.connect({
+    url,
+    token,
+    format,
+    msgpack,
+    text: true,
+    agent: agentInfo(configs.map((c) => c.chat)),
+  });
+  for (const agent of agents) agent.attach(bot.connection);
+  const lineups = new Map<string, number[]>();
   try {
     const ends = await bot.play({
-      ...play,
-      policy: agent.policy,
-      signal: signal ? AbortSignal.any([signal, agent.halted]) : agent.halted,
+      ...rest,
+      ...(players ? {} : { seat: seatChoice }),
+      ...(count === undefined ? {} : { seats: count }),
+      policy: agents[0].policy,
+      ...(players
+        ? { policyFor: (index: number) => lineupPolicy(agents, index, seatChoice, options.seed, lineups) }
+        : {}),
+      signal: signal ? AbortSignal.any([signal, halted]) : halted,
     });
-    return { ends, strategies: agent.strategies, ...(agent.failure ? { failure: agent.failure } : {}) };
+    const failure = agents.find((agent) => agent.failure)?.failure;
+    return {
+      ends,
+      lineups,
+      strategies: agents.flatMap((agent) => agent.strategies),
+      agents,
+      ...(failure ? { failure } : {}),
+    };
   } finally {
     await bot.close();
   }
 }
 
-/** What the record keeps of the model behind the seats: its name, endpoint and sampling (never the key). */
-export function agentInfo(chat: ChatOptions): AgentInfo {
+/**
+ * The policy of match `index` between several players: `players[0]` sits where the seat choice puts it and the
+ * others follow in order, wrapping round. Each turn goes to the agent of the player at its seat.
+ */
+function lineupPolicy(
+  agents: readonly LlmAgent[],
+  index: number,
+  choice: SeatChoice = "alternate",
+  seed: string | undefined,
+  lineups: Map<string, number[]>,
+): Policy {
+  const n = agents.length;
+  const first = chooseSeat(choice, index, n, seed) % n;
+  const playerAt = (seat: number) => (seat - first + n) % n;
+  return (observation, legal, turn, error) => {
+    if (!lineups.has(turn.match)) lineups.set(turn.match, Array.from({ length: n }, (_, seat) => playerAt(seat)));
+    return agents[playerAt(turn.seat)].policy(observation, legal, turn, error);
+  };
+}
+
+/**
+ * What the record keeps of the models behind the seats (never a key): the model's name, endpoint and sampling; for
+ * several models, `mixed`, and each player's model and endpoint among the sampling fields (each decision's `meta`
+ * names the model that made it).
+ */
+export function agentInfo(chats: readonly ChatOptions[]): AgentInfo {
+  const [chat] = chats;
+  if (chats.some((c) => c.model !== chat.model || c.baseUrl !== chat.baseUrl)) {
+    return {
+      model: "mixed",
+      // The record takes at most 32 fields of at most 256 characters each.
+      sampling: Object.fromEntries(
+        chats.slice(0, 32).map((c, i) => [`player${i}`, `${c.model} @ ${c.baseUrl}`.slice(0, 256)]),
+      ),
+    };
+  }
+  return oneAgent(chat);
+}
+
+function oneAgent(chat: ChatOptions): AgentInfo {
   const sampling: Record<string, string | number | boolean | null> = {};
   if (chat.temperature !== undefined) sampling.temperature = chat.temperature;
   if (chat.maxTokens !== undefined) sampling.max_tokens = chat.maxTokens;

@@ -89,6 +89,23 @@ export interface PlayOptions {
   readonly seat?: SeatChoice;
   /** With `opponent`: match i (from 0) is seeded `<seed>/<i>`, and a `random` seat is drawn from it, reproducibly. */
   readonly seed?: string;
+  /** With `opponent`: overrides of the variant's config (`create.config`); the server refuses a bad one (`bad_config`). */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /**
+   * With `opponent`: how many seats a match of `config` has, where the config changes it (a Donor Game of
+   * `agents: 6`). By default the variant's count from the server's catalog.
+   */
+  readonly seats?: number;
+  /**
+   * A seed group (`queue.group`, `create.group`): queued tickets of a group meet only each other (or the fill) and
+   * every match of it starts from the same seed; private matches are recorded with the group's name.
+   */
+  readonly group?: string;
+  /**
+   * With `opponent`: the policy for match i's seats (from 0), in place of `policy`, for seats that change hands
+   * from match to match (several models taking turns at the seats of a self-play match).
+   */
+  readonly policyFor?: (index: number) => Policy;
   /** Called as each seat's match ends (to report progress before `play` resolves). */
   readonly onMatchEnd?: (end: MatchEndFrame) => void;
   /** Once aborted, no further match is started (a queue ticket still waiting is cancelled); those being played finish. */
@@ -124,7 +141,7 @@ const opponentSpec = (opponent: string) => (opponent.startsWith("policy:") ? opp
 
 /** Refuses options that contradict each other, before anything is sent. */
 export function checkPlayOptions(options: Omit<PlayOptions, "policy">): void {
-  const { matches = 1, concurrency = 1, opponent, seat, selfPlay, seed } = options;
+  const { matches = 1, concurrency = 1, opponent, seat, selfPlay, seed, config, seats } = options;
   if (!Number.isInteger(matches) || matches < 1) {
     throw new RangeError(`matches must be a whole number ≥ 1, got ${matches}`);
   }
@@ -145,6 +162,14 @@ export function checkPlayOptions(options: Omit<PlayOptions, "policy">): void {
   }
   if (seed !== undefined && opponent === undefined) {
     throw new RangeError("`seed` needs `opponent`: queued matches are seeded by the server");
+  }
+  if ((config !== undefined || seats !== undefined || options.policyFor) && opponent === undefined) {
+    throw new RangeError(
+      "`config`, `seats` and `policyFor` need `opponent`: queued matches play the variant's own config, with `policy`",
+    );
+  }
+  if (seats !== undefined && (!Number.isInteger(seats) || seats < 1)) {
+    throw new RangeError(`seats must be a whole number ≥ 1, got ${seats}`);
   }
 }
 
@@ -205,6 +230,7 @@ interface Waiter {
   readonly game?: string;
   readonly variant?: string;
   readonly selfPlay?: boolean;
+  readonly group?: string;
   readonly target?: string;
   readonly policy: Policy;
   readonly started: Deferred<Seat | undefined>;
@@ -376,19 +402,22 @@ export class Bot {
 
   async #playPrivate(options: PlayOptions, table: Table, index: number): Promise<MatchEndFrame[]> {
     const self = options.opponent === "self";
-    const mine = self ? 0 : chooseSeat(options.seat ?? "alternate", index, table.seats, options.seed);
+    const seats = options.seats ?? table.seats;
+    const mine = self ? 0 : chooseSeat(options.seat ?? "alternate", index, seats, options.seed);
     const opponents = Object.fromEntries(
-      Array.from({ length: table.seats }, (_, seat) => seat)
+      Array.from({ length: seats }, (_, seat) => seat)
         .filter((seat) => seat !== mine)
         .map((seat) => [String(seat), self ? "self" : opponentSpec(options.opponent!)]),
     );
     const created = await this.create({
       game: options.game,
       variant: table.variant,
+      ...(options.config === undefined ? {} : { config: { ...options.config } }),
       seat: mine,
       opponents,
       ...(options.seed === undefined ? {} : { seed: `${options.seed}/${index}` }),
-      policy: options.policy,
+      ...(options.group === undefined ? {} : { group: options.group }),
+      policy: options.policyFor?.(index) ?? options.policy,
     });
     return created.ends;
   }
@@ -399,6 +428,7 @@ export class Bot {
       game: options.game,
       variant: options.variant,
       selfPlay: options.selfPlay,
+      group: options.group,
       policy: options.policy,
       started: deferred(),
     };
@@ -431,6 +461,7 @@ export class Bot {
         game: waiter.game!,
         ...(waiter.variant ? { variant: waiter.variant } : {}),
         ...(waiter.selfPlay ? { selfPlay: true } : {}),
+        ...(waiter.group === undefined ? {} : { group: waiter.group }),
       },
       (f): f is QueuedFrame => f.type === "queued",
     ).then((queued) => {

@@ -291,7 +291,7 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
         game: "trust-and-split",
         renderer: "adalign",
         reply: (r) =>
-          /Legal now: message/.test(lastUser(r))
+          /Send your message now in <<message_start>>/.test(lastUser(r))
             ? "<<message_start>> I have the upper hand. <<message_end>>"
             : "<<proposal_start>> 6 <<proposal_end>>",
       },
@@ -424,6 +424,107 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
         expect(row.action, renderer).toEqual({ type: "chat", text: "I would like some of your gold." });
       }
     }
+  });
+
+  it("seats as many players as the config says (a Donor Game of six), and records the seed group", async () => {
+    const fake = await model(oracle);
+    const { ends, failure } = await run(fake, {
+      game: "donor-game",
+      opponent: "self",
+      config: { agents: 6 },
+      group: "six-agents",
+    });
+    expect(failure).toBeUndefined();
+    expect(ends.map((end) => end.seat)).toEqual([0, 1, 2, 3, 4, 5]);
+    const record = await server.server.store.match(ends[0].match);
+    expect(record?.seats).toHaveLength(6);
+    expect(record?.group).toBe("six-agents");
+    await expect(run(fake, { game: "donor-game", opponent: "self", config: { agents: 7 } })).rejects.toThrow(
+      /agents/,
+    );
+  });
+
+  it("seats two models in one match, each seat asked as its own player by its own model, rotating by match", async () => {
+    // Replies that depend only on what the model is shown, so the same matches get the same replies.
+    const hash = (text: string) => [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
+    const script = (name: string): Script => (request) => ({
+      content: `${name} thinks.\n${legalAnswer(request, (n) => hash(lastUser(request)) % n).split("\n").at(-1)}`,
+    });
+    const [a, b] = [await model(script("A")), await model(script("B"))];
+    const players = [a, b].map((fake, i) => ({
+      chat: { baseUrl: fake.baseUrl, model: MODEL, temperature: i / 2 },
+      ...(i === 1 ? { systemPrompt: () => "You are the second model." } : {}),
+    }));
+    const play = () => run(a, { opponent: "self", matches: 4, concurrency: 2, seed: "mixed", players });
+    const first = await play();
+    expect(first.failure).toBeUndefined();
+    expect(first.ends).toHaveLength(8);
+    const lineups = [...first.lineups.values()].map((lineup) => lineup.join(""));
+    expect(lineups.sort()).toEqual(["01", "01", "10", "10"]); // alternate: the first model changes seat every match
+    /** Each match's decisions, by the seed it was played from. */
+    const played = async (matches: Iterable<string>) => {
+      const bySeed: Record<string, unknown[]> = {};
+      for (const match of matches) {
+        const record = await server.server.store.match(match);
+        bySeed[record!.seed] = (await server.server.store.steps(match)).map((row) => [row.seat, row.action]);
+      }
+      return bySeed;
+    };
+    for (const match of first.lineups.keys()) {
+      const lineup = first.lineups.get(match)!;
+      const steps = await server.server.store.steps(match);
+      for (const row of steps) {
+        const meta = metaOf(row);
+        const player = lineup[row.seat];
+        expect(meta.endpoint).toBe(`${[a, b][player].baseUrl}/chat/completions`);
+        expect(meta.response).toMatch(new RegExp(`^${"AB"[player]} thinks`));
+        expect(meta.prompt[0].content).toMatch(
+          player === 0 ? `You are player ${row.seat}. The rules:` : /^You are the second model\./,
+        );
+        expect(meta.prompt.at(-1)?.content).toContain(`You are player ${row.seat}.`); // the turn names the seat
+      }
+      const record = await server.server.store.match(match);
+      expect(record?.seats[0]).toMatchObject({ model: "mixed", sampling: { player0: `${MODEL} @ ${a.baseUrl}` } });
+    }
+    // The same seeds and the same replies: the same matches, deal for deal and seat for seat.
+    const again = await play();
+    expect(Object.keys(await played(first.lineups.keys())).sort()).toEqual([
+      "mixed/0",
+      "mixed/1",
+      "mixed/2",
+      "mixed/3",
+    ]);
+    expect(await played(again.lineups.keys())).toEqual(await played(first.lineups.keys()));
+    expect([...again.lineups.values()].map(String).sort()).toEqual(lineups.map((l) => l.split("").join(",")));
+  });
+
+  it("keeps the last rounds of a long dilemma's text with a history window", async () => {
+    const fake = await model(oracle);
+    const long = await run(fake, { game: "ipd", config: { rounds: 100 }, opponent: "tit-for-tat", seat: 0 });
+    const windowed = await run(fake, {
+      game: "ipd",
+      config: { rounds: 100 },
+      opponent: "tit-for-tat",
+      seat: 0,
+      agent: { historyWindow: 5 },
+    });
+    const lastPrompt = async (match: string) => metaOf((await llmSteps(match)).at(-1)!).prompt;
+    const full = await lastPrompt(long.ends[0].match);
+    const cut = await lastPrompt(windowed.ends[0].match);
+    const size = (prompt: { content: string }[]) => prompt.reduce((n, m) => n + m.content.length, 0);
+    expect(size(full)).toBeGreaterThan(7_000);
+    expect(size(cut)).toBeLessThan(1_500);
+    const user = cut.at(-1)!.content;
+    expect(user).toContain("Round 100 of 100.");
+    expect(user).toContain("- Rounds 1-94: not shown (only the last 5 are); the totals count them.");
+    expect(user.match(/^- Round \d+:/gm)).toEqual([
+      "- Round 95:",
+      "- Round 96:",
+      "- Round 97:",
+      "- Round 98:",
+      "- Round 99:",
+    ]);
+    expect(user).toMatch(/Your total is \d+/);
   });
 
   it("keeps the prompt, response and token counts in the turns.jsonl export", async () => {
