@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { games, registry } from "../games/registry.ts";
 import { PLAYER_KINDS, seatOfPlayer } from "./players.ts";
+import { END_REASONS, SEAT_STATUSES } from "./records.ts";
 import type { MatchFilter, MatchPosition } from "./store.ts";
 
 /** A filter, cursor or format a reader got wrong: said back to them as is (HTTP 400, CLI exit 2). */
@@ -12,7 +13,18 @@ export class QueryError extends Error {
 }
 
 /** The filter parameters that HTTP queries and `ludus export` flags share. */
-export const FILTER_KEYS = ["game", "version", "variant", "participant", "player", "from", "to"] as const;
+export const FILTER_KEYS = [
+  "game",
+  "version",
+  "variant",
+  "participant",
+  "player",
+  "model",
+  "opponent",
+  "status",
+  "from",
+  "to",
+] as const;
 
 function time(key: string, value: string): Date {
   const parsed = /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
@@ -75,8 +87,30 @@ export function parseFilter(params: Iterable<[string, string]>, allowed: readonl
         break;
       case "variant":
       case "participant":
+      case "model":
         if (value === "") throw new QueryError(`\`${key}\` must not be empty`);
         filter[key] = value;
+        break;
+      case "opponent":
+        // A player id when it starts with a kind, else a participant's name or token id.
+        if (value === "" || (/^[a-z]+:/.test(value) && !seatOfPlayer(value))) {
+          throw new QueryError(
+            `\`opponent\` is a player id, kind:name with kind one of ${
+              PLAYER_KINDS.join(", ")
+            } (builtin:tit-for-tat), or a participant's name or token id, got "${value}"`,
+          );
+        }
+        filter.opponent = value;
+        break;
+      case "status":
+        if (!([...SEAT_STATUSES, ...END_REASONS] as string[]).includes(value)) {
+          throw new QueryError(
+            `\`status\` is a seat status (${SEAT_STATUSES.join(", ")}) or a match's end reason (${
+              END_REASONS.join(", ")
+            }), got "${value}"`,
+          );
+        }
+        filter.status = value;
         break;
       case "player":
         if (!seatOfPlayer(value)) {
@@ -121,6 +155,10 @@ function fingerprint(kind: string, filter: MatchFilter): string {
     filter.from?.toISOString() ?? null,
     filter.to?.toISOString() ?? null,
     filter.ended ?? null,
+    // Appended only when given, so cursors issued before these filters existed stay valid.
+    ...(filter.model ?? filter.opponent ?? filter.status
+      ? [filter.model ?? null, filter.opponent ?? null, filter.status ?? null]
+      : []),
   ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 12);
 }

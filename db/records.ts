@@ -30,8 +30,10 @@ export interface SeatRecord {
   readonly learner?: boolean;
 }
 
-export type SeatStatusRecord = "ACTIVE" | "DONE" | "ERROR" | "INVALID" | "TIMEOUT" | "DISCONNECTED";
-export type EndReasonRecord = "completed" | "forfeit" | "aborted" | "error";
+export const SEAT_STATUSES = ["ACTIVE", "DONE", "ERROR", "INVALID", "TIMEOUT", "DISCONNECTED"] as const;
+export type SeatStatusRecord = (typeof SEAT_STATUSES)[number];
+export const END_REASONS = ["completed", "forfeit", "aborted", "error"] as const;
+export type EndReasonRecord = (typeof END_REASONS)[number];
 
 /** A match: its header (fixed at creation) and its result (once it ends). */
 export interface MatchRecord {

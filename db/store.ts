@@ -7,7 +7,7 @@ import { TokenStore } from "./tokens.ts";
 import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 import { migrate, StoreError } from "./migrate.ts";
 import { PolicyRegistry } from "./policies.ts";
-import type { MatchRecord, StepRecordRow } from "./records.ts";
+import { END_REASONS, type MatchRecord, SEAT_STATUSES, type StepRecordRow } from "./records.ts";
 import { openPglite, openPostgres, type Sql } from "./sql.ts";
 
 export { StoreError };
@@ -30,6 +30,18 @@ export interface MatchFilter {
   readonly participant?: string;
   /** A player (`kind:name`, as the players table names it), in any seat. */
   readonly player?: string;
+  /** A model, as an LLM seat declared it (`seats[].model`), in any seat. */
+  readonly model?: string;
+  /**
+   * A player (`kind:name`) or a participant (name or token id) in another seat than the one `model`, `player` and
+   * `participant` pick (any seat when none of them is given).
+   */
+  readonly opponent?: string;
+  /**
+   * A seat status (DONE, TIMEOUT, ...: that of the seat `model`, `player` and `participant` pick, or of any seat when
+   * none is given) or a match's end reason (completed, forfeit, aborted, error).
+   */
+  readonly status?: string;
   /** Matches created at or after this time. */
   readonly from?: Date;
   /** Matches created before this time. */
@@ -138,6 +150,11 @@ function where(
     const [a, b] = [params.length - 1, params.length];
     clauses.push(`(seats @> $${a}::text::jsonb OR seats @> $${b}::text::jsonb)`);
   }
+  const seatOf = seatClause(filter, params);
+  if (seatOf) clauses.push(seatOf);
+  if (filter.status !== undefined && (END_REASONS as readonly string[]).includes(filter.status)) {
+    add((n) => `end_reason = ${n}`, filter.status);
+  }
   if (filter.from !== undefined) add((n) => `created_at >= ${n}`, filter.from.toISOString());
   if (filter.to !== undefined) add((n) => `created_at < ${n}`, filter.to.toISOString());
   if (filter.ended === true) clauses.push("ended_at IS NOT NULL");
@@ -148,6 +165,48 @@ function where(
     clauses.push(`(created_at, id) ${beyond} ($${params.length - 1}::timestamptz, $${params.length})`);
   }
   return { sql: clauses.length ? ` WHERE ${clauses.join(" AND ")}` : "", params };
+}
+
+/**
+ * The clause that one seat (the focal seat: the one `model`, `player` and `participant` all name) has the filter's
+ * seat status and that another seat holds its `opponent`; undefined when the filter asks neither. The containment
+ * clauses beside it (`seats @> ...`) let the seats index narrow the matches first.
+ */
+function seatClause(filter: MatchFilter, params: unknown[]): string | undefined {
+  const seatStatus = filter.status !== undefined && (SEAT_STATUSES as readonly string[]).includes(filter.status)
+    ? filter.status
+    : undefined;
+  if (seatStatus === undefined && filter.opponent === undefined && filter.model === undefined) return undefined;
+  const param = (value: unknown) => `$${params.push(value)}`;
+  /** Conditions on a seat (`alias.seat`) that it is this player or this participant. */
+  const holds = (alias: string, who: string): string => {
+    const player = seatOfPlayer(who);
+    if (player) {
+      return `(${alias}.seat->>'kind' = ${param(player.kind)} AND ${alias}.seat->>'name' IN (${
+        player.names.map(param).join(", ")
+      }))`;
+    }
+    const name = param(who);
+    return `(${alias}.seat->>'name' = ${name} OR ${alias}.seat->>'tokenId' = ${name})`;
+  };
+  const focal: string[] = ["TRUE"];
+  if (filter.model !== undefined) focal.push(`f.seat->>'model' = ${param(filter.model)}`);
+  if (filter.player !== undefined) focal.push(holds("f", filter.player));
+  if (filter.participant !== undefined) focal.push(holds("f", filter.participant));
+  if (seatStatus !== undefined) focal.push(`statuses->>(f.i - 1)::int = ${param(seatStatus)}`);
+  if (filter.opponent !== undefined) {
+    focal.push(
+      `EXISTS (SELECT 1 FROM jsonb_array_elements(seats) WITH ORDINALITY AS o(seat, i) WHERE o.i <> f.i AND ${
+        holds("o", filter.opponent)
+      })`,
+    );
+  }
+  const contains = filter.model === undefined
+    ? ""
+    : `seats @> ${param(JSON.stringify([{ model: filter.model }]))}::text::jsonb AND `;
+  return `${contains}EXISTS (SELECT 1 FROM jsonb_array_elements(seats) WITH ORDINALITY AS f(seat, i) WHERE ${
+    focal.join(" AND ")
+  })`;
 }
 
 /** A file-system failure as one sentence: what could not be done, and why in words. */

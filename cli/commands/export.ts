@@ -35,6 +35,9 @@ interface ExportFlags {
   variant?: string;
   participant?: string;
   player?: string;
+  model?: string;
+  opponent?: string;
+  status?: string;
   from?: string;
   to?: string;
   cursor?: string;
@@ -263,6 +266,17 @@ export function registerExport(program: Command, io: Io): void {
       .option(
         "--player <id>",
         "only matches where this player sat, as GET /players names it (kind:name, e.g. bot:alpha)",
+      )
+      .option("--model <name>", "only matches where an LLM seat played this model (as its agent declared it)")
+      .option(
+        "--opponent <player>",
+        "only matches where another seat than the one --model/--player/--participant picks held this player " +
+          "(kind:name, e.g. builtin:tit-for-tat) or participant (name or token id)",
+      )
+      .option(
+        "--status <status>",
+        "only matches with this end reason (completed, forfeit, aborted, error), or where the seat --model/--player/" +
+          "--participant picks (else any seat) ended with this status (DONE, ERROR, INVALID, TIMEOUT, DISCONNECTED)",
       )
       .option("--from <time>", "only matches created at or after this time (ISO 8601 or epoch ms)")
       .option("--to <time>", "only matches created before this time (ISO 8601 or epoch ms)")

@@ -11,6 +11,7 @@ import {
   type ChatMessage,
   type ChatOptions,
   type Completion,
+  type TokenLogprob,
   type Usage,
 } from "./chat.ts";
 import { fitMeta } from "./meta.ts";
@@ -70,6 +71,8 @@ interface AttemptMeta {
   finish_reason: string | null;
   /** Why the answer was not used: unreadable, or refused by the server. */
   error?: string;
+  /** The reply's token log-probabilities, when asked for: kept once, beside the response they score. */
+  logprobs?: readonly TokenLogprob[];
 }
 
 /** Running totals over everything the agent played. */
@@ -234,6 +237,7 @@ export class LlmAgent {
           usage: completion.usage,
           latency_ms: round(completion.latencyMs),
           finish_reason: completion.finishReason,
+          ...(completion.logprobs ? { logprobs: completion.logprobs } : {}),
         };
         deciding.attempts.push(attempt);
         this.stats.requests++;
@@ -397,10 +401,11 @@ export class LlmAgent {
       prompt: messages,
       response: final?.response ?? null,
       ...(final?.reasoning ? { reasoning: final.reasoning } : {}),
+      ...(final?.logprobs ? { logprobs: final.logprobs } : {}),
       usage: final?.usage ?? null,
       usage_total: sumUsage(deciding.attempts),
       latency_ms: round(deciding.attempts.reduce((sum, a) => sum + a.latency_ms, 0)),
-      attempts: deciding.attempts,
+      attempts: deciding.attempts.map(({ logprobs: _, ...attempt }) => attempt),
       ...(fallback ? { fallback } : {}),
       ...(strategy
         ? { strategy: strategy.strategy, ...(strategy.error ? { strategy_error: strategy.error } : {}) }

@@ -10,6 +10,16 @@ export interface ChatMessage {
   readonly content: string;
 }
 
+/**
+ * One token of the answer with its log-probability, as an endpoint returns it when the request asks with
+ * `logprobs: true` (and `top_logprobs: k` for the k likeliest alternatives), e.g. in `extraBody`.
+ */
+export interface TokenLogprob {
+  readonly token: string;
+  readonly logprob: number;
+  readonly top_logprobs?: readonly { readonly token: string; readonly logprob: number }[];
+}
+
 /** Token counts as the endpoint reported them (`usage`), with reasoning tokens when it splits them out. */
 export interface Usage {
   readonly prompt_tokens: number;
@@ -33,7 +43,10 @@ export interface ChatOptions {
   readonly reasoningEffort?: "low" | "medium" | "high";
   /** Read the answer as server-sent events (`stream: true`, usage asked for in the last event). */
   readonly stream?: boolean;
-  /** Further body fields for endpoint-specific settings (`top_p`, `chat_template_kwargs`, ...). */
+  /**
+   * Further body fields for endpoint-specific settings (`top_p`, `chat_template_kwargs`, ...); `logprobs: true`
+   * (with `top_logprobs`) asks for the answer's per-token log-probabilities, which the completion then carries.
+   */
   readonly extraBody?: Readonly<Record<string, unknown>>;
 }
 
@@ -46,6 +59,8 @@ export interface Completion {
   readonly refusal?: string;
   readonly finishReason: string | null;
   readonly usage: Usage | null;
+  /** The answer's tokens with their log-probabilities, when the request asked and the endpoint returned them. */
+  readonly logprobs?: readonly TokenLogprob[];
   /** The model that answered, as the endpoint names it. */
   readonly model: string;
   readonly latencyMs: number;
@@ -146,6 +161,7 @@ export class ChatClient {
       text: (message.content as string | null) ?? "",
       ...reasoningOf(message),
       ...refusalOf(message),
+      ...logprobsOf(choice),
       finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
       usage: usageOf(payload.usage),
       model: typeof payload.model === "string" ? payload.model : this.options.model,
@@ -160,6 +176,7 @@ export class ChatClient {
     let refusal = "";
     let finishReason: string | null = null;
     let usage: Usage | null = null;
+    const logprobs: TokenLogprob[] = [];
     let model = this.options.model;
     let choices = 0;
     let buffer = "";
@@ -186,6 +203,7 @@ export class ChatClient {
       const thought = reasoningOf(delta).reasoning;
       if (thought) reasoning += thought;
       refusal += refusalOf(delta).refusal ?? "";
+      logprobs.push(...(logprobsOf(choice).logprobs ?? []));
       if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
       return false;
     };
@@ -199,21 +217,30 @@ export class ChatClient {
         buffer = buffer.slice(newline + 1);
         if (take(line)) {
           await reader.cancel();
-          return this.#streamed(choices, { text, reasoning, refusal, finishReason, usage, model });
+          return this.#streamed(choices, { text, reasoning, refusal, logprobs, finishReason, usage, model });
         }
       }
     }
     if (buffer.trim()) take(buffer.trim());
-    return this.#streamed(choices, { text, reasoning, refusal, finishReason, usage, model });
+    return this.#streamed(choices, { text, reasoning, refusal, logprobs, finishReason, usage, model });
   }
 
   #streamed(
     choices: number,
-    read: Omit<Completion, "latencyMs" | "reasoning" | "refusal"> & { reasoning: string; refusal: string },
+    read: Omit<Completion, "latencyMs" | "reasoning" | "refusal" | "logprobs"> & {
+      reasoning: string;
+      refusal: string;
+      logprobs: readonly TokenLogprob[];
+    },
   ): Omit<Completion, "latencyMs"> {
     if (choices === 0) throw this.#bad("the streamed answer has no choices");
-    const { reasoning, refusal, ...rest } = read;
-    return { ...rest, ...(reasoning ? { reasoning } : {}), ...(refusal ? { refusal } : {}) };
+    const { reasoning, refusal, logprobs, ...rest } = read;
+    return {
+      ...rest,
+      ...(reasoning ? { reasoning } : {}),
+      ...(refusal ? { refusal } : {}),
+      ...(logprobs.length ? { logprobs } : {}),
+    };
   }
 
   async #statusError(response: Response): Promise<ChatError> {
@@ -301,6 +328,30 @@ function reasoningOf(message: Record<string, unknown>): { reasoning?: string } {
 /** OpenAI's structured refusal: the model declined, and `content` is empty or not the answer. */
 function refusalOf(message: Record<string, unknown>): { refusal?: string } {
   return typeof message.refusal === "string" && message.refusal ? { refusal: message.refusal } : {};
+}
+
+/**
+ * OpenAI's `choices[0].logprobs.content` (the whole answer, or a streamed delta's tokens), kept as token, logprob
+ * and the alternatives' token and logprob (the `bytes` arrays are left out); nothing when the endpoint sent none.
+ */
+function logprobsOf(choice: Record<string, unknown>): { logprobs?: TokenLogprob[] } {
+  const content = (choice.logprobs as { content?: unknown } | null | undefined)?.content;
+  if (!Array.isArray(content) || content.length === 0) return {};
+  const token = (raw: unknown) => {
+    const t = raw as { token?: unknown; logprob?: unknown };
+    return typeof t?.token === "string" && typeof t.logprob === "number"
+      ? { token: t.token, logprob: t.logprob }
+      : null;
+  };
+  const logprobs: TokenLogprob[] = [];
+  for (const raw of content) {
+    const entry = token(raw);
+    if (!entry) return {}; // not OpenAI's shape: none rather than a list that no longer lines up with the text
+    const top = (raw as { top_logprobs?: unknown }).top_logprobs;
+    const alternatives = Array.isArray(top) ? top.map(token).filter((t) => t !== null) : [];
+    logprobs.push(alternatives.length ? { ...entry, top_logprobs: alternatives } : entry);
+  }
+  return logprobs.length ? { logprobs } : {};
 }
 
 function usageOf(raw: unknown): Usage | null {

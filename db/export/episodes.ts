@@ -1,9 +1,11 @@
-import { jsonString as text, jsonTime as time } from "./json-text.ts";
+import { jsonString as text, jsonTime as time, perGame } from "./json-text.ts";
 import type { PageEntry, StepsReader } from "./source.ts";
 
 /**
  * `episodes.jsonl`: one JSON object per match — its record and every decision in `seq` order, the full
- * replay (like a Kaggle environment's episode).
+ * replay (like a Kaggle environment's episode). So that a file of several games reads in readers that type
+ * columns (pyarrow), the game-shaped values (config, observation, action) sit under the game's id
+ * (`{"ipd": {...}}`), and what a client sent in whatever shape it chose (input, attempts, meta) is JSON text.
  */
 
 /**
@@ -11,18 +13,21 @@ import type { PageEntry, StepsReader } from "./source.ts";
  * columns hold the compact text the server wrote and pass through as stored, so nothing is parsed and
  * printed again in JS. The bytes are those `JSON.stringify` writes: a `real` latency goes through `numeric`,
  * which prints it without the exponent PostgreSQL's float output uses from 10⁶ up; strings go through
- * `to_json`, which escapes as JSON.stringify does; a boolean is cast (concat would print `t`).
+ * `to_json`, which escapes as JSON.stringify does (JSON text too: `to_json(input::text)`); a boolean is cast
+ * (concat would print `t`).
  */
 const EPISODE_STEPS_OF_PAGE = `
 SELECT p.n, s.steps
-FROM unnest($1::text[]) WITH ORDINALITY AS p(id, n)
+FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, game, n)
 CROSS JOIN LATERAL (
   SELECT string_agg(concat(
-    '{"seq":', seq, ',"turn":', turn, ',"seat":', seat, ',"observation":', observation,
-    ',"action":', coalesce(action::text, 'null'), ',"input":', coalesce(input::text, 'null'),
+    '{"seq":', seq, ',"turn":', turn, ',"seat":', seat, ',"observation":{', to_json(p.game)::text, ':', observation,
+    '},"action":', CASE WHEN action IS NULL THEN 'null' ELSE concat('{', to_json(p.game)::text, ':', action::text, '}') END,
+    ',"input":', coalesce(to_json(input::text)::text, 'null'),
     ',"legal":', legal::text, ',"error":', coalesce(error::text, 'null'),
-    ',"attempts":', coalesce(attempts::text, 'null'), ',"defaulted":', coalesce(to_json(defaulted)::text, 'null'),
-    ',"latency_ms":', latency_ms::text::numeric, ',"meta":', coalesce(meta::text, 'null'),
+    ',"attempts":', coalesce(to_json(attempts::text)::text, 'null'),
+    ',"defaulted":', coalesce(to_json(defaulted)::text, 'null'),
+    ',"latency_ms":', latency_ms::text::numeric, ',"meta":', coalesce(to_json(meta::text)::text, 'null'),
     ',"rewards":', coalesce(rewards::text, 'null'),
     ',"at":"', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     '","prompt":', coalesce(to_json(prompt)::text, 'null'), ',"legal_ids":', coalesce(legal_ids::text, 'null'),
@@ -32,9 +37,12 @@ CROSS JOIN LATERAL (
 ORDER BY p.n`;
 
 /** The decisions of a page of matches, each match's as the JSON array text of its line. */
-export const episodeSteps: StepsReader<string> = async (store, ids) => {
-  const rows = await store.sql.query<{ n: number | string; steps: string | null }>(EPISODE_STEPS_OF_PAGE, [ids]);
-  const steps = ids.map(() => "[]"); // a match that ended before anyone moved has no row
+export const episodeSteps: StepsReader<string> = async (store, matches) => {
+  const rows = await store.sql.query<{ n: number | string; steps: string | null }>(EPISODE_STEPS_OF_PAGE, [
+    matches.map((m) => m.id),
+    matches.map((m) => m.game),
+  ]);
+  const steps = matches.map(() => "[]"); // a match that ended before anyone moved has no row
   let chars = 0;
   for (const row of rows) {
     if (row.steps === null) continue;
@@ -48,8 +56,12 @@ export function episodeLine(entry: PageEntry<string>): { text: string; rows: num
   const m = entry.match;
   const line = `{"match_id":${text(m.id)},"game":${text(m.game)},"game_version":${m.gameVersion},"variant":${
     text(m.variant)
-  },"config":${JSON.stringify(m.config)},"seed":${text(m.seed)},"group":${text(m.group ?? null)},"seats":${
-    JSON.stringify(m.seats)
+  },"config":${perGame(m.game, JSON.stringify(m.config))},"seed":${text(m.seed)},"group":${
+    text(m.group ?? null)
+  },"seats":${
+    JSON.stringify(
+      m.seats.map((seat) => (seat?.sampling ? { ...seat, sampling: JSON.stringify(seat.sampling) } : seat)),
+    )
   },"conduct":${JSON.stringify(m.conduct)},"statuses":${JSON.stringify(m.statuses)},"returns":${
     JSON.stringify(m.returns)
   },"end_reason":${text(m.endReason)},"error":${

@@ -8,3 +8,7 @@ export const jsonText = (value: string | null): string => value ?? "null";
 
 /** A time as a JSON ISO 8601 string (or null). */
 export const jsonTime = (value: Date | null): string => (value === null ? "null" : `"${value.toISOString()}"`);
+
+/** JSON text as stored, under the game's id (`{"ipd":…}`); null stays null. */
+export const perGame = (game: string, value: string | null): string =>
+  value === null ? "null" : `{${JSON.stringify(game)}:${value}}`;

@@ -1,5 +1,6 @@
 import * as arrow from "apache-arrow";
 import * as parquet from "parquet-wasm";
+import { PLAYED_BY_FIELDS, playedByColumns } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
 import { type TurnRow, turnRows } from "./turns-view.ts";
 
@@ -22,15 +23,16 @@ const int32 = new arrow.Int32();
 const float64 = new arrow.Float64();
 const bool = new arrow.Bool();
 
-const COLUMNS: readonly Column[] = [
+/** The columns before who played (played-by.ts) and those after, in turns.jsonl's order. */
+const HEAD: readonly Column[] = [
   ["match_id", utf8, false, (r) => r.matchId],
   ["game", utf8, false, (r) => r.game],
   ["game_version", int32, false, (r) => r.gameVersion],
   ["variant", utf8, false, (r) => r.variant],
   ["seat", int32, false, (r) => r.seat],
   ["role", utf8, false, (r) => r.role],
-  ["participant_kind", utf8, true, (r) => r.participantKind],
-  ["participant_name", utf8, true, (r) => r.participantName],
+];
+const TAIL: readonly Column[] = [
   ["turn", int32, false, (r) => r.turn],
   ["seq", int32, false, (r) => r.seq],
   ["observation", utf8, false, (r) => r.observation],
@@ -51,7 +53,9 @@ const COLUMNS: readonly Column[] = [
   ["cursor", utf8, true, (r) => r.cursor],
 ];
 
-const SCHEMA = new arrow.Schema(COLUMNS.map(([name, type, nullable]) => new arrow.Field(name, type, nullable)));
+const fields = (columns: readonly Column[]) =>
+  columns.map(([name, type, nullable]) => new arrow.Field(name, type, nullable));
+const SCHEMA = new arrow.Schema([...fields(HEAD), ...PLAYED_BY_FIELDS, ...fields(TAIL)]);
 
 /** Arrow columns as one record batch in parquet-wasm's memory. */
 export function wasmBatch(schema: arrow.Schema, length: number, children: arrow.Data[]): parquet.RecordBatch {
@@ -65,12 +69,19 @@ export function wasmBatch(schema: arrow.Schema, length: number, children: arrow.
   return first;
 }
 
+const data = (columns: readonly Column[], rows: readonly TurnRow[]) =>
+  columns.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]);
+
 /** The turns view's rows as one record batch (an empty one carries the schema alone). */
 function recordBatch(rows: readonly TurnRow[]): parquet.RecordBatch {
   return wasmBatch(
     SCHEMA,
     rows.length,
-    COLUMNS.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]),
+    [
+      ...data(HEAD, rows),
+      ...playedByColumns(rows, (r) => r.playedBy),
+      ...data(TAIL, rows),
+    ],
   );
 }
 

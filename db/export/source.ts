@@ -45,7 +45,10 @@ export type ExportMatch = PageEntry<readonly StepText[]>;
  * Reads the decisions of a page of matches: one entry per id, in the page's order, and how many characters of
  * text the database sent for them (what the page holds in memory, about).
  */
-export type StepsReader<S> = (store: ReplayStore, ids: readonly string[]) => Promise<{ steps: S[]; chars: number }>;
+export type StepsReader<S> = (
+  store: ReplayStore,
+  matches: readonly MatchRecord[],
+) => Promise<{ steps: S[]; chars: number }>;
 
 /**
  * One row per match of a page: its observations joined by newlines (stored JSON text holds none) and the
@@ -115,9 +118,9 @@ function stepsOf(row: PageRow): StepText[] {
 }
 
 /** The decisions of a page of matches as rows. */
-export const stepRows: StepsReader<readonly StepText[]> = async (store, ids) => {
-  const rows = await store.sql.query<PageRow>(STEPS_OF_PAGE, [ids]);
-  const steps: StepText[][] = ids.map(() => []);
+export const stepRows: StepsReader<readonly StepText[]> = async (store, matches) => {
+  const rows = await store.sql.query<PageRow>(STEPS_OF_PAGE, [matches.map((m) => m.id)]);
+  const steps: StepText[][] = matches.map(() => []);
   let chars = 0;
   for (const row of rows) {
     steps[Number(row.n) - 1] = stepsOf(row);
@@ -186,7 +189,7 @@ export async function* matchPages<S>(
     previous = matches;
     const page = matches.then(async ({ matches }) => {
       if (matches.length === 0) return [];
-      const { steps, chars } = await readSteps(store, matches.map((m) => m.id));
+      const { steps, chars } = await readSteps(store, matches);
       charsPerRow = Math.max(1, chars / Math.max(1, matches.reduce((n, m) => n + estimatedRows(m), 0)));
       return matches.map((match, i) => ({ match, steps: steps[i], cursor: cursorOf(match) }));
     });

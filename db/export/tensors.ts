@@ -6,6 +6,7 @@ import { QueryError } from "../query.ts";
 import { replayMatch } from "../replay.ts";
 import type { MatchFilter } from "../store.ts";
 import { type ParquetEncoder, wasmBatch } from "./parquet.ts";
+import { PLAYED_BY_FIELDS, playedByColumns } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
 
 /**
@@ -88,10 +89,13 @@ type Row = {
   reward: number;
   done: boolean;
   legal: boolean;
+  meta: Record<string, unknown> | null;
 };
 
-/** Per-row scalar columns; the tensor, mask and cursor columns are built beside them. */
-const SCALARS: readonly (readonly [string, arrow.DataType, boolean, (r: Row) => unknown])[] = [
+type Scalar = readonly [string, arrow.DataType, boolean, (r: Row) => unknown];
+
+/** Per-row scalar columns before who played (played-by.ts) and after; the tensor, mask and cursor columns follow. */
+const HEAD: readonly Scalar[] = [
   ["match_id", utf8, false, (r) => r.match.id],
   ["game", utf8, false, (r) => r.match.game],
   ["game_version", int32, false, (r) => r.match.gameVersion],
@@ -101,15 +105,8 @@ const SCALARS: readonly (readonly [string, arrow.DataType, boolean, (r: Row) => 
   ["seat", int32, false, (r) => r.seat],
   ["turn", int32, false, (r) => r.turn],
   ["seq", int32, false, (r) => r.seq],
-  ["participant_kind", utf8, true, (r) => r.match.seats[r.seat]?.kind ?? null],
-  ["participant_name", utf8, true, (r) => r.match.seats[r.seat]?.name ?? null],
-  ["participant_token", utf8, true, (r) => r.match.seats[r.seat]?.tokenId ?? null],
-  ["participant_strategy", utf8, true, (r) => r.match.seats[r.seat]?.strategy ?? null],
-  ["participant_model", utf8, true, (r) => r.match.seats[r.seat]?.model ?? null],
-  ["participant_endpoint", utf8, true, (r) => r.match.seats[r.seat]?.endpoint ?? null],
-  ["participant_sampling", utf8, true, (r) => jsonOrNull(r.match.seats[r.seat]?.sampling)],
-  ["participant_policy_version", utf8, true, (r) => r.match.seats[r.seat]?.policyVersion?.toString() ?? null],
-  ["participant_learner", bool, false, (r) => r.match.seats[r.seat]?.learner === true],
+];
+const TAIL: readonly Scalar[] = [
   ["action_id", int32, false, (r) => r.actionId],
   ["legal", bool, false, (r) => r.legal],
   ["reward", float64, false, (r) => r.reward],
@@ -125,7 +122,9 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
   const stateType = new arrow.FixedSizeList(width, new arrow.Field("item", new arrow.Float32(), false));
   const schema = new arrow.Schema(
     [
-      ...SCALARS.map(([name, type, nullable]) => new arrow.Field(name, type, nullable)),
+      ...HEAD.map(([name, type, nullable]) => new arrow.Field(name, type, nullable)),
+      ...PLAYED_BY_FIELDS,
+      ...TAIL.map(([name, type, nullable]) => new arrow.Field(name, type, nullable)),
       new arrow.Field("observation", observationType, false),
       new arrow.Field("legal_mask", maskType, false),
       new arrow.Field("state", stateType, false),
@@ -191,6 +190,7 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
             reward: event.rewards?.[step.seat] ?? 0,
             done: false,
             legal: step.legal,
+            meta: step.meta,
           });
           cursors.push(null);
         });
@@ -216,7 +216,9 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
     const { rows, cursors, tensors, masks, states } = encode(page);
     const n = rows.length;
     const children = [
-      ...SCALARS.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]),
+      ...HEAD.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]),
+      ...playedByColumns(rows, (r) => ({ seat: r.match.seats[r.seat] ?? null, meta: r.meta })),
+      ...TAIL.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]),
       arrow.makeData({
         type: observationType,
         length: n,
@@ -262,8 +264,6 @@ function shapeOf(match: ExportMatch["match"]): readonly number[] {
     throw error;
   }
 }
-
-const jsonOrNull = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
 function grow<T extends Float32Array | Uint8Array>(array: T, length: number): T {
   const bigger = new (array.constructor as new (n: number) => T)(length);

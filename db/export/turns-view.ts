@@ -1,4 +1,5 @@
 import { describeObservation } from "./game-text.ts";
+import type { PlayedBy } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
 
 /**
@@ -13,8 +14,8 @@ export interface TurnRow {
   readonly variant: string;
   readonly seat: number;
   readonly role: string;
-  readonly participantKind: string | null;
-  readonly participantName: string | null;
+  /** Who played the seat: its record and this decision's replay fields. */
+  readonly playedBy: PlayedBy;
   readonly turn: number;
   readonly seq: number;
   /** JSON text. */
@@ -83,7 +84,6 @@ export function turnRows(entry: ExportMatch, discount: number): TurnRow[] {
     const s = steps[i];
     const meta = s.meta;
     const usage = meta?.usage as Record<string, unknown> | undefined;
-    const participant = match.seats[s.seat] ?? null;
     rows[i] = {
       matchId: match.id,
       game: match.game,
@@ -91,8 +91,7 @@ export function turnRows(entry: ExportMatch, discount: number): TurnRow[] {
       variant: match.variant,
       seat: s.seat,
       role: roleOf(s.seat),
-      participantKind: participant?.kind ?? null,
-      participantName: participant?.name ?? null,
+      playedBy: { seat: match.seats[s.seat] ?? null, meta },
       turn: s.turn,
       seq: s.seq,
       observation: s.observation,

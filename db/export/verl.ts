@@ -1,5 +1,6 @@
 import { rulesText } from "./game-text.ts";
 import { jsonString as text } from "./json-text.ts";
+import { playedByJson } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
 import { turnRows } from "./turns-view.ts";
 
@@ -21,7 +22,9 @@ export function verlLines(entry: ExportMatch, discount: number): { text: string;
       text(r.action)
     }},"extra_info":{"match_id":${text(r.matchId)},"game_version":${r.gameVersion},"variant":${
       text(r.variant)
-    },"turn":${r.turn},"seq":${r.seq},"seat":${r.seat},"role":${text(r.role)},"legal":${r.legal},"response":${
+    },"turn":${r.turn},"seq":${r.seq},"seat":${r.seat},"role":${text(r.role)}${
+      playedByJson(r.playedBy)
+    },"legal":${r.legal},"response":${
       text(r.response)
     },"reward":${r.reward},"return":${r.return},"return_to_go":${r.returnToGo},"cursor":${text(r.cursor)}}}\n`;
   }

@@ -30,6 +30,11 @@ function listing() {
       version: "a version of the game (with game; tensors.parquet: default the current one)",
       variant: "a variant name (tensors.parquet: default the game's default variant)",
       participant: "a participant's name or token id, in any seat",
+      player: "a player as GET /players names it (kind:name, e.g. builtin:tit-for-tat), in any seat",
+      model: "a model an LLM seat declared, in any seat",
+      opponent: "a player (kind:name) or participant in another seat than the one model/player/participant pick",
+      status: "an end reason (completed, forfeit, aborted, error), or the status of the seat model/player/" +
+        "participant pick, else of any seat (DONE, ERROR, INVALID, TIMEOUT, DISCONNECTED)",
       from: "matches created at or after this time (ISO 8601 or epoch ms)",
       to: "matches created before this time (ISO 8601 or epoch ms)",
       cursor: "resume after the match this cursor names (from the same format, filters and discount)",

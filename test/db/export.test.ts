@@ -10,11 +10,12 @@ import {
   FORMATS,
   parseDiscount,
 } from "../../db/export/index.ts";
-import { QueryError } from "../../db/query.ts";
+import { parseFilter, QueryError } from "../../db/query.ts";
 import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import { getGame } from "../../games/registry.ts";
 import { playRecorded, type Recorded, writeRecorded } from "../support/recorded-matches.ts";
+import { SEAT_FILTER_EXPECTED, SEAT_FILTER_MATCHES } from "../support/seat-filter-matches.ts";
 import { seedStore } from "../support/seed-store.ts";
 import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
 
@@ -32,7 +33,24 @@ const known = playRecorded({
   createdAt: at(0),
 });
 
-/** A Kuhn match whose seat 0 is an LLM: its prompts, responses, token counts, and one refused attempt. */
+const ALICE_MODEL = {
+  model: "qwen-7b",
+  endpoint: "http://127.0.0.1:8000/v1",
+  sampling: { temperature: 0.7, seed: 3, stop: '["\\n"]' },
+} as const;
+
+/** Token log-probabilities as an LLM seat attaches them (meta.logprobs). */
+const logprobsOf = (text: string) =>
+  text.split(" ").map((token, i) => ({
+    token,
+    logprob: -(i + 1) / 4,
+    top_logprobs: [{ token, logprob: -(i + 1) / 4 }],
+  }));
+
+/**
+ * A Kuhn match whose seat 0 is an LLM (its model, endpoint and sampling declared): its prompts, responses,
+ * token counts, renderer, log-probabilities, and one refused attempt.
+ */
 function withLlmSeat(recorded: Recorded): Recorded {
   const steps = recorded.steps.map((row, i): StepRecordRow =>
     row.seat !== 0 ? row : {
@@ -41,6 +59,8 @@ function withLlmSeat(recorded: Recorded): Recorded {
         prompt: [{ role: "system", content: "rules" }, { role: "user", content: `turn ${row.turn}` }],
         response: `I choose [${(row.action as { type: string }).type}]`,
         usage: { prompt_tokens: 100 + i, completion_tokens: 7 },
+        renderer: "spiral",
+        logprobs: logprobsOf(`I choose [${(row.action as { type: string }).type}]`),
       },
       ...(i === 0
         ? {
@@ -53,7 +73,7 @@ function withLlmSeat(recorded: Recorded): Recorded {
   return {
     match: {
       ...recorded.match,
-      seats: [{ kind: "llm", name: "llm-alice", tokenId: "tok-alice" }, recorded.match.seats[1]!],
+      seats: [{ kind: "llm", name: "llm-alice", tokenId: "tok-alice", ...ALICE_MODEL }, recorded.match.seats[1]!],
     },
     steps,
   };
@@ -141,31 +161,38 @@ const key = (r: Row): string => {
   return `${info.match_id}#${info.seq ?? ""}`;
 };
 
-/** Parquet rows as plain objects, JSON-text columns parsed, to compare with turns.jsonl. */
+/**
+ * Parquet rows as plain objects, JSON-text columns parsed and the game-shaped ones under the game's id, to compare
+ * with turns.jsonl.
+ */
 function parquetRows(bytes: Uint8Array): Row[] {
   const table = arrow.tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
-  const json = ["observation", "messages", "action", "error"];
+  const json = ["observation", "messages", "action", "error", "logprobs"];
   return table.toArray().map((row) => {
     const o = row.toJSON() as Record<string, unknown>;
     for (const k of json) if (typeof o[k] === "string") o[k] = JSON.parse(o[k] as string);
+    for (const k of ["observation", "action"]) if (o[k] !== null) o[k] = { [o.game as string]: o[k] };
     return o as Row;
   });
 }
 
-/** A decision as episodes.jsonl writes it, its fields in the line's order. */
-const episodeStep = (s: StepRecordRow) => ({
+/** A game-shaped value as the JSONL formats write it: under the game's id. */
+const perGame = (game: string, value: unknown) => (value === null ? null : { [game]: value });
+
+/** A decision of a `game` match as episodes.jsonl writes it, its fields in the line's order. */
+const episodeStep = (game: string) => (s: StepRecordRow) => ({
   seq: s.seq,
   turn: s.turn,
   seat: s.seat,
-  observation: s.observation,
-  action: s.action,
-  input: s.input ?? null,
+  observation: perGame(game, s.observation),
+  action: perGame(game, s.action),
+  input: s.input == null ? null : JSON.stringify(s.input),
   legal: s.legal,
   error: s.error,
-  attempts: s.attempts,
+  attempts: JSON.stringify(s.attempts),
   defaulted: s.defaulted,
   latency_ms: s.latencyMs,
-  meta: s.meta,
+  meta: s.meta === null ? null : JSON.stringify(s.meta),
   rewards: s.rewards,
   at: s.at.toISOString(),
   prompt: s.prompt ?? null,
@@ -209,7 +236,7 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
       game: "ipd",
       game_version: match.gameVersion,
       variant: "classic",
-      config: match.config,
+      config: { ipd: match.config },
       seed: match.seed,
       seats: match.seats,
       conduct: match.conduct,
@@ -222,7 +249,7 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
       created_at: match.createdAt.toISOString(),
       ended_at: match.endedAt!.toISOString(),
     });
-    expect(episode.steps).toEqual(steps.map(episodeStep));
+    expect(episode.steps).toEqual(steps.map(episodeStep("ipd")));
     expect(typeof episode.cursor).toBe("string");
   });
 
@@ -280,14 +307,39 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
         variant: "standard",
         seat: step.seat,
         role: `seat${step.seat}`,
-        participant_kind: step.seat === 0 ? "llm" : "builtin",
-        participant_name: step.seat === 0 ? "llm-alice" : "random",
+        ...(step.seat === 0
+          ? {
+            participant_kind: "llm",
+            participant_name: "llm-alice",
+            participant_token: "tok-alice",
+            participant_strategy: null,
+            participant_model: ALICE_MODEL.model,
+            participant_endpoint: ALICE_MODEL.endpoint,
+            participant_sampling: expect.any(String),
+            renderer: "spiral",
+            logprobs: step.meta!.logprobs,
+          }
+          : {
+            participant_kind: "builtin",
+            participant_name: "random",
+            participant_token: null,
+            participant_strategy: "random",
+            participant_model: null,
+            participant_endpoint: null,
+            participant_sampling: null,
+            renderer: null,
+            logprobs: null,
+          }),
+        participant_policy_id: null,
+        participant_policy_version: null,
+        participant_greedy: null,
+        participant_learner: false,
         turn: step.turn,
-        observation: step.observation,
+        observation: { "kuhn-poker": step.observation },
         prompt: kuhn.describe(step.observation),
         messages: step.meta?.prompt ?? null,
         response: step.meta?.response ?? null,
-        action: step.action,
+        action: { "kuhn-poker": step.action },
         legal: true,
         error: step.error,
         attempts: step.attempts.length,
@@ -298,6 +350,8 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
       });
     }
     expect(turns[0]).toMatchObject({ attempts: 1, error: { code: "illegal_action" } });
+    // Sampling parameters are JSON text (whatever the seat declared, so readers never meet two types in one column).
+    expect(JSON.parse(turns[0].participant_sampling as string)).toEqual(ALICE_MODEL.sampling);
     // Only the match's last row carries the cursor that resumes after it.
     expect(turns.map((r) => r.cursor === null)).toEqual(turns.map((_, i) => i < turns.length - 1));
   });
@@ -325,7 +379,7 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
         prompt: turn.messages ??
           [{ role: "system", content: kuhn.rules(match.config) }, { role: "user", content: turn.prompt }],
         ability: "game",
-        reward_model: { style: "rule", ground_truth: JSON.stringify(turn.action) },
+        reward_model: { style: "rule", ground_truth: JSON.stringify((turn.action as Row)["kuhn-poker"]) },
         extra_info: {
           match_id: turn.match_id,
           game_version: turn.game_version,
@@ -334,6 +388,9 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
           seq: turn.seq,
           seat: turn.seat,
           role: turn.role,
+          ...Object.fromEntries(Object.entries(turn).filter(([k]) => k.startsWith("participant_"))),
+          renderer: turn.renderer,
+          logprobs: turn.logprobs,
           legal: turn.legal,
           response: turn.response,
           reward: turn.reward,
@@ -505,6 +562,49 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
   });
 });
 
+describe.each(BACKENDS)("dataset export filtered by model, opponent and status (%s)", (backend) => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    await writeRecorded(t.store, SEAT_FILTER_MATCHES);
+  });
+  afterAll(() => t.close());
+
+  it("selects the matches each filter names, and their rows say who played", async () => {
+    for (const { filter, ids } of SEAT_FILTER_EXPECTED) {
+      const parsed = parseFilter(Object.entries(filter));
+      const episodes = await jsonl(t.store, "episodes.jsonl", { filter: parsed });
+      expect(episodes.map((e) => e.match_id), JSON.stringify(filter)).toEqual(ids);
+      const turns = await jsonl(t.store, "turns.jsonl", { filter: parsed });
+      expect([...new Set(turns.map((r) => r.match_id))], JSON.stringify(filter)).toEqual(ids);
+    }
+    const rows = await jsonl(t.store, "turns.jsonl", { filter: { model: "model-b" } });
+    expect(new Set(rows.map((r) => `${r.participant_kind}:${r.participant_model}:${r.participant_strategy}`)))
+      .toEqual(new Set(["llm:model-b:null", "builtin:null:random"]));
+  });
+
+  it("binds a cursor to these filters too", async () => {
+    const { progress } = await collect(t.store, "turns.jsonl", { filter: { model: "model-a", status: "DONE" } });
+    const cursor = progress[0].cursor!;
+    const again = (filter: ExportOptions["filter"]) => () => exportDataset(t.store, "turns.jsonl", { filter, cursor });
+    expect(again({ model: "model-a", status: "DONE" })).not.toThrow();
+    expect(again({ model: "model-b", status: "DONE" })).toThrow(/different query/);
+    expect(again({ model: "model-a", status: "TIMEOUT" })).toThrow(/different query/);
+    expect(again({ model: "model-a", status: "DONE", opponent: "builtin:random" })).toThrow(/different query/);
+  });
+
+  it("refuses a status or opponent that is not one, saying what is", () => {
+    expect(() => parseFilter([["status", "done"]])).toThrow(
+      new QueryError(
+        "`status` is a seat status (ACTIVE, DONE, ERROR, INVALID, TIMEOUT, DISCONNECTED) or a match's end reason " +
+          '(completed, forfeit, aborted, error), got "done"',
+      ),
+    );
+    expect(() => parseFilter([["opponent", "robot:x"]])).toThrow(/`opponent` is a player id, kind:name with kind one/);
+    expect(() => parseFilter([["model", ""]])).toThrow("`model` must not be empty");
+  });
+});
+
 describe.each(BACKENDS)("dataset export of matches the server's Match recorded (%s)", (backend) => {
   let t: TestStore;
   let ids: string[];
@@ -527,8 +627,8 @@ describe.each(BACKENDS)("dataset export of matches the server's Match recorded (
       const steps = stored.get(id)!;
       const rows = turns.filter((r) => r.match_id === id);
       expect(rows.map((r) => [r.seq, r.turn, r.seat])).toEqual(steps.map((s) => [s.seq, s.turn, s.seat]));
-      expect(rows.map((r) => r.observation)).toEqual(steps.map((s) => s.observation));
-      expect(rows.map((r) => r.action)).toEqual(steps.map((s) => s.action));
+      expect(rows.map((r) => r.observation)).toEqual(steps.map((s) => ({ [match.game]: s.observation })));
+      expect(rows.map((r) => r.action)).toEqual(steps.map((s) => perGame(match.game, s.action)));
       expect(rows.map((r) => r.prompt)).toEqual(steps.map((s) => getGame(match.game).describe(s.observation)));
       // Undiscounted, the return-to-go of a seat's first step is its return (raw payoffs sum up).
       for (const row of rows.filter((r) => r.turn === 0)) expect(row.return_to_go).toBeCloseTo(row.return as number, 9);
@@ -539,7 +639,10 @@ describe.each(BACKENDS)("dataset export of matches the server's Match recorded (
     // episodes.jsonl's decisions, built by the database, are the bytes JSON.stringify writes.
     const texts = await episodeStepTexts(t.store);
     expect([...texts.keys()].sort()).toEqual([...ids].sort());
-    for (const id of ids) expect(texts.get(id)).toBe(JSON.stringify(stored.get(id)!.map(episodeStep)));
+    for (const id of ids) {
+      const game = (await t.store.match(id))!.game;
+      expect(texts.get(id)).toBe(JSON.stringify(stored.get(id)!.map(episodeStep(game))));
+    }
     const fromParquet = parquetRows((await collect(t.store, "parquet")).bytes);
     expect(fromParquet.map(({ cursor: _, ...r }) => r)).toEqual(turns.map(({ cursor: _, ...r }) => r));
   });
@@ -571,7 +674,7 @@ describe.each(BACKENDS)("episodes.jsonl's decisions, built by the database (%s)"
       const stored = await t.store.steps("odd");
       // float4 keeps 1234567.875 of 1234567.891, which PostgreSQL prints as 1.2345679e+06.
       expect(stored.map((s) => s.latencyMs)).toContain(1234567.9);
-      expect((await episodeStepTexts(t.store)).get("odd")).toBe(JSON.stringify(stored.map(episodeStep)));
+      expect((await episodeStepTexts(t.store)).get("odd")).toBe(JSON.stringify(stored.map(episodeStep("ipd"))));
     } finally {
       await t.close();
     }

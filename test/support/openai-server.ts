@@ -131,6 +131,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       const base = { id, created: created++, model: body.model, system_fingerprint: "fp_ludus_test" };
       if (reply.noChoices) return send(res, 200, { ...base, object: "chat.completion", choices: [], usage });
       const finish = reply.finishReason ?? "stop";
+      // The answer's tokens (pieces of up to 7 characters, as streamed), scored when the request asks.
+      const pieces = content.match(/[\s\S]{1,7}/g) ?? [];
+      const scored = (tokens: string[], from: number) =>
+        body.logprobs === true
+          ? { content: tokens.map((token, i) => logprobOf(token, from + i, body.top_logprobs)) }
+          : null;
       if (!body.stream) {
         return send(res, 200, {
           ...base,
@@ -138,7 +144,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
           choices: [{
             index: 0,
             message: { role: "assistant", content, ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}) },
-            logprobs: null,
+            logprobs: scored(pieces, 0),
             finish_reason: finish,
           }],
           usage,
@@ -146,14 +152,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const event = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      const chunk = (delta: unknown, finishReason: string | null) => ({
+      const chunk = (delta: unknown, finishReason: string | null, logprobs: unknown = null) => ({
         ...base,
         object: "chat.completion.chunk",
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+        choices: [{ index: 0, delta, logprobs, finish_reason: finishReason }],
       });
       event(chunk({ role: "assistant", content: "" }, null));
       if (reply.reasoning) event(chunk({ reasoning_content: reply.reasoning }, null));
-      for (const piece of content.match(/[\s\S]{1,7}/g) ?? []) event(chunk({ content: piece }, null));
+      pieces.forEach((piece, i) => event(chunk({ content: piece }, null, scored([piece], i))));
       event(chunk({}, finish));
       if (body.stream_options?.include_usage) event({ ...base, object: "chat.completion.chunk", choices: [], usage });
       res.end("data: [DONE]\n\n");
@@ -175,6 +181,20 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Token `index`'s log-probability as the fake scores it, with `top` alternatives (OpenAI's shape, `bytes` included):
+ * a fixed function of the position, so tests can check every value.
+ */
+export function logprobOf(token: string, index: number, top: unknown) {
+  const bytes = (text: string) => [...new TextEncoder().encode(text)];
+  const logprob = -((index % 5) + 1) / 8;
+  const alternatives = Array.from({ length: typeof top === "number" ? top : 0 }, (_, k) => {
+    const alternative = k === 0 ? token : `${token}~${k}`;
+    return { token: alternative, logprob: logprob - k, bytes: bytes(alternative) };
+  });
+  return { token, logprob, bytes: bytes(token), top_logprobs: alternatives };
 }
 
 /** The last user message of a request: the turn the agent is asking about. */

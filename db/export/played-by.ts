@@ -1,0 +1,77 @@
+import * as arrow from "apache-arrow";
+import type { SeatRecord } from "../records.ts";
+import { jsonString } from "./json-text.ts";
+
+/**
+ * Who played a decision: the same columns, by the same names, in every per-decision format (`turns.jsonl`,
+ * `verl.jsonl`'s `extra_info`, `parquet`, `tensors.parquet`). The participant comes from the match's seat
+ * record (what it declared when it sat down: model, endpoint, sampling; a policy's id and version; a built-in's
+ * strategy); the renderer and the log-probabilities from the decision's own replay fields (`meta`), as an LLM
+ * seat attached them.
+ */
+
+/** A value as JSONL writes it and Parquet stores it: `json` values are spliced in JSONL and JSON text in Parquet. */
+type Value =
+  | { readonly kind: "text"; readonly value: string | null }
+  | { readonly kind: "json"; readonly value: string | null }
+  | { readonly kind: "int"; readonly value: number | null }
+  | { readonly kind: "bool"; readonly value: boolean | null };
+
+type Source = (seat: SeatRecord | null, meta: Record<string, unknown> | null) => Value;
+
+const text = (value: unknown): Value => ({ kind: "text", value: typeof value === "string" ? value : null });
+const int = (value: unknown): Value => ({ kind: "int", value: Number.isSafeInteger(value) ? value as number : null });
+const bool = (value: unknown): Value => ({ kind: "bool", value: typeof value === "boolean" ? value : null });
+
+/** The columns, in their order in every format. */
+const COLUMNS: readonly (readonly [name: string, type: arrow.DataType, source: Source])[] = [
+  ["participant_kind", new arrow.Utf8(), (seat) => text(seat?.kind)],
+  ["participant_name", new arrow.Utf8(), (seat) => text(seat?.name)],
+  ["participant_token", new arrow.Utf8(), (seat) => text(seat?.tokenId)],
+  ["participant_strategy", new arrow.Utf8(), (seat) => text(seat?.strategy)],
+  ["participant_model", new arrow.Utf8(), (seat) => text(seat?.model)],
+  ["participant_endpoint", new arrow.Utf8(), (seat) => text(seat?.endpoint)],
+  // Sampling parameters are whatever the seat declared (any key, text or number): JSON text in every format, so a
+  // key that is a number for one model and text for another cannot break a reader's column types.
+  ["participant_sampling", new arrow.Utf8(), (seat) => text(seat?.sampling && JSON.stringify(seat.sampling))],
+  ["participant_policy_id", new arrow.Utf8(), (seat) => text(seat?.policyId)],
+  ["participant_policy_version", new arrow.Int32(), (seat) => int(seat?.policyVersion)],
+  ["participant_greedy", new arrow.Bool(), (seat) => bool(seat?.greedy)],
+  ["participant_learner", new arrow.Bool(), (seat) => bool(seat ? seat.learner === true : null)],
+  ["renderer", new arrow.Utf8(), (_, meta) => text(meta?.renderer)],
+  [
+    "logprobs",
+    new arrow.Utf8(),
+    (_, meta) => ({ kind: "json", value: Array.isArray(meta?.logprobs) ? JSON.stringify(meta.logprobs) : null }),
+  ],
+];
+
+/** Who played, for one decision: its seat's record and the decision's `meta`. */
+export interface PlayedBy {
+  readonly seat: SeatRecord | null;
+  readonly meta: Record<string, unknown> | null;
+}
+
+/** The columns as JSONL fields: `,"participant_kind":…` and the rest, to splice into a row after another field. */
+export function playedByJson({ seat, meta }: PlayedBy): string {
+  let out = "";
+  for (const [name, , source] of COLUMNS) {
+    const v = source(seat, meta);
+    const written = v.value === null ? "null" : v.kind === "text" ? jsonString(v.value) : String(v.value);
+    out += `,"${name}":${written}`;
+  }
+  return out;
+}
+
+/** The columns as Arrow fields (every one nullable). */
+export const PLAYED_BY_FIELDS: readonly arrow.Field[] = COLUMNS.map(([name, type]) =>
+  new arrow.Field(name, type, true)
+);
+
+/** The columns of a batch of rows as Arrow data, in field order. */
+export function playedByColumns<R>(rows: readonly R[], of: (row: R) => PlayedBy): arrow.Data[] {
+  const values = rows.map(of);
+  return COLUMNS.map(([, type, source]) =>
+    arrow.vectorFromArray(values.map(({ seat, meta }) => source(seat, meta).value), type).data[0]
+  );
+}
