@@ -153,6 +153,53 @@ describe("ludus llm", () => {
     expect(queued.err).toMatch(/ludus: error: .*huge/);
   });
 
+  it("plays a config's seat count with --config, and refuses a bad config with the server's reason", async () => {
+    const run = await ludus(
+      ...(await flags("--game", "donor-game", "--opponent", "self", "--config", '{"agents": 6}', "--json")),
+    );
+    expect(run.code, run.err).toBe(0);
+    const summary = JSON.parse(run.out.trim().split("\n").at(-1)!);
+    expect(summary).toMatchObject({ config: { agents: 6 }, matches: 1, group: null });
+    expect(summary.results.map((r: { seat: number }) => r.seat)).toEqual([0, 1, 2, 3, 4, 5]);
+    const bad = await ludus(
+      ...(await flags("--game", "donor-game", "--opponent", "self", "--config", '{"agents": 7}')),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/ludus: error: .*agents/);
+  });
+
+  it("seats a model per seat from --seats, in a seed group, rotating seats by match", async () => {
+    const other = await startFakeOpenAI({ script: (request) => ({ content: legalAnswer(request, () => 0) }) });
+    try {
+      const seats = join(dir, "seats.json");
+      writeFileSync(
+        seats,
+        JSON.stringify([{ model: "first" }, { model: "second", baseUrl: other.baseUrl, temperature: 0.2 }]),
+      );
+      const run = await ludus(
+        ...(await flags("--game", "kuhn-poker", "--seats", `@${seats}`, "--matches", "2", "--group", "g1", "--json")),
+      );
+      expect(run.code, run.err).toBe(0);
+      expect(run.err).toContain(`first at ${model.baseUrl}, second at ${other.baseUrl} play kuhn-poker`);
+      const summary = JSON.parse(run.out.trim().split("\n").at(-1)!);
+      expect(summary).toMatchObject({
+        players: [{ model: "first", endpoint: model.baseUrl }, { model: "second", endpoint: other.baseUrl }],
+        group: "g1",
+        opponent: "self",
+        matches: 2,
+      });
+      // Match 0 seats the first model at seat 0, match 1 at seat 1.
+      const byMatch = new Map<string, number[]>();
+      for (const r of summary.results as { match: string; seat: number; player: number }[]) {
+        byMatch.set(r.match, [...(byMatch.get(r.match) ?? []), r.player]);
+      }
+      expect([...byMatch.values()].map((players) => players.join("")).sort()).toEqual(["01", "10"]);
+      for (const match of byMatch.keys()) expect((await server.server.store.match(match))?.group).toBe("g1");
+    } finally {
+      await other.close();
+    }
+  });
+
   it("refuses bad flags with exit code 2 and a clear message", async () => {
     const cases: [string[], RegExp][] = [
       [
@@ -180,6 +227,22 @@ describe("ludus llm", () => {
         /expected a seat number \(0, 1, …\), alternate/,
       ],
       [await flags("--game", "ipd", "--opponent", "self", "--self-play"), /--self-play is for queued matches/],
+      [await flags("--game", "ipd", "--config", '{"rounds": 5}'), /--config needs --opponent \(or --seats\)/],
+      [await flags("--game", "ipd", "--opponent", "self", "--config", "[1]"), /expected a JSON object/],
+      [await flags("--game", "ipd", "--seats", '[{"model": "a"}]'), /expected a JSON array of 2 to 32 seats/],
+      [
+        await flags("--game", "ipd", "--seats", '[{"model": "a"}, {"modle": "b"}]'),
+        /seat 1: unknown field `modle`; fields: model, baseUrl, apiKeyEnv/,
+      ],
+      [
+        await flags("--game", "ipd", "--seats", '[{}, {"apiKeyEnv": "LUDUS_NO_SUCH_KEY"}]'),
+        /seat 1: `apiKeyEnv`: the environment variable LUDUS_NO_SUCH_KEY is not set/,
+      ],
+      [
+        await flags("--game", "ipd", "--seats", "[{}, {}]", "--opponent", "random"),
+        /--seats seats a model in every seat of private matches/,
+      ],
+      [await flags("--game", "ipd", "--history-window", "-1"), /--history-window <n>' argument '-1' is invalid/],
     ];
     for (const [argv, message] of cases) {
       const { code, err } = await ludus(...argv);

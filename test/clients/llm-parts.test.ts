@@ -9,7 +9,12 @@ import {
   strategyPrompt,
 } from "../../clients/llm/index.ts";
 import { fitMeta } from "../../clients/llm/meta.ts";
-import type { TurnView } from "../../clients/llm/renderers.ts";
+import { windowRounds } from "../../clients/llm/agent.ts";
+import { ANSWER_EXAMPLES, type MatchView, type TurnView } from "../../clients/llm/renderers.ts";
+import { games } from "../../games/registry.ts";
+import { configure } from "../../games/core/config.ts";
+import { Rng } from "../../games/core/rng.ts";
+import { ActionError } from "../../games/core/action.ts";
 import { startFakeOpenAI } from "../support/openai-server.ts";
 
 const turn = (game: string, legalText = "check | bet", kind: "fixed" | "text" | "split" = "fixed"): TurnView => ({
@@ -90,6 +95,118 @@ describe("renderers read the answer a reply holds", () => {
     expect(() => renderer("adalign", "kuhn-poker")).toThrow(
       "the adalign renderer knows the tokens of ipd, trust-and-split, not kuhn-poker; use --renderer ludus",
     );
+  });
+});
+
+describe("renderers word the prompt", () => {
+  const match = (game: string, seat: number, config: unknown = {}, observation: unknown = {}): MatchView => ({
+    game,
+    seat,
+    rules: "The rules.",
+    config,
+    observation,
+  });
+
+  it("ludus: each game's example is an action its own parser takes at some point of a match", () => {
+    for (const game of games) {
+      const example = ANSWER_EXAMPLES[game.id];
+      expect(example, game.id).toBeDefined();
+      expect(renderer("ludus", game.id).instructions(game.id)).toContain(`for example \`Answer: ${example}\``);
+      const g = game as unknown as {
+        init(config: unknown, rng: Rng): unknown;
+        toAct(state: unknown): readonly number[];
+        legal(state: unknown, seat: number): readonly { kind: string; action?: unknown; type?: string }[];
+        parse(input: unknown, state: unknown, seat: number): unknown;
+        apply(state: unknown, moves: unknown[], rng: Rng): void;
+      };
+      const { config } = configure(game, {}, undefined);
+      const rng = new Rng("examples", "s");
+      const state = g.init(config, rng);
+      let taken = false;
+      for (let step = 0; step < 200 && !taken; step++) {
+        const toAct = g.toAct(state);
+        if (toAct.length === 0) break;
+        taken = toAct.some((seat) => !(g.parse(example, state, seat) instanceof ActionError));
+        // Play on with each seat's first legal action (a talk phase says nothing).
+        const moves: unknown[] = [];
+        for (const seat of toAct) {
+          const form = g.legal(state, seat)[0];
+          const input = form.kind === "fixed" ? form.action : form.kind === "text" ? { type: form.type, text: "" } : "";
+          const move = g.parse(input, state, seat);
+          moves[seat] = move instanceof ActionError ? g.parse(example, state, seat) : move;
+        }
+        if (moves.some((m) => m instanceof ActionError)) break;
+        g.apply(state, moves, rng);
+      }
+      expect(taken, `${game.id}: ${example}`).toBe(true);
+    }
+    expect(renderer("ludus", "ipd").instructions("ipd")).not.toContain("bet");
+  });
+
+  it("textarena: TextArena's system prompt, and its game prompt before the server's turn", () => {
+    const ta = renderer("textarena", "ipd");
+    expect(ta.system(match("ipd", 1))).toBe(
+      "You are a competitive game player. Make sure you read the game instructions carefully, and always follow the " +
+        "required format.",
+    );
+    const config = { rounds: 7, messages: 1, payoffs: { reward: 3, sucker: 0, temptation: 5, punishment: 1 } };
+    const text = ta.turn(turn("ipd", "cooperate | defect"), match("ipd", 1, config));
+    expect(text).toMatch(/^You are Player 1 in an Iterated Prisoner's Dilemma game\.\n/);
+    expect(text).toContain("- The game consists of 7 decision rounds\n- Before each decision, you have 2 turns");
+    expect(text).toContain("- One Defects, One Cooperates: Defector gets 5, Cooperator gets 0\n");
+    expect(text).toMatch(/the turn\n\nLegal now: cooperate \| defect$/);
+    const kuhn = renderer("textarena", "kuhn-poker").turn(turn("kuhn-poker"), match("kuhn-poker", 0, { rounds: 3 }));
+    expect(kuhn).toMatch(/^You are Player 0 in a 3 round game of Kuhn Poker\.\nGame Rules:\n/);
+    const ttt = renderer("textarena", "tic-tac-toe").turn(turn("tic-tac-toe"), match("tic-tac-toe", 1));
+    expect(ttt).toContain("As Player 1, you will be 'X', while your opponent is 'O'.");
+  });
+
+  it("spiral: one user message in SPIRAL's template, no system message", () => {
+    const sp = renderer("spiral", "kuhn-poker");
+    expect(sp.system(match("kuhn-poker", 0))).toBeUndefined();
+    const text = sp.turn(turn("kuhn-poker"), match("kuhn-poker", 0, { rounds: 1 }));
+    expect(text).toMatch(
+      /^You are playing a two-player zero-sum game\. Make valid actions to win\.\nObservation: You are Player 0 in a 1 round game of Kuhn Poker\./,
+    );
+    expect(text).toMatch(/\nPlease reason step by step, and put your final answer within \\boxed\{\}\.$/);
+    const obs = { resources: ["Wood", "Gold"], inventories: [[10, 10], [10, 10]], values: [null, [15, 5]] };
+    const nego = sp.turn(turn("simple-negotiation"), match("simple-negotiation", 1, { maxTurns: 10 }, obs));
+    expect(nego).toContain("\t+ [Wood]    Qty: 10   Value: 15\n\t+ [Gold]    Qty: 10   Value: 5\n");
+  });
+
+  it("adalign: AdAlign's intro as the first user message; the dilemma's turns say the other's last move", () => {
+    const ad = renderer("adalign", "ipd");
+    const config = { payoffs: { reward: 3, sucker: 0, temptation: 5, punishment: 1 } };
+    expect(ad.system(match("ipd", 0, config))).toBeUndefined();
+    const intro = ad.opening(match("ipd", 0, config))!;
+    expect(intro).toMatch(/^Welcome to an iterated game\. You are playing against another agent\.\n\nGame Rules:\n/);
+    expect(intro).toContain("the player who plays A receives 0 points and the player who plays B receives 5 points.");
+    expect(intro).toMatch(/The game starts now:\n$/);
+    const view = (history: { moves: string[] }[]) => ({ ...turn("ipd"), observation: { seat: 0, history } });
+    expect(ad.turn(view([]), match("ipd", 0, config))).toBe("");
+    expect(ad.turn(view([{ moves: ["C", "D"] }]), match("ipd", 0, config))).toBe(
+      "Last round, the other agent played <B>.",
+    );
+    const tas = renderer("adalign", "trust-and-split").opening(match("trust-and-split", 1, { quantity: 10 }))!;
+    expect(tas).toMatch(/^Welcome to an iterated game\. You are Bob\. The other agent is Alice\.\n/);
+  });
+});
+
+describe("a history window over the turn's past rounds", () => {
+  const text = [
+    "Round 9 of 9.",
+    "Previous rounds:",
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map((r) => `- Round ${r}: x`),
+    "Total.",
+  ]
+    .join("\n");
+  it("keeps the last n rounds and says which were left out", () => {
+    expect(windowRounds(text, 3)).toBe(
+      "Round 9 of 9.\nPrevious rounds:\n- Rounds 1-5: not shown (only the last 3 are); the totals count them.\n" +
+        "- Round 6: x\n- Round 7: x\n- Round 8: x\nTotal.",
+    );
+    expect(windowRounds(text, 8)).toBe(text);
+    expect(windowRounds("No rounds have been played yet.", 2)).toBe("No rounds have been played yet.");
   });
 });
 
