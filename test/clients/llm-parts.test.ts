@@ -120,7 +120,7 @@ describe("renderers word the prompt", () => {
         apply(state: unknown, moves: unknown[], rng: Rng): void;
       };
       const { config } = configure(game, {}, undefined);
-      const rng = new Rng("examples", "s");
+      const rng = new Rng("examples");
       const state = g.init(config, rng);
       let taken = false;
       for (let step = 0; step < 200 && !taken; step++) {
