@@ -42,6 +42,8 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
         ``on_invite`` and then waits until the seat is taken (the bot sends ``join`` with the invite).
     :param config: overrides of the variant's config that keep its tensor shape and action count.
     :param text: also ask for the server's text of each decision, in ``info["text"]``.
+    :param client_options: more keyword arguments for ``LudusClient`` (``format``, ``reconnect_attempts``,
+        ``restart_wait``, ...).
     :raises LudusError: an unknown game or variant, a variant with no numeric face, a refused token.
     :raises LudusConnectionError: the server cannot be reached.
     """
@@ -61,6 +63,7 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
         text: bool = False,
         on_invite: Callable[[str], None] | None = None,
         render_mode: str | None = None,
+        client_options: Mapping[str, Any] | None = None,
     ) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f'render_mode is None or "ansi", got {render_mode!r}')
@@ -80,7 +83,7 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
         self.on_invite = on_invite
         self.observation_space = self.face.observation_space()
         self.action_space = spaces.Discrete(self.face.actions)
-        self._client = SyncClient(url, token, numeric=True, text=text)
+        self._client = SyncClient(url, token, numeric=True, text=text, client_options=client_options)
         self.match: LiveMatch | None = None
         """The match of the current episode: ``match.id`` (its id in the replay store), ``match.invite``."""
         self._decision: Decision | None = None

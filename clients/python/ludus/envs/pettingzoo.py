@@ -40,6 +40,8 @@ class LudusAECEnv(AECEnv):
     :param game: a game with a numeric face for ``variant`` (its default when None; ``GET /games`` lists the shapes).
     :param config: overrides of the variant's config that keep its tensor shape and action count.
     :param text: also ask for the server's text of each decision, in ``infos[agent]["text"]``.
+    :param client_options: more keyword arguments for ``LudusClient`` (``format``, ``reconnect_attempts``,
+        ``restart_wait``, ...).
     :raises LudusError: an unknown game or variant, a variant with no numeric face, a refused token.
     :raises LudusConnectionError: the server cannot be reached.
     """
@@ -56,6 +58,7 @@ class LudusAECEnv(AECEnv):
         config: Mapping[str, Any] | None = None,
         text: bool = True,
         render_mode: str | None = None,
+        client_options: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
@@ -67,7 +70,7 @@ class LudusAECEnv(AECEnv):
         observation = spaces.Dict({"observation": self.face.observation_space(), "action_mask": self.face.mask_space()})
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(self.face.actions) for agent in self.possible_agents}
-        self._client = SyncClient(url, token, numeric=True, text=text)
+        self._client = SyncClient(url, token, numeric=True, text=text, client_options=client_options)
         self.match: LiveMatch | None = None
         """The match of the current episode: ``match.id`` is its id in the replay store."""
         self._decision: Decision | None = None

@@ -18,7 +18,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..client import (
     Frame,
@@ -78,9 +78,11 @@ class SyncClient:
         *,
         text: bool = False,
         numeric: bool = False,
-        format: Literal["json", "msgpack"] = "json",
-        reconnect_attempts: int = 5,
+        client_options: Mapping[str, Any] | None = None,
     ) -> None:
+        """:param client_options: more keyword arguments for ``LudusClient``: ``format``, ``reconnect_attempts``,
+        ``reconnect_delay``, ``open_timeout``, ``restart_wait`` (how long to wait for a server that closed to restart,
+        300 s by default, before raising)."""
         self.url = url
         self._events: queue.Queue[_Event] = queue.Queue()
         self._abandoned: set[str] = set()
@@ -92,9 +94,8 @@ class SyncClient:
             token,
             text=text,
             numeric=numeric,
-            format=format,
-            reconnect_attempts=reconnect_attempts,
             on_frame=self._on_frame,
+            **dict(client_options or {}),
         )
         self.live: LiveMatch | None = None
         self._closed = False

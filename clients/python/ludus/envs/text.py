@@ -34,6 +34,8 @@ class LudusTextEnv:
     :param opponents: seats played by others: ``{seat: "strategy:<name>" | "policy:<name>" | "open"}``. Every seat
         not named is played through this environment (all of them when None: self-play through one env).
     :param seat: the first seat played through the environment (the match's creator).
+    :param client_options: more keyword arguments for ``LudusClient`` (``format``, ``reconnect_attempts``,
+        ``restart_wait``, ...).
     """
 
     def __init__(
@@ -46,6 +48,7 @@ class LudusTextEnv:
         config: Mapping[str, Any] | None = None,
         opponents: Mapping[int, str] | None = None,
         seat: int = 0,
+        client_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.url = url
         self.token = token
@@ -56,6 +59,7 @@ class LudusTextEnv:
         if seat in self.opponents:
             raise ValueError(f"seat {seat} is played through the environment; name opponents for the other seats")
         self.seat = seat
+        self.client_options = dict(client_options or {})
         self._seats = int(variant_info(game_info(url, game), variant)["seats"])
         self._client: SyncClient | None = None
         self.match: LiveMatch | None = None
@@ -76,7 +80,7 @@ class LudusTextEnv:
         named = {str(s): spec for s, spec in self.opponents.items()}
         others = {str(s): named.get(str(s), "self") for s in range(seats) if s != self.seat}
         if self._client is None:
-            self._client = SyncClient(self.url, self.token, text=True)
+            self._client = SyncClient(self.url, self.token, text=True, client_options=self.client_options)
         self.match = self._client.create(
             self.game,
             variant=self.variant,
