@@ -96,6 +96,34 @@ asyncio.run(main())
 `;
 
 /**
+ * Plays Leduc against a built-in with the numeric face, answering by id: an illegal id first (fold, when nothing is
+ * owed), then the highest legal id; prints the face, what each turn carried and the server's refusal.
+ */
+const NUMERIC_SCRIPT = `
+import asyncio, json, sys
+sys.path.insert(0, "clients/python")
+from ludus import ActionId, LudusClient
+
+turns, errors = [], []
+
+def policy(observation, legal, turn):
+    if "error" in turn:
+        errors.append(turn["error"])
+    turns.append({"tensor": len(turn["tensor"]), "legalIds": turn["legalIds"]})
+    return ActionId(0) if len(turns) == 1 else ActionId(max(turn["legalIds"]))
+
+async def main():
+    starts = []
+    async with LudusClient(sys.argv[1], sys.argv[2], numeric=True,
+                           on_frame=lambda f: f["type"] == "match_start" and starts.append(f["numeric"])) as client:
+        created = await client.create("leduc-poker", opponents={1: "strategy:random"}, seed="7", policy=policy)
+        [result] = await created.results()
+    print(json.dumps({"match": result.match, "numeric": starts, "turns": turns, "errors": errors}))
+
+asyncio.run(main())
+`;
+
+/**
  * Plays a self-play match whose first decision waits for a line on stdin: the test restarts the server
  * meanwhile. One reconnect attempt only: the wait for a restarting server (1012) counts time, not attempts.
  */
@@ -230,6 +258,18 @@ describe.skipIf(!hasWebsockets)(suite, () => {
       action: null,
       error: { code: "withdrawn", message: "the model endpoint went away" },
     });
+  });
+
+  it("asks for the numeric face and answers with action ids", async () => {
+    const run = await runPython("-c", NUMERIC_SCRIPT, server.wsUrl, await server.token("py-numeric"));
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(run.out);
+    expect(report.numeric).toEqual([{ observationShape: [30], actionCount: 3, encoderVersion: 1 }]);
+    expect(report.turns[0]).toEqual({ tensor: 30, legalIds: [1, 2] });
+    expect(report.errors[0]).toMatchObject({ code: "illegal_action", message: expect.stringContaining("ids 1, 2") });
+    const rows = (await server.server.store.steps(report.match)).filter((row) => row.seat === 0);
+    // The first decision, answered by id 2 after the refused 0: a raise, with the id kept as its input.
+    expect(rows[0]).toMatchObject({ action: { type: "raise" }, input: { actionId: 2 } });
   });
 
   it("exits 1 naming the server when the token is refused", async () => {
