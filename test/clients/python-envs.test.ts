@@ -256,6 +256,8 @@ describe.skipIf(!ready)(suite, () => {
     // The same player acts again, told why.
     expect(played[0].player).toBe(0);
     expect(played[0].observation).toContain('Your last action was refused: could not read an action in "shout"');
+    // Only what is new to the player, as in TextArena: the rules came with its first observation.
+    expect(played[0].observation).not.toContain("The rules:");
     expect(played[0].info).toEqual({ action: { type: "bet" } });
     expect(steps.at(-1).done).toBe(true);
     const id = game_info[0].match;

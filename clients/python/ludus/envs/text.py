@@ -65,6 +65,9 @@ class LudusTextEnv:
         self.match: LiveMatch | None = None
         """The match of the current episode (its ``id``, ``invite`` for open seats, ``starts``, ``results``)."""
         self._refused: dict[int, int] = {}
+        self._introduced: set[int] = set()
+        """The seats whose observation has carried the rules this episode (TextArena's observations carry only
+        what is new to the player, the game's prompt first)."""
 
     def reset(self, num_players: int | None = None, seed: int | str | None = None) -> None:
         """Starts a new episode: a private match (an episode still going is abandoned, its seats withdrawn).
@@ -90,17 +93,22 @@ class LudusTextEnv:
             seed=None if seed is None else str(seed),
         )
         self._refused = {s: 0 for s in self.match.seats}
+        self._introduced = set()
 
     def get_observation(self) -> tuple[int, str]:
-        """The seat to act and its observation: the rules, the server's text for the seat, and what is legal (after a
-        refused action, the server's reason too). Blocks until a seat of this environment must act.
+        """The seat to act and its observation: the rules (in the seat's first observation of the episode), the
+        server's text for the seat, and what is legal (after a refused action, the server's reason too). Blocks until
+        a seat of this environment must act.
 
         :raises RuntimeError: the episode has ended (``step`` returned ``done``), or ``reset`` was not called.
         """
         decision = self._decision()
         turn = decision.turn
         start = self._live().starts.get(decision.seat, {})
-        parts = [f"You are player {decision.seat}. The rules:\n{start.get('rules', '')}".rstrip(), turn.get("text", "")]
+        parts = [f"You are player {decision.seat}.", turn.get("text", "")]
+        if decision.seat not in self._introduced:
+            self._introduced.add(decision.seat)
+            parts[0] = f"{parts[0]} The rules:\n{start.get('rules', '')}".rstrip()
         if "error" in turn:
             parts.append(f"Your last action was refused: {turn['error']['message']}")
         parts.append(f"Legal now: {turn['legalText']}")
