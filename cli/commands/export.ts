@@ -148,20 +148,25 @@ async function fromStore(flags: ExportFlags, location: StoreOptions, sink: Sink,
   const signal = interruption(io);
   let announced: ExportProgress = { matches: 0, rows: 0, cursor: flags.cursor ?? null };
   let written = announced;
+  /** Whether the chunk being written ends with a whole match (a long match comes in several chunks). */
+  let wholeMatch = false;
   let bytes = 0;
   try {
     const chunks = exportDataset(store, flags.format, {
       filter,
       cursor: flags.cursor,
       discount: flags.discount,
-      onProgress: (p) => (announced = p),
+      onProgress: (p) => ((announced = p), (wholeMatch = true)),
     });
     for await (const chunk of chunks) {
       await sink.write(chunk);
       bytes += chunk.length;
       written = announced;
       bar.update(written.rows, written.matches, bytes);
-      if (signal.requested) {
+      const atMatchEnd = wholeMatch;
+      wholeMatch = false;
+      // JSONL stops at the end of a whole match, so the file is one to resume; Parquet at once.
+      if (signal.requested && (atMatchEnd || isParquet(flags.format))) {
         bar.clear();
         throw new ExportError(
           `interrupted after ${amount(written)}; ` +

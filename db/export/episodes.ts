@@ -52,9 +52,13 @@ export const episodeSteps: StepsReader<string> = async (store, matches) => {
   return { steps, chars };
 };
 
-export function episodeLine(entry: PageEntry<string>): { text: string; rows: number } {
+/** Pieces of the steps' text a long match is handed over in, so its line is never copied whole. */
+const PIECE_CHARS = 1 << 20;
+
+/** One match's line, in pieces: the header, its decisions' text a slice at a time, the cursor. */
+export function episodeLine(entry: PageEntry<string>): { pieces: Iterable<string>; rows: number } {
   const m = entry.match;
-  const line = `{"match_id":${text(m.id)},"game":${text(m.game)},"game_version":${m.gameVersion},"variant":${
+  const head = `{"match_id":${text(m.id)},"game":${text(m.game)},"game_version":${m.gameVersion},"variant":${
     text(m.variant)
   },"config":${perGame(m.game, JSON.stringify(m.config))},"seed":${text(m.seed)},"group":${
     text(m.group ?? null)
@@ -68,6 +72,12 @@ export function episodeLine(entry: PageEntry<string>): { text: string; rows: num
     text(m.error ?? null)
   },"culprit":${m.culprit},"game_steps":${m.steps},"created_at":${time(m.createdAt)},"started_at":${
     time(m.startedAt)
-  },"ended_at":${time(m.endedAt)},"steps":${entry.steps},"cursor":${text(entry.cursor)}}\n`;
-  return { text: line, rows: 1 };
+  },"ended_at":${time(m.endedAt)},"steps":`;
+  const steps = entry.steps;
+  function* pieces() {
+    yield head;
+    for (let at = 0; at < steps.length; at += PIECE_CHARS) yield steps.slice(at, at + PIECE_CHARS);
+    yield `,"cursor":${text(entry.cursor)}}\n`;
+  }
+  return { pieces: pieces(), rows: 1 };
 }

@@ -112,7 +112,8 @@ export function parseDiscount(text: string): number {
   return checkDiscount(Number(text));
 }
 
-type JsonlEncoder<S> = (entry: PageEntry<S>, discount: number) => { text: string; rows: number };
+/** A match's JSONL as pieces taken one at a time (a long match is never one string), and its rows. */
+type JsonlEncoder<S> = (entry: PageEntry<S>, discount: number) => { pieces: Iterable<string>; rows: number };
 type JsonlFormat = Exclude<ExportFormat, "parquet" | "tensors.parquet">;
 
 /** The JSONL formats built from decision rows. */
@@ -121,7 +122,11 @@ const ROW_JSONL: Record<Exclude<JsonlFormat, "episodes.jsonl">, JsonlEncoder<rea
   "verl.jsonl": verlLines,
 };
 
-/** JSONL in chunks of whole matches, about CHUNK_CHARS each, with `advance` told before each is handed over. */
+/**
+ * JSONL in chunks of about CHUNK_CHARS, with `advance` told of the matches a chunk completes before it is handed
+ * over. Short matches go whole into a chunk; a match longer than a chunk is handed over in several, the matches
+ * before it first in a chunk of their own, so that every chunk `advance` was told of ends with a whole match.
+ */
 async function* jsonlChunks<S>(
   pages: AsyncIterable<PageEntry<S>[]>,
   encode: JsonlEncoder<S>,
@@ -135,7 +140,21 @@ async function* jsonlChunks<S>(
     let from = 0;
     for (let i = 0; i < page.length; i++) {
       const lines = encode(page[i], discount);
-      text += lines.text;
+      let start = text.length; // where match i begins in `text`
+      for (const piece of lines.pieces) {
+        text += piece;
+        if (text.length < CHUNK_CHARS) continue;
+        if (from < i) {
+          advance(page.slice(from, i), rows);
+          yield encoder.encode(text.slice(0, start));
+          [text, rows, from] = [text.slice(start), 0, i];
+        }
+        if (text.length >= CHUNK_CHARS) {
+          yield encoder.encode(text); // part of match i: nothing to advance yet
+          text = "";
+        }
+        start = 0;
+      }
       rows += lines.rows;
       if (text.length < CHUNK_CHARS && i < page.length - 1) continue;
       advance(page.slice(from, i + 1), rows);

@@ -2,19 +2,22 @@ import * as arrow from "apache-arrow";
 import * as parquet from "parquet-wasm";
 import { PLAYED_BY_FIELDS, playedByColumns } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
-import { type TurnRow, turnRows } from "./turns-view.ts";
+import { rowChars, type TurnRow, turnRows } from "./turns-view.ts";
 
 /**
  * Parquet exports, streamed. `parquet`: the turns view as a Parquet file (ZSTD), with the columns and names of `turns.jsonl`;
  * JSON-valued columns (observation, messages, action, error) are JSON text.
  *
- * Memory stays bounded: each page of matches becomes one Arrow record batch, handed to parquet-wasm's
- * streaming writer, which closes a row group (and hands its bytes on) whenever ROW_GROUP_ROWS rows or
- * ROW_GROUP_BYTES bytes are buffered. So at most one page of rows and one open row group are held.
+ * Memory stays bounded: each page of matches becomes Arrow record batches of at most about BATCH_CHARS
+ * characters (a long match makes several), handed one at a time to parquet-wasm's streaming writer, which
+ * closes a row group (and hands its bytes on) whenever ROW_GROUP_ROWS rows or ROW_GROUP_BYTES bytes are
+ * buffered. So at most one batch of rows, the page it comes from and one open row group are held.
  */
 
 export const ROW_GROUP_ROWS = 65_536;
 export const ROW_GROUP_BYTES = 32 * 1024 * 1024;
+/** Characters of rows per record batch, about. */
+const BATCH_CHARS = 4_000_000;
 
 type Column = readonly [name: string, type: arrow.DataType, nullable: boolean, value: (r: TurnRow) => unknown];
 
@@ -89,16 +92,29 @@ function recordBatch(rows: readonly TurnRow[]): parquet.RecordBatch {
 export interface ParquetEncoder {
   /** A batch without rows: the schema, written first so that an export without rows is a valid file. */
   empty(): parquet.RecordBatch;
-  /** A page's rows as a batch (undefined when it has none), and how many. */
-  page(page: readonly ExportMatch[]): { batch?: parquet.RecordBatch; rows: number };
+  /** A page's rows as batches, made as they are taken (none when it has no rows), and how many rows. */
+  page(page: readonly ExportMatch[]): { batches: Iterable<parquet.RecordBatch>; rows: number };
 }
 
 /** The `parquet` format: the turns view. */
 export const turnsEncoder = (discount: number): ParquetEncoder => ({
   empty: () => recordBatch([]),
   page(page) {
-    const rows = page.flatMap((entry) => turnRows(entry, discount));
-    return { batch: rows.length > 0 ? recordBatch(rows) : undefined, rows: rows.length };
+    function* batches() {
+      let rows: TurnRow[] = [];
+      let chars = 0;
+      for (const entry of page) {
+        for (const row of turnRows(entry, discount)) {
+          rows.push(row);
+          chars += rowChars(row);
+          if (chars < BATCH_CHARS) continue;
+          yield recordBatch(rows);
+          [rows, chars] = [[], 0];
+        }
+      }
+      if (rows.length > 0) yield recordBatch(rows);
+    }
+    return { batches: batches(), rows: page.reduce((n, entry) => n + entry.steps.length, 0) };
   },
 });
 
@@ -111,8 +127,8 @@ const writerProperties = () =>
     .build();
 
 /**
- * The Parquet bytes of `pages` as `encoder` lays them out. `onPage` is told of each page as its rows enter
- * the writer. The writer ends a file cleanly even when its input fails, so the last chunk (the footer) is
+ * The Parquet bytes of `pages` as `encoder` lays them out. `onPage` is told of each page once all its rows have
+ * entered the writer. The writer ends a file cleanly even when its input fails, so the last chunk (the footer) is
  * held back until the input is known to be whole: an export that fails leaves a file no reader accepts.
  */
 export async function* parquetChunks(
@@ -122,6 +138,8 @@ export async function* parquetChunks(
 ): AsyncGenerator<Uint8Array> {
   let failure: { error: unknown } | undefined;
   let started = false;
+  /** The page being written: its batches still to take, and what onPage is told once they are taken. */
+  let current: { page: readonly ExportMatch[]; rows: number; batches: Iterator<parquet.RecordBatch> } | undefined;
   const batches = new ReadableStream<parquet.RecordBatch>({
     async pull(controller) {
       if (!started) {
@@ -130,11 +148,18 @@ export async function* parquetChunks(
         return;
       }
       try {
-        const next = await pages.next();
-        if (next.done) return controller.close();
-        const { batch, rows } = encoder.page(next.value);
-        if (batch) controller.enqueue(batch);
-        onPage(next.value, rows);
+        for (;;) {
+          if (current) {
+            const batch = current.batches.next();
+            if (!batch.done) return controller.enqueue(batch.value);
+            onPage(current.page, current.rows);
+            current = undefined;
+          }
+          const next = await pages.next();
+          if (next.done) return controller.close();
+          const { batches, rows } = encoder.page(next.value);
+          current = { page: next.value, rows, batches: batches[Symbol.iterator]() };
+        }
       } catch (error) {
         failure = { error };
         controller.close();

@@ -250,7 +250,7 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
     empty: () => batch([]).batch,
     page(page) {
       const made = batch(page);
-      return made.rows > 0 ? made : { rows: 0 };
+      return { batches: made.rows > 0 ? [made.batch] : [], rows: made.rows };
     },
   };
 }

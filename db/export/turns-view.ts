@@ -74,17 +74,19 @@ function returnsToGo(
   return { rewards, toGo };
 }
 
-/** The turns view of one match. */
-export function turnRows(entry: ExportMatch, discount: number): TurnRow[] {
+/**
+ * The turns view of one match, a row at a time: each row's prompt is rendered as it is taken, so a long match is
+ * never held whole as rows (the returns-to-go, a number per step and seat, are computed first).
+ */
+export function* turnRows(entry: ExportMatch, discount: number): Generator<TurnRow> {
   const { match, steps } = entry;
   const seats = match.seats.length;
   const { rewards, toGo } = returnsToGo(entry, seats, discount);
-  const rows: TurnRow[] = new Array(steps.length);
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     const meta = s.meta;
     const usage = meta?.usage as Record<string, unknown> | undefined;
-    rows[i] = {
+    yield {
       matchId: match.id,
       game: match.game,
       gameVersion: match.gameVersion,
@@ -113,5 +115,8 @@ export function turnRows(entry: ExportMatch, discount: number): TurnRow[] {
       cursor: i === steps.length - 1 ? entry.cursor : null,
     };
   }
-  return rows;
 }
+
+/** About how many characters a row holds: what bounds a batch of rows in memory. */
+export const rowChars = (r: TurnRow): number =>
+  r.observation.length + (r.prompt?.length ?? 0) + (r.messages?.length ?? 0) + (r.response?.length ?? 0) + 200;

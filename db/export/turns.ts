@@ -24,10 +24,7 @@ export function turnLine(r: TurnRow): string {
   }}\n`;
 }
 
-/** The lines of one match. */
-export function turnLines(entry: ExportMatch, discount: number): { text: string; rows: number } {
-  const rows = turnRows(entry, discount);
-  let out = "";
-  for (const r of rows) out += turnLine(r);
-  return { text: out, rows: rows.length };
+/** The lines of one match, one at a time. */
+export function turnLines(entry: ExportMatch, discount: number): { pieces: Iterable<string>; rows: number } {
+  return { pieces: Iterator.from(turnRows(entry, discount)).map(turnLine), rows: entry.steps.length };
 }

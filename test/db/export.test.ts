@@ -605,6 +605,74 @@ describe.each(BACKENDS)("dataset export filtered by model, opponent and status (
   });
 });
 
+describe.each(BACKENDS)("dataset export of a long match (%s)", (backend) => {
+  // 500 rounds: 1,000 decisions whose observations carry the history, ~9 MB of episode and ~27 MB of turns,
+  // between two short matches.
+  const long = playRecorded({
+    id: "long-ipd",
+    game: "ipd",
+    config: { rounds: 500 },
+    strategies: ["tit-for-tat", "random"],
+    createdAt: at(1),
+  });
+  const short = [0, 2].map((i) =>
+    playRecorded({ id: `short-${i}`, game: "kuhn-poker", strategies: ["random"], createdAt: at(i) })
+  );
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    await writeRecorded(t.store, [short[0], long, short[1]]);
+  });
+  afterAll(() => t.close());
+
+  /** The chunks of an export, and for each whether progress was told just before it (it ends a whole match). */
+  async function chunked(format: ExportFormat) {
+    const chunks: { bytes: Uint8Array; told: boolean }[] = [];
+    let told = false;
+    const options = { filter: {}, onProgress: () => (told = true) };
+    for await (const bytes of exportDataset(t.store, format, options)) {
+      chunks.push({ bytes, told });
+      told = false;
+    }
+    return chunks;
+  }
+  const joined = (chunks: { bytes: Uint8Array }[]) => new Uint8Array(chunks.flatMap((c) => [...c.bytes]));
+
+  for (const format of ["episodes.jsonl", "turns.jsonl", "verl.jsonl"] as const) {
+    it(`hands ${format} over in chunks of about a megabyte, progress told only where a match ends`, async () => {
+      const chunks = await chunked(format);
+      expect(Math.max(...chunks.map((c) => c.bytes.length))).toBeLessThan(1.5 * 2 ** 20);
+      expect(chunks.filter((c) => !c.told).length).toBeGreaterThan(4); // the long match, in pieces
+      let text = "";
+      for (const { bytes, told } of chunks) {
+        text += new TextDecoder().decode(bytes);
+        if (!told) continue;
+        // Everything handed over up to a told chunk is whole lines, the last one a match's last.
+        expect(text.endsWith("\n")).toBe(true);
+        const last = JSON.parse(text.slice(text.lastIndexOf("\n", text.length - 2) + 1)) as Row;
+        expect((last.extra_info as Row | undefined)?.cursor ?? last.cursor).toEqual(expect.any(String));
+      }
+      const rows = lines(joined(chunks));
+      const episodes = format === "episodes.jsonl";
+      expect(rows).toHaveLength(episodes ? 3 : 2 * 500 + short.reduce((n, r) => n + r.steps.length, 0));
+      if (episodes) expect(rows[1].steps).toEqual(long.steps.map(episodeStep("ipd")));
+      else {
+        const longRows = rows.filter((r) => key(r).startsWith("long-ipd#"));
+        expect(longRows.map((r) => (r.extra_info as Row | undefined)?.seq ?? r.seq)).toEqual(
+          long.steps.map((s) => s.seq),
+        );
+      }
+    });
+  }
+
+  it("writes it to Parquet a record batch of about 4 million characters at a time, reading back equal to turns.jsonl", async () => {
+    const turns = await jsonl(t.store, "turns.jsonl");
+    const { bytes } = await collect(t.store, "parquet");
+    const withoutCursor = (rows: Row[]) => rows.map(({ cursor, ...r }) => ({ ...r, cursor: cursor !== null }));
+    expect(withoutCursor(parquetRows(bytes))).toEqual(withoutCursor(turns));
+  });
+});
+
 describe.each(BACKENDS)("dataset export of matches the server's Match recorded (%s)", (backend) => {
   let t: TestStore;
   let ids: string[];
