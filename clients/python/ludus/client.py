@@ -180,26 +180,38 @@ class _Seat:
 
 @dataclass
 class _Waiter:
-    """A queued ticket waiting for its match."""
+    """A queued ticket waiting for its match, or a ``join`` waiting for its match to start."""
 
-    game: str
+    game: str | None
+    """The ticket's game; None for a join."""
     variant: str | None
     self_play: bool
     policy: Policy
     future: asyncio.Future[_Seat]
     ticket: str | None = None
     """The ticket ``queued`` returned, to cancel it."""
+    invite: str | None = None
+    """For a join: the invite it was sent with."""
+    joined: bool = False
+    """For a join: the server took the seat (its ``pong`` came, and no refusal before it)."""
+    match: str | None = None
+    """For a join: its match, once a resume's ``created`` named it (the server does not echo the invite)."""
 
 
 @dataclass
 class _Request:
-    """A frame the server answers in order: ``queue`` with ``queued``, ``create`` with ``created``, or an error."""
+    """A frame the server answers in order: ``queue`` with ``queued``, ``create`` with ``created``, ``join`` (and
+    the ``ping`` after it) with ``pong``, or an error."""
 
     answer: str
     on_answer: Callable[[Frame, list[_Seat]], None]
     on_error: Callable[[LudusError], None]
     policy: Policy | None = None
     """For ``create``: who plays the seats ``created`` names."""
+    about: str | None = None
+    """For ``join``: the invite, which its error frames name in ``match``."""
+    ping: int | None = None
+    """For ``join``: the id of the ping sent after it. A refused join's pong still comes, and must answer nothing."""
 
 
 class _Dropped(LudusError):
@@ -211,12 +223,13 @@ class _Dropped(LudusError):
 
 @dataclass(frozen=True)
 class PrivateMatch:
-    """A match this client created: give ``invite`` to whoever should take an open seat."""
+    """A match this client created (give ``invite`` to whoever should take an open seat) or joined by its invite."""
 
     match: str
     invite: str
     seats: list[int]
-    """Every seat this client plays in the match: the one asked for, then the ``"self"`` opponents."""
+    """Every seat this client plays in the match: the one asked for, then the ``"self"`` opponents; for a join, the
+    seat it took."""
     _ends: list[asyncio.Future[MatchResult]] = field(repr=False)
 
     async def results(self) -> list[MatchResult]:
@@ -280,6 +293,8 @@ class LudusClient:
         self._waiters: list[_Waiter] = []
         self._requests: deque[_Request] = deque()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._pings = 0
+        """The id of the latest ping sent (after each ``join``)."""
         self._up: asyncio.Future[None] | None = None
         """Settles at the next (re)connection: what waits for the server to come back awaits it."""
         self._connected = False
@@ -379,33 +394,80 @@ class LudusClient:
                 frame[name] = dict(value) if name == "config" else value
         if opponents is not None:
             frame["opponents"] = {str(k): v for k, v in opponents.items()}
+        created, seats = await self._ask([frame], "created", policy=chosen)
+        return PrivateMatch(created["match"], created["invite"], [s.seat for s in seats], [s.future for s in seats])
+
+    async def join(self, invite: str, *, policy: Policy | None = None) -> PrivateMatch:
+        """Takes the first open seat of the match ``invite`` names (the ``join`` frame; the invite comes from its
+        creator's ``create``). Returns once the match starts, that is once every open seat is taken;
+        ``await match.results()`` waits for its end. The seat is played with ``policy`` and resumed after a
+        reconnect like any other. While the server stops to restart (``server_stopping``), it waits for the
+        reconnect and asks again.
+
+        :raises LudusError: the server refused the seat: ``match_full`` (no open seat is left), ``already_seated``
+            (this token sits in the match: for self-play use ``"self"`` opponents), ``unknown_match`` (no live match
+            has that invite; a match id is not an invite), ``too_many_matches``.
+        :raises LudusConnectionError: the connection dropped before the server answered.
+        """
+        chosen = self._policy(policy)
+        waiter = _Waiter(None, None, False, chosen, asyncio.get_running_loop().create_future(), invite=invite)
+        self._waiters.append(waiter)
+        try:
+            # `join` has no answer of its own until the match starts: the `pong` to a ping sent after it says
+            # that the server took the seat, as the server answers a connection's frames in order.
+            self._pings += 1
+            ping = {"type": "ping", "id": self._pings}
+            await self._ask([{"type": "join", "match": invite}, ping], "pong", about=invite, ping=self._pings)
+            waiter.joined = True
+            self._assign()  # a seat that came back by a resume (the join was given a match id of ours) is its
+            seat = await waiter.future
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return PrivateMatch(seat.match, invite, [seat.seat], [seat.future])
+
+    async def _ask(
+        self,
+        frames: list[Frame],
+        answer: str,
+        *,
+        policy: Policy | None = None,
+        about: str | None = None,
+        ping: int | None = None,
+    ) -> tuple[Frame, list[_Seat]]:
+        """Sends ``frames`` and waits for ``answer`` (or the error that refuses them). While the server stops to
+        restart (``server_stopping``), it waits for the reconnect and asks again.
+
+        :raises LudusConnectionError: the connection dropped before the server answered.
+        """
         while True:
             await self._when_up()
             answered: asyncio.Future[tuple[Frame, list[_Seat]]] = asyncio.get_running_loop().create_future()
             self._requests.append(
                 _Request(
-                    "created",
-                    lambda created, seats, f=answered: f.done() or f.set_result((created, seats)),
+                    answer,
+                    lambda frame, seats, f=answered: f.done() or f.set_result((frame, seats)),
                     lambda error, f=answered: f.done() or f.set_exception(error),
-                    chosen,
+                    policy,
+                    about,
+                    ping,
                 )
             )
-            await self._send_quiet(frame)
+            for frame in frames:
+                await self._send_quiet(frame)
             try:
-                created, seats = await answered
+                return await answered
             except _Dropped as e:
                 raise LudusConnectionError(self.url, e.message) from e
             except LudusError as e:
                 if e.code != "server_stopping":
                     raise
-                log.warning("%s; creating the match again once the server is back", e.message)
+                log.warning("%s; sending `%s` again once the server is back", e.message, frames[0]["type"])
                 await self._next_connection()
-                continue
-            return PrivateMatch(created["match"], created["invite"], [s.seat for s in seats], [s.future for s in seats])
 
     def _policy(self, policy: Policy | None) -> Policy:
         if self._reader is None:
-            raise RuntimeError("call connect() (or use `async with`) before play() or create()")
+            raise RuntimeError("call connect() (or use `async with`) before play(), create() or join()")
         return policy if policy is not None else (lambda _obs, legal, _turn: random_action(legal))
 
     async def _queue(self, game: str, variant: str | None, policy: Policy, self_play: bool) -> _Seat:
@@ -524,10 +586,16 @@ class LudusClient:
                     ) from e
                 log.warning("reconnect %d failed: %s", attempt, e.message)
                 delay = min(delay * 2, 5.0)
-        for match in dict.fromkeys(seat.match for seat in self._seats.values()):
+        resumed = dict.fromkeys(seat.match for seat in self._seats.values())
+        if any(w.joined for w in self._waiters):
+            # A seat taken by invite is unknown here until its match starts: the token's other matches are resumed
+            # too, and the waiting one's `created` (or its `match_start`, if it started meanwhile) names it.
+            resumed.update(dict.fromkeys(self.welcome["matches"] if self.welcome else []))
+        for match in resumed:
             await self._send_quiet({"type": "resume", "match": match})
         for waiter in self._waiters:
-            await self._send_queue(waiter)
+            if waiter.invite is None:
+                await self._send_queue(waiter)
         up, self._up = self._up, _settled_later()
         if up is not None and not up.done():
             up.set_result(None)
@@ -542,8 +610,8 @@ class LudusClient:
 
     def _dispatch(self, frame: Frame) -> None:
         kind = frame.get("type")
-        if kind == "queued":
-            self._answer("queued", frame, [])
+        if kind in ("queued", "pong"):
+            self._answer(kind, frame, [])
         elif kind == "created":
             self._created(frame)
         elif kind == "match_start":
@@ -563,12 +631,16 @@ class LudusClient:
             self._on_end(frame)
 
     def _answer(self, kind: str, frame: Frame, seats: list[_Seat]) -> None:
-        request = next((r for r in self._requests if r.answer == kind), None)
+        request = next((r for r in self._requests if r.answer == kind and r.ping == frame.get("id")), None)
         if request is not None:
             self._requests.remove(request)
             request.on_answer(frame, seats)
 
     def _created(self, frame: Frame) -> None:
+        joining = next((w for w in self._waiters if w.joined and w.invite == frame["invite"]), None)
+        if joining is not None:
+            joining.match = frame["match"]  # a resume of the match a join waits in
+            return
         known = self._seats.get((frame["match"], frame["seat"]))
         if known is not None and known.policy is not None:
             return  # a resume of a match still waiting for players answers `created` again
@@ -594,24 +666,34 @@ class LudusClient:
         return seat
 
     def _assign(self) -> None:
-        """Gives each seat whose owner is unknown to a queued ticket of its game. A resumed seat is never a
-        ticket's, and while a ``create`` is unanswered any new seat may be its, so those wait."""
-        if any(r.answer == "created" for r in self._requests):
-            return
+        """Gives each seat whose owner is unknown to whoever waits for it: a join that knows its match, else a
+        queued ticket of its game, else a join (the server does not echo the invite, so an invite's match is
+        known by elimination). A resumed seat is never a ticket's, and while a ``create`` is unanswered any new
+        seat may be its, so those wait."""
+        creating = any(r.answer == "created" for r in self._requests)
         for seat in list(self._seats.values()):
-            if seat.policy is not None or seat.start is None or seat.start.get("resumed"):
+            if seat.policy is not None or seat.start is None:
                 continue
-            game, variant = seat.start["game"], seat.start["variant"]
-            waiter = next(
-                (w for w in self._waiters if w.game == game and w.variant in (None, variant)),
-                None,
-            )
+            waiter = self._waiter_of(seat, creating)
             if waiter is None:
                 continue
             self._waiters.remove(waiter)
             self._claim(seat, waiter.policy)
             if not waiter.future.done():
                 waiter.future.set_result(seat)
+
+    def _waiter_of(self, seat: _Seat, creating: bool) -> _Waiter | None:
+        assert seat.start is not None
+        joins = [w for w in self._waiters if w.invite is not None]
+        bound = next((w for w in joins if w.match == seat.match), None)
+        if bound is not None or creating:
+            return bound
+        if seat.start.get("resumed"):
+            # Only a join's reconnect resumes matches this client had no seat in: this one started meanwhile.
+            return next((w for w in joins if w.joined and w.match is None), None)
+        game, variant = seat.start["game"], seat.start["variant"]
+        ticket = next((w for w in self._waiters if w.game == game and w.variant in (None, variant)), None)
+        return ticket or next((w for w in joins if w.match is None), None)
 
     def _on_turn(self, seat: _Seat, turn: Frame) -> None:
         if seat.answer is not None and seat.answer["seq"] == turn["seq"]:
@@ -658,10 +740,19 @@ class LudusClient:
         code, match, seq = error["code"], error.get("match"), error.get("seq")
         seats = [s for s in self._seats.values() if s.match == match] if match is not None else []
         if not seats:
-            # Not about a seat of ours: it answers the oldest request (the server answers in order), unless it is a
-            # refused `cancel` (sent without a request) or a rate-limit notice.
-            if seq is None and code not in ("unknown_ticket", "rate_limited") and self._requests:
-                self._requests.popleft().on_error(LudusError(code, error["message"]))
+            # Not about a seat of ours: one that names a match refuses the join with that invite, if any (it may
+            # be a resume's refusal); one that names none answers the oldest request (the server answers in
+            # order), unless it is a refused `cancel` (sent without a request) or a rate-limit notice.
+            if seq is not None or code in ("unknown_ticket", "rate_limited"):
+                return
+            request = (
+                next((r for r in self._requests if r.about == match), None)
+                if match is not None
+                else (self._requests[0] if self._requests else None)
+            )
+            if request is not None:
+                self._requests.remove(request)
+                request.on_error(LudusError(code, error["message"]))
             return
         if seq is None:
             # A resume refused (the hold expired, or the match ended too long ago), or the seats taken over by
