@@ -199,6 +199,44 @@ except LudusError as e:
     print(json.dumps({"raised": [type(e).__name__, e.code, e.message]}))
 `;
 
+/**
+ * A Gymnasium episode whose seat 1 is "open": on_invite hands the invite to a remote bot, a LudusClient on another
+ * token in its own thread, which joins and plays random legal actions; the env plays the lowest legal id.
+ */
+const OPEN_SEAT = `
+import asyncio, json, sys, threading
+import numpy as np
+from ludus import LudusClient, random_action
+from ludus.envs.gymnasium import LudusEnv
+
+url, token, remote_token = sys.argv[1], sys.argv[2], sys.argv[3]
+remote = {}
+
+async def join(invite):
+    async with LudusClient(url, remote_token) as client:
+        joined = await client.join(invite, policy=lambda observation, legal, turn: random_action(legal))
+        remote["seats"] = joined.seats
+        [result] = await joined.results()
+        remote["result"] = vars(result)
+
+threads = []
+def on_invite(invite):
+    remote["invite"] = invite
+    threads.append(threading.Thread(target=asyncio.run, args=(join(invite),)))
+    threads[0].start()
+
+env = LudusEnv(url, token, "kuhn-poker", opponents={1: "open"}, on_invite=on_invite)
+observation, info = env.reset(seed=3)
+rewards, terminated = [], False
+while not terminated:
+    observation, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    rewards.append(reward)
+threads[0].join()
+print(json.dumps({"match": env.match.id, "invite": env.match.invite, "rewards": rewards, "info": {
+    k: info[k] for k in ("returns", "statuses", "reason")}, "remote": remote}))
+env.close()
+`;
+
 describe.skipIf(!ready)(suite, () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
@@ -224,6 +262,27 @@ describe.skipIf(!ready)(suite, () => {
       const tokenSeats = record!.seats.filter((s) => s?.name === "py-api").length;
       expect(tokenSeats, `${kind} ${game}`).toBe(kind === "aec" ? record!.seats.length : 1);
     }
+  });
+
+  it('plays an episode against a remote bot that takes the "open" seat with the invite on_invite hands it', async () => {
+    const report = await py(
+      OPEN_SEAT,
+      server.wsUrl,
+      await server.token("py-gym-host"),
+      await server.token("py-gym-guest"),
+    );
+    expect(report.remote.invite).toBe(report.invite);
+    expect(report.remote.seats).toEqual([1]);
+    expect(report.rewards.slice(0, -1).every((r: number) => r === 0)).toBe(true);
+    const record = await server.server.store.match(report.match);
+    expect(record!.seats.map((s) => s?.name)).toEqual(["py-gym-host", "py-gym-guest"]);
+    expect(record!.seed).toBe("3");
+    // The last step's reward is seat 0's return, as the store and the remote bot have it.
+    const returns = record!.returns!;
+    expect(report.rewards.at(-1)).toBe(returns[0]);
+    expect(report.info).toEqual({ returns, statuses: ["DONE", "DONE"], reason: "completed" });
+    expect(report.remote.result).toMatchObject({ match: report.match, seat: 1, returns });
+    expect(returns[0] + returns[1]).toBe(0);
   });
 
   it("gives the same observations for the same seed, and others for another", async () => {

@@ -151,6 +151,54 @@ async def main():
 asyncio.run(main())
 `;
 
+/**
+ * Invites, each client on its own token: A creates a Kuhn match with an open seat and joins it itself (refused); B
+ * takes the seat through argv[3] (the test's relay, which cuts B's first connection at its first turn); C joins the
+ * full match, then an invite nobody issued; D (one match at most) holds a match and joins E's. A's first decision waits
+ * until C was refused, so that the match is still live and full then.
+ */
+const JOIN_SCRIPT = `
+import asyncio, json, sys
+sys.path.insert(0, "clients/python")
+from ludus import LudusClient, LudusError, random_action
+
+url, relayed, tokens = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+async def refusal(work):
+    try:
+        await work
+    except LudusError as e:
+        return [type(e).__name__, e.code, e.message]
+    return None
+
+async def main():
+    full_checked = asyncio.Event()
+
+    async def first_waits(observation, legal, turn):
+        await full_checked.wait()
+        return random_action(legal)
+
+    async with LudusClient(url, tokens[0]) as a, LudusClient(relayed, tokens[1], reconnect_delay=0.05) as b, \\
+            LudusClient(url, tokens[2]) as c, LudusClient(url, tokens[3]) as d, LudusClient(url, tokens[4]) as e:
+        created = await a.create("kuhn-poker", config={"rounds": 3}, opponents={1: "open"}, seed="11",
+                                 policy=first_waits)
+        own = await refusal(a.join(created.invite))
+        joined = await b.join(created.invite)
+        full = await refusal(c.join(created.invite))
+        unknown = await refusal(c.join("no-such-invite"))
+        full_checked.set()
+        await d.create("kuhn-poker", opponents={1: "open"})
+        other = await e.create("kuhn-poker", opponents={1: "open"})
+        too_many = await refusal(d.join(other.invite))
+        [mine] = await created.results()
+        [theirs] = await joined.results()
+    print(json.dumps({"created": [created.match, created.seats], "joined": [joined.match, joined.invite, joined.seats],
+                      "results": [vars(mine), vars(theirs)], "own": own, "full": full, "unknown": unknown,
+                      "too_many": too_many, "other": other.match}))
+
+asyncio.run(main())
+`;
+
 const MATCH_LINE = /^match \S+ seat [01] return [+-]?\d+ \(completed, \d+ steps\)$/gm;
 
 const TURN = '"type":"turn"';
@@ -322,6 +370,63 @@ describe.skipIf(!hasWebsockets)(`${suite}: several seats of its own`, () => {
         expect(report.asked[results[0].match][row.seq], `decision ${row.seq}`).toBe(row.seat);
         expect(row.defaulted).toBeNull();
       }
+    }
+  });
+});
+
+describe.skipIf(!hasWebsockets)(`${suite}: joining by invite`, () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("takes an open seat by invite and plays it to the end through a dropped socket; refusals carry the server's code", async () => {
+    const relay = await flakyRelay(Number(new URL(server.url).port));
+    try {
+      const tokens = [
+        await server.token("py-host"),
+        await server.token("py-guest"),
+        await server.token("py-late"),
+        await server.token("py-busy", "bot", 1),
+        await server.token("py-other"),
+      ];
+      const run = await runPython("-c", JOIN_SCRIPT, server.wsUrl, `ws://127.0.0.1:${relay.port}/bot`, ...tokens);
+      expect(run.code, run.err).toBe(0);
+      const report = JSON.parse(run.out);
+      const [match, seats] = report.created;
+      expect(seats).toEqual([0]);
+      expect(report.joined).toEqual([match, expect.any(String), [1]]);
+      // The guest's socket was cut at its first turn; it resumed and answered every decision itself.
+      expect(relay.cuts()).toBe(1);
+      expect(run.err).toMatch(/connection to \S+ lost .*; reconnecting/);
+      const [mine, theirs] = report.results;
+      expect([mine.match, mine.seat, mine.reason]).toEqual([match, 0, "completed"]);
+      expect([theirs.match, theirs.seat, theirs.reason]).toEqual([match, 1, "completed"]);
+      expect(theirs.returns).toEqual(mine.returns);
+      expect(mine.returns[0] + mine.returns[1]).toBe(0);
+      const record = await server.server.store.match(match);
+      expect(record!.seats.map((s) => s?.name)).toEqual(["py-host", "py-guest"]);
+      expect(record!.returns).toEqual(mine.returns);
+      const steps = await server.server.store.steps(match);
+      expect(steps.length).toBeGreaterThan(0);
+      expect(steps.every((row) => row.defaulted === null)).toBe(true);
+
+      expect(report.own.slice(0, 2)).toEqual(["LudusError", "already_seated"]);
+      expect(report.own[2]).toContain(`this token already sits in seat 0 of match ${match}`);
+      expect(report.full).toEqual(["LudusError", "match_full", `match ${match} has no open seat`]);
+      expect(report.unknown).toEqual(["LudusError", "unknown_match", "no live match or invite `no-such-invite`"]);
+      expect(report.too_many).toEqual([
+        "LudusError",
+        "too_many_matches",
+        "this token may be in 1 matches or queues at once; it is in 1",
+      ]);
+      // The refused join took nothing: the other match's seat is still open.
+      expect(server.server.matches.get(report.other)!.openSeats()).toEqual([1]);
+    } finally {
+      relay.close();
     }
   });
 });
