@@ -3,6 +3,8 @@ import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { matchRoutes } from "../../server/api/matches.ts";
 import { LiveMatches } from "../../server/match/live-matches.ts";
 import { type RunningServer, startHttpServer } from "../../server/http.ts";
+import { writeRecorded } from "../support/recorded-matches.ts";
+import { SEAT_FILTER_EXPECTED, SEAT_FILTER_MATCHES } from "../support/seat-filter-matches.ts";
 import { seedStore } from "../support/seed-store.ts";
 import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
 
@@ -135,7 +137,7 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
       ["/matches?from=2026-01-02&to=2026-01-01", /`from` must be earlier than `to`/],
       [
         "/matches?colour=red",
-        /unknown parameter `colour`; allowed: game, version, variant, participant, player, from, to, limit, cursor/,
+        /unknown parameter `colour`; allowed: game, version, variant, participant, player, model, opponent, status, from,/,
       ],
       ["/matches?game=ipd&game=kuhn-poker", /`game` is given more than once/],
       ["/matches?cursor=garbage", /`cursor` is not a cursor this server issued/],
@@ -298,5 +300,32 @@ describe.each(BACKENDS)("the replay HTTP API on %s", (backend) => {
     expect(body.error.code).toBe("not_replayable");
     expect(body.error.message).toMatch(/recorded with kuhn-poker version 99; this build has version 1/);
     expect((await get(`/matches/${match.id}`)).status).toBe(200);
+  });
+});
+
+describe.each(BACKENDS)("GET /matches filtered by model, opponent and status on %s", (backend) => {
+  let t: TestStore;
+  let server: RunningServer;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    await writeRecorded(t.store, SEAT_FILTER_MATCHES);
+    server = await startHttpServer({ port: 0, host: "127.0.0.1" }, { routes: [matchRoutes(t.store)] });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await t.close();
+  });
+
+  it("lists the matches each filter selects, as the datasets do", async () => {
+    for (const { filter, ids } of SEAT_FILTER_EXPECTED) {
+      const query = new URLSearchParams({ ...filter, order: "asc" });
+      const res = await fetch(`${server.url}/matches?${query}`);
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body.matches.map((m: Summary) => m.id), query.toString()).toEqual(ids);
+    }
+    const bad = await fetch(`${server.url}/matches?status=done`);
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toMatch(/`status` is a seat status \(ACTIVE, DONE/);
   });
 });
