@@ -44,7 +44,7 @@ const py = async (script: string, ...args: string[]) => {
 
 const API_TESTS = `
 import json, sys
-from pettingzoo.test import api_test, parallel_api_test
+from pettingzoo.test import api_test, parallel_api_test, render_test
 from gymnasium.utils.env_checker import check_env
 from ludus.envs.pettingzoo import LudusAECEnv, parallel_env
 from ludus.envs.gymnasium import LudusEnv
@@ -56,12 +56,14 @@ for game in ("kuhn-poker", "ipd", "tic-tac-toe"):
     api_test(env, num_cycles=50)
     checked.append(["aec", game, env.match.id])
     env.close()
+render_test(lambda render_mode: LudusAECEnv(url, token, "kuhn-poker", render_mode=render_mode))
 env = parallel_env(url, token, "ipd")
 parallel_api_test(env, num_cycles=50)
 env.close()
 for game, opponents in (("kuhn-poker", {1: "strategy:random"}), ("leduc-poker", None)):
-    env = LudusEnv(url, token, game, opponents=opponents)
-    check_env(env, skip_render_check=True)
+    env = LudusEnv(url, token, game, opponents=opponents, text=True, render_mode="ansi")
+    check_env(env)
+    assert isinstance(env.render(), str) and env.render(), env.render()
     checked.append(["gym", game, env.match.id])
     env.close()
 print(json.dumps(checked))

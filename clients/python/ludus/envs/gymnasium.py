@@ -26,7 +26,7 @@ from gymnasium import spaces
 
 from ..client import ActionId, Frame
 from .numeric import NumericFace
-from .sync import Decision, LiveMatch, SyncClient
+from .sync import RENDER_MODES, Decision, LiveMatch, SyncClient, check_render_mode, render
 
 __all__ = ["LudusEnv"]
 
@@ -48,7 +48,7 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
     :raises LudusConnectionError: the server cannot be reached.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": RENDER_MODES}
 
     def __init__(
         self,
@@ -65,9 +65,7 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         client_options: Mapping[str, Any] | None = None,
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f'render_mode is None or "ansi", got {render_mode!r}')
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.face = NumericFace.of(url, game, variant)
         if not 0 <= seat < self.face.seats:
             raise ValueError(f"seat {seat} is not a seat of {game}: seats are 0 to {self.face.seats - 1}")
@@ -132,15 +130,8 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
         return self._last.copy(), 0.0, False, False, self._info(self._decision.turn)
 
     def render(self) -> str | None:
-        """With ``render_mode="ansi"``: the server's text for the open decision (``text=True``), or the match's outcome."""
-        if self.render_mode is None:
-            return None
-        if self._decision is not None:
-            return str(self._decision.turn.get("text", self._decision.turn["observation"]))
-        if self.match is not None and self.match.results:
-            result = self.match.results[0]
-            return f"match {result.match} {result.reason}: returns {result.returns}"
-        return ""
+        """In ``render_mode`` ``"ansi"`` (returned) or ``"human"`` (printed): the server's text for the open decision (``text=True``), or the match's outcome."""
+        return render(self.render_mode, self._decision, self.match)
 
     def close(self) -> None:
         """Abandons a match still going and closes the connection."""

@@ -27,7 +27,7 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 from ..client import ActionId
 from .numeric import NumericFace
-from .sync import Decision, LiveMatch, SyncClient
+from .sync import RENDER_MODES, Decision, LiveMatch, SyncClient, check_render_mode, render
 
 __all__ = ["LudusAECEnv", "parallel_env"]
 
@@ -46,7 +46,7 @@ class LudusAECEnv(AECEnv):
     :raises LudusConnectionError: the server cannot be reached.
     """
 
-    metadata = {"name": "ludus_aec_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata = {"name": "ludus_aec_v0", "render_modes": RENDER_MODES, "is_parallelizable": True}
 
     def __init__(
         self,
@@ -61,9 +61,7 @@ class LudusAECEnv(AECEnv):
         client_options: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f'render_mode is None or "ansi", got {render_mode!r}')
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.face = NumericFace.of(url, game, variant)
         self.config = dict(config) if config is not None else None
         self.possible_agents = [f"player_{seat}" for seat in range(self.face.seats)]
@@ -132,15 +130,8 @@ class LudusAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> str | None:
-        """With ``render_mode="ansi"``: the server's text for the seat to act (``text=True``), or the match's outcome."""
-        if self.render_mode is None:
-            return None
-        if self._decision is not None:
-            return str(self._decision.turn.get("text", self._decision.turn["observation"]))
-        if self.match is not None and self.match.results:
-            result = self.match.results[0]
-            return f"match {result.match} {result.reason}: returns {result.returns}"
-        return ""
+        """In ``render_mode`` ``"ansi"`` (returned) or ``"human"`` (printed): the server's text for the seat to act (``text=True``), or the match's outcome."""
+        return render(self.render_mode, self._decision, self.match)
 
     def close(self) -> None:
         """Abandons a match still going and closes the connection."""

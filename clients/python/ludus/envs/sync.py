@@ -30,7 +30,7 @@ from ..client import (
     Withdraw,
 )
 
-__all__ = ["Decision", "LiveMatch", "SyncClient", "game_info", "variant_info"]
+__all__ = ["Decision", "LiveMatch", "RENDER_MODES", "SyncClient", "check_render_mode", "game_info", "render", "variant_info"]
 
 
 @dataclass
@@ -336,3 +336,32 @@ def variant_info(info: Mapping[str, Any], variant: str | None) -> dict[str, Any]
             "bad_config", f"{info['id']} has no variant {name!r}; variants: {', '.join(sorted(variants))}"
         )
     return {"name": name, **variants[name]}
+
+
+
+RENDER_MODES = ["human", "ansi"]
+"""What the environments' ``render()`` offers: ``"ansi"`` returns the text, ``"human"`` prints it."""
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode not in (None, *RENDER_MODES):
+        raise ValueError(f"render_mode is None, {' or '.join(map(repr, RENDER_MODES))}, got {render_mode!r}")
+    return render_mode
+
+
+def render(render_mode: str | None, decision: Decision | None, match: LiveMatch | None) -> str | None:
+    """An environment's ``render()``: the server's text for the open decision (its observation when the client did not
+    ask for text), or the match's outcome once it ended; returned in ``"ansi"`` mode, printed in ``"human"`` mode."""
+    if render_mode is None:
+        return None
+    if decision is not None:
+        shown = str(decision.turn.get("text", decision.turn["observation"]))
+    elif match is not None and match.results:
+        result = match.results[0]
+        shown = f"match {result.match} {result.reason}: returns {result.returns}"
+    else:
+        shown = ""
+    if render_mode == "human":
+        print(shown)
+        return None
+    return shown
