@@ -110,6 +110,12 @@ export interface CreateFrame {
    * are open.
    */
   readonly opponents?: Readonly<Record<string, string>>;
+  /**
+   * Who plays each of this connection's seats here (`seat` and its `"self"` opponents), by seat index, where they
+   * differ (several models over one connection): recorded for that seat in place of `auth.agent`. A seat not
+   * named keeps `auth.agent`.
+   */
+  readonly agents?: Readonly<Record<string, AgentInfo>>;
   /** Fix the match's seed (for reproducible research matches); a fresh random one by default. */
   readonly seed?: string;
   /**

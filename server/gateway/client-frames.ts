@@ -30,6 +30,31 @@ const id = z.string().min(1).max(128);
 /** A seat number: games have at most a few dozen seats; the match checks it against its own count. */
 const seat = z.number().int().min(0).max(1023);
 
+/** Who plays behind a token (`auth.agent`) or one seat (`create.agents`), as the record keeps it: bounded. */
+const agent = z.strictObject({
+  model: z.string().min(1).max(256).optional(),
+  endpoint: z.string().min(1).max(1024).optional(),
+  sampling: z.record(
+    z.string().max(64),
+    z.union([z.string().max(256), z.number(), z.boolean(), z.null()], {
+      error: "a sampling value is a string, a number, a boolean or null",
+    }),
+  ).refine((o) => Object.keys(o).length <= 32, "at most 32 sampling parameters").optional(),
+}, {
+  error: (issue) =>
+    issue.code === "unrecognized_keys" || issue.code === "invalid_type"
+      ? 'an agent is an object of `model`, `endpoint` and `sampling`, e.g. {"model": "m", "sampling": {"temperature": 0.7}}'
+      : undefined,
+});
+/** A record keyed by seat number (`create.opponents`, `create.agents`). */
+const bySeat = <T extends z.ZodType>(what: string, value: T, example: string) =>
+  z.record(z.string().regex(/^\d{1,4}$/), value, {
+    error: (issue) =>
+      issue.code === "invalid_type" || issue.code === "invalid_key"
+        ? `${what} are an object keyed by seat number, e.g. ${example}`
+        : undefined,
+  });
+
 // A Map, not an object: a client's `type` must never find an inherited property (`constructor`, `toString`).
 const schemas = new Map<string, z.ZodType>([
   [
@@ -39,14 +64,7 @@ const schemas = new Map<string, z.ZodType>([
       token: z.string().max(256),
       text: z.boolean().optional(),
       numeric: z.boolean().optional(),
-      agent: z.strictObject({
-        model: z.string().min(1).max(256).optional(),
-        endpoint: z.string().min(1).max(1024).optional(),
-        sampling: z.record(
-          z.string().max(64),
-          z.union([z.string().max(256), z.number(), z.boolean(), z.null()]),
-        ).refine((o) => Object.keys(o).length <= 32, "at most 32 sampling parameters").optional(),
-      }).optional(),
+      agent: agent.optional(),
     }),
   ],
   [
@@ -68,8 +86,8 @@ const schemas = new Map<string, z.ZodType>([
       variant: id.optional(),
       config: z.record(z.string(), z.unknown()).optional(),
       seat: seat.nullable().optional(),
-      opponents: z.record(z.string().regex(/^\d{1,4}$/, "opponents are keyed by seat number"), z.string().max(128))
-        .optional(),
+      opponents: bySeat("opponents", z.string().max(128), '{"1": "strategy:random"}').optional(),
+      agents: bySeat("agents", agent, '{"1": {"model": "m"}}').optional(),
       seed: z.string().min(1).max(128).optional(),
       group: id.optional(),
     }),

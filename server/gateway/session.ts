@@ -46,7 +46,10 @@ export class BotSession {
   private text = false;
   /** Whether this connection asked for the numeric face (tensors and legal ids in its turns). */
   private numeric = false;
-  /** Who plays behind the token, as its `auth` declared it: recorded with every seat this connection takes. */
+  /**
+   * Who plays behind the token, as its `auth` declared it: recorded with every seat this connection takes, but
+   * those a `create` names in its `agents`.
+   */
   private agent?: AgentInfo;
   private readonly seated = new Map<string, Seated>();
   private readonly tickets = new Set<string>();
@@ -275,8 +278,16 @@ export class BotSession {
 
   private create(frame: CreateFrame): void {
     if (!this.checkCapacity()) return;
-    const { type: _, ...request } = frame;
-    const { match, seats } = this.gateway.matches.createPrivate(request, this.participant());
+    const { type: _, agents, ...request } = frame;
+    const { match, seats } = this.gateway.matches.createPrivate(
+      {
+        ...request,
+        ...(agents && {
+          agents: Object.fromEntries(Object.entries(agents).map(([seat, agent]) => [seat, recordedAgent(agent)])),
+        }),
+      },
+      this.participant(),
+    );
     this.announce(match, seats, true);
   }
 
@@ -444,7 +455,10 @@ export class BotSession {
   }
 }
 
-/** An agent as recorded: its endpoint without credentials, query or fragment (an API key in a URL stays out). */
+/**
+ * An agent as recorded (`auth.agent`, each of `create.agents`): its endpoint without credentials, query or
+ * fragment (an API key in a URL stays out).
+ */
 function recordedAgent(agent: AgentInfo): AgentInfo {
   if (agent.endpoint === undefined) return agent;
   let endpoint = agent.endpoint;

@@ -280,7 +280,18 @@ export class LiveMatches {
             throw error;
           }
         }
-        return { kind: seat.kind, name: seat.name, ...(seat.tokenId ? { tokenId: seat.tokenId } : {}), ...learner };
+        // The agent the seat was recorded with (model, endpoint, sampling) stays with it across the restart.
+        const { model, endpoint, sampling } = seat;
+        const agent = model ?? endpoint ?? sampling
+          ? { agent: { ...(model && { model }), ...(endpoint && { endpoint }), ...(sampling && { sampling }) } }
+          : {};
+        return {
+          kind: seat.kind,
+          name: seat.name,
+          ...(seat.tokenId ? { tokenId: seat.tokenId } : {}),
+          ...agent,
+          ...learner,
+        };
       }),
       clocks: this.options.clocks,
       conduct: record.conduct as ConductPolicy,
@@ -296,7 +307,8 @@ export class LiveMatches {
   /**
    * Opens a private match: the creator's seat (default 0) goes to `creator`, or stays open for them to claim
    * on joining; each named opponent is `"open"` (for the invite), `"strategy:<name[:arg]>"`, or `"self"`
-   * (the creator plays that seat too). Every seat number is checked against the game's seats first.
+   * (the creator plays that seat too); `agents` gives the creator's seats their own agents. Every seat number is
+   * checked against the game's seats first.
    * Returns the creator's seats: its own first, then its `"self"` seats.
    */
   createPrivate(request: PrivateMatchRequest, creator?: Participant): { match: Match; seats: number[] } {
@@ -343,6 +355,24 @@ export class LiveMatches {
       }
     }
     if (mine !== null) seats[mine] = creator;
+    // Several models over one connection: a seat's own agent is recorded in place of the creator's.
+    for (const [key, agent] of Object.entries(request.agents ?? {})) {
+      const seat = seatNumber(key, "`agents` seat");
+      if (!creator || !own.includes(seat)) {
+        const held = seats[seat];
+        throw new MatchRequestError(
+          "bad_config",
+          `\`agents\` names seat ${seat}, which ${
+            held && "strategy" in held
+              ? `the server plays (${JSON.stringify(held.strategy)})`
+              : "is open for the invite"
+          }: agents are for the seats this connection plays here (${
+            own.length ? `seat${own.length > 1 ? "s" : ""} ${own.join(", ")}` : "none"
+          }: \`seat\` and the "self" opponents)`,
+        );
+      }
+      seats[seat] = { ...creator, agent };
+    }
     const { variant, seed, group } = request;
     return {
       match: this.create({ game: game.id, variant, config: request.config, seed, group, seats, announced: true }),
