@@ -49,7 +49,7 @@ export async function seatGeneration(options: GenerationOptions): Promise<Seated
     url: options.url,
     token: options.token,
     text: true,
-    agent: agentInfo([options.agent.chat]),
+    agent: agentInfo(options.agent.chat),
   });
   agent.attach(bot.connection);
   const [first] = llmSeats;

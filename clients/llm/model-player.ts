@@ -28,7 +28,7 @@ export class ModelPlayer {
     readonly name: string;
     readonly agent: LlmAgentOptions;
   }): Promise<ModelPlayer> {
-    const info = agentInfo([options.agent.chat]);
+    const info = agentInfo(options.agent.chat);
     const agent = new LlmAgent(options.agent);
     const bot = await Bot.connect({ url: options.url, token: options.token, text: true, agent: info });
     agent.attach(bot.connection);

@@ -121,10 +121,11 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
     format,
     msgpack,
     text: true,
-    agent: agentInfo(configs.map((c) => c.chat)),
+    // Several players: each match's `create` names every seat's own (`agents`), so the connection declares none.
+    ...(players ? {} : { agent: agentInfo(options.agent.chat) }),
   });
   for (const agent of agents) agent.attach(bot.connection);
-  const lineups = new Map<string, number[]>();
+  const lineups = new Map<string, readonly number[]>();
   try {
     const ends = await bot.play({
       ...rest,
@@ -132,7 +133,17 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
       ...(count === undefined ? {} : { seats: count }),
       policy: agents[0].policy,
       ...(players
-        ? { policyFor: (index: number) => lineupPolicy(agents, index, seatChoice, options.seed, lineups) }
+        ? {
+          policyFor: (index: number) =>
+            lineupPolicy(agents, lineup(players.length, index, seatChoice, options.seed), lineups),
+          agentsFor: (index: number) =>
+            Object.fromEntries(
+              lineup(players.length, index, seatChoice, options.seed).map((player, seat) => [
+                String(seat),
+                agentInfo(players[player].chat),
+              ]),
+            ),
+        }
         : {}),
       signal: signal ? AbortSignal.any([signal, halted]) : halted,
     });
@@ -150,45 +161,31 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
 }
 
 /**
- * The policy of match `index` between several players: `players[0]` sits where the seat choice puts it and the
- * others follow in order, wrapping round. Each turn goes to the agent of the player at its seat.
+ * Which player (an index into `players`) sits at each seat of match `index`: `players[0]` where the seat choice
+ * puts it, the others following in order, wrapping round.
  */
+function lineup(n: number, index: number, choice: SeatChoice = "alternate", seed: string | undefined): number[] {
+  const first = chooseSeat(choice, index, n, seed) % n;
+  return Array.from({ length: n }, (_, seat) => (seat - first + n) % n);
+}
+
+/** The policy of a match between several players seated as `playerAt` says: each turn goes to its seat's agent. */
 function lineupPolicy(
   agents: readonly LlmAgent[],
-  index: number,
-  choice: SeatChoice = "alternate",
-  seed: string | undefined,
-  lineups: Map<string, number[]>,
+  playerAt: readonly number[],
+  lineups: Map<string, readonly number[]>,
 ): Policy {
-  const n = agents.length;
-  const first = chooseSeat(choice, index, n, seed) % n;
-  const playerAt = (seat: number) => (seat - first + n) % n;
   return (observation, legal, turn, error) => {
-    if (!lineups.has(turn.match)) lineups.set(turn.match, Array.from({ length: n }, (_, seat) => playerAt(seat)));
-    return agents[playerAt(turn.seat)].policy(observation, legal, turn, error);
+    if (!lineups.has(turn.match)) lineups.set(turn.match, playerAt);
+    return agents[playerAt[turn.seat]].policy(observation, legal, turn, error);
   };
 }
 
 /**
- * What the record keeps of the models behind the seats (never a key): the model's name, endpoint and sampling; for
- * several models, `mixed`, and each player's model and endpoint among the sampling fields (each decision's `meta`
- * names the model that made it).
+ * What the record keeps of the model behind a seat (never a key): the model's name, endpoint and sampling. Several
+ * models over one connection each declare their own, per seat (`create.agents`).
  */
-export function agentInfo(chats: readonly ChatOptions[]): AgentInfo {
-  const [chat] = chats;
-  if (chats.some((c) => c.model !== chat.model || c.baseUrl !== chat.baseUrl)) {
-    return {
-      model: "mixed",
-      // The record takes at most 32 fields of at most 256 characters each.
-      sampling: Object.fromEntries(
-        chats.slice(0, 32).map((c, i) => [`player${i}`, `${c.model} @ ${c.baseUrl}`.slice(0, 256)]),
-      ),
-    };
-  }
-  return oneAgent(chat);
-}
-
-function oneAgent(chat: ChatOptions): AgentInfo {
+export function agentInfo(chat: ChatOptions): AgentInfo {
   const sampling: Record<string, string | number | boolean | null> = {};
   if (chat.temperature !== undefined) sampling.temperature = chat.temperature;
   if (chat.maxTokens !== undefined) sampling.max_tokens = chat.maxTokens;

@@ -106,6 +106,11 @@ export interface PlayOptions {
    * from match to match (several models taking turns at the seats of a self-play match).
    */
   readonly policyFor?: (index: number) => Policy;
+  /**
+   * With `opponent`: who plays match i's seats (`create.agents`, by seat number), recorded for each seat in place of
+   * the connection's `agent`: several models over one connection, each seat named with its own.
+   */
+  readonly agentsFor?: (index: number) => CreateFrame["agents"];
   /** Called as each seat's match ends (to report progress before `play` resolves). */
   readonly onMatchEnd?: (end: MatchEndFrame) => void;
   /** Once aborted, no further match is started (a queue ticket still waiting is cancelled); those being played finish. */
@@ -163,9 +168,12 @@ export function checkPlayOptions(options: Omit<PlayOptions, "policy">): void {
   if (seed !== undefined && opponent === undefined) {
     throw new RangeError("`seed` needs `opponent`: queued matches are seeded by the server");
   }
-  if ((config !== undefined || seats !== undefined || options.policyFor) && opponent === undefined) {
+  if (
+    (config !== undefined || seats !== undefined || options.policyFor || options.agentsFor) && opponent === undefined
+  ) {
     throw new RangeError(
-      "`config`, `seats` and `policyFor` need `opponent`: queued matches play the variant's own config, with `policy`",
+      "`config`, `seats`, `policyFor` and `agentsFor` need `opponent`: queued matches play the variant's own config, " +
+        "with `policy` and the connection's `agent`",
     );
   }
   if (seats !== undefined && (!Number.isInteger(seats) || seats < 1)) {
@@ -409,6 +417,7 @@ export class Bot {
         .filter((seat) => seat !== mine)
         .map((seat) => [String(seat), self ? "self" : opponentSpec(options.opponent!)]),
     );
+    const agents = options.agentsFor?.(index);
     const created = await this.create({
       game: options.game,
       variant: table.variant,
@@ -417,6 +426,7 @@ export class Bot {
       opponents,
       ...(options.seed === undefined ? {} : { seed: `${options.seed}/${index}` }),
       ...(options.group === undefined ? {} : { group: options.group }),
+      ...(agents ? { agents } : {}),
       policy: options.policyFor?.(index) ?? options.policy,
     });
     return created.ends;

@@ -194,7 +194,26 @@ describe("ludus llm", () => {
         byMatch.set(r.match, [...(byMatch.get(r.match) ?? []), r.player]);
       }
       expect([...byMatch.values()].map((players) => players.join("")).sort()).toEqual(["01", "10"]);
-      for (const match of byMatch.keys()) expect((await server.server.store.match(match))?.group).toBe("g1");
+      // Each seat is recorded as the model that played it (over one connection), not as a "mixed" pair.
+      const declared = [
+        { model: "first", endpoint: model.baseUrl },
+        { model: "second", endpoint: other.baseUrl, sampling: { temperature: 0.2 } },
+      ];
+      for (const [match, players] of byMatch) {
+        const record = await server.server.store.match(match);
+        expect(record?.group).toBe("g1");
+        players.forEach((player, seat) => expect(record?.seats[seat]).toMatchObject(declared[player]));
+      }
+      // And so does every exported decision: its row names the model and endpoint of the seat that made it.
+      const exported = await ludus("export", "--server", server.url, "--format", "turns.jsonl", "--out", "-");
+      expect(exported.code, exported.err).toBe(0);
+      const rows = exported.out.trim().split("\n").map((line) => JSON.parse(line))
+        .filter((row) => byMatch.has(row.match_id));
+      expect(new Set(rows.map((row) => row.match_id)).size).toBe(2);
+      for (const row of rows) {
+        const { model: playedBy, endpoint } = declared[byMatch.get(row.match_id)![row.seat]];
+        expect([row.participant_model, row.participant_endpoint]).toEqual([playedBy, endpoint]);
+      }
     } finally {
       await other.close();
     }

@@ -483,8 +483,12 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
         );
         expect(meta.prompt.at(-1)?.content).toContain(`You are player ${row.seat}.`); // the turn names the seat
       }
+      // Each seat is recorded with the model, endpoint and sampling of the player who sat there.
       const record = await server.server.store.match(match);
-      expect(record?.seats[0]).toMatchObject({ model: "mixed", sampling: { player0: `${MODEL} @ ${a.baseUrl}` } });
+      expect(record?.seats.map((seat) => [seat?.endpoint, seat?.sampling?.temperature])).toEqual(
+        lineup.map((player) => [[a, b][player].baseUrl, player / 2]),
+      );
+      expect(record?.seats.map((seat) => seat?.model)).toEqual([MODEL, MODEL]);
     }
     // The same seeds and the same replies: the same matches, deal for deal and seat for seat.
     const again = await play();
