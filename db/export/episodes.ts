@@ -1,5 +1,7 @@
 import { jsonString as text, jsonTime as time, perGame } from "./json-text.ts";
-import type { PageEntry, StepsReader } from "./source.ts";
+import type { MatchRecord } from "../records.ts";
+import type { ReplayStore } from "../store.ts";
+import { estimatedRows, type PageEntry, type StepsReader } from "./source.ts";
 
 /**
  * `episodes.jsonl`: one JSON object per match — its record and every decision in `seq` order, the full
@@ -9,20 +11,17 @@ import type { PageEntry, StepsReader } from "./source.ts";
  */
 
 /**
- * Each match's decisions as the JSON array text of the line, built by the database: the decisions' JSON
- * columns hold the compact text the server wrote and pass through as stored, so nothing is parsed and
- * printed again in JS. The bytes are those `JSON.stringify` writes: a `real` latency goes through `numeric`,
- * which prints it without the exponent PostgreSQL's float output uses from 10⁶ up; strings go through
- * `to_json`, which escapes as JSON.stringify does (JSON text too: `to_json(input::text)`); a boolean is cast
- * (concat would print `t`).
+ * A decision as the JSON text of its place in the line, built by the database: the decisions' JSON columns hold
+ * the compact text the server wrote and pass through as stored, so nothing is parsed and printed again in JS. The
+ * bytes are those `JSON.stringify` writes: a `real` latency goes through `numeric`, which prints it without the
+ * exponent PostgreSQL's float output uses from 10⁶ up; strings go through `to_json`, which escapes as
+ * JSON.stringify does (JSON text too: `to_json(input::text)`); a boolean is cast (concat would print `t`).
+ * `opened` is the SQL of `{"<game>":`, made once per match in JS rather than once per decision in SQL.
  */
-const EPISODE_STEPS_OF_PAGE = `
-SELECT p.n, s.steps
-FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, game, n)
-CROSS JOIN LATERAL (
-  SELECT string_agg(concat(
-    '{"seq":', seq, ',"turn":', turn, ',"seat":', seat, ',"observation":{', to_json(p.game)::text, ':', observation,
-    '},"action":', CASE WHEN action IS NULL THEN 'null' ELSE concat('{', to_json(p.game)::text, ':', action::text, '}') END,
+const stepJson = (opened: string) =>
+  `concat(
+    '{"seq":', seq, ',"turn":', turn, ',"seat":', seat, ',"observation":', ${opened}, observation,
+    '},"action":', CASE WHEN action IS NULL THEN 'null' ELSE concat(${opened}, action::text, '}') END,
     ',"input":', coalesce(to_json(input::text)::text, 'null'),
     ',"legal":', legal::text, ',"error":', coalesce(error::text, 'null'),
     ',"attempts":', coalesce(to_json(attempts::text)::text, 'null'),
@@ -31,32 +30,86 @@ CROSS JOIN LATERAL (
     ',"rewards":', coalesce(rewards::text, 'null'),
     ',"at":"', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     '","prompt":', coalesce(to_json(prompt)::text, 'null'), ',"legal_ids":', coalesce(legal_ids::text, 'null'),
-    '}'), ',' ORDER BY seq) AS steps
+    '}')`;
+
+/** Each short match's decisions as the JSON array text of its line (without the brackets). */
+const EPISODE_STEPS_OF_PAGE = `
+SELECT p.n, s.steps
+FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, opened, n)
+CROSS JOIN LATERAL (
+  SELECT string_agg(${stepJson("p.opened")}, ',' ORDER BY seq) AS steps
   FROM steps WHERE match_id = p.id
 ) s
 ORDER BY p.n`;
 
-/** The decisions of a page of matches, each match's as the JSON array text of its line. */
-export const episodeSteps: StepsReader<string> = async (store, matches) => {
-  const rows = await store.sql.query<{ n: number | string; steps: string | null }>(EPISODE_STEPS_OF_PAGE, [
-    matches.map((m) => m.id),
-    matches.map((m) => m.game),
-  ]);
-  const steps = matches.map(() => "[]"); // a match that ended before anyone moved has no row
+/** The next `$3` decisions of match `$1` after seq `$2`, as text like the above, and the last one's seq. */
+const EPISODE_STEPS_AFTER = `
+SELECT max(seq) AS last, count(*) AS n, string_agg(${stepJson("$4::text")}, ',' ORDER BY seq) AS steps
+FROM (SELECT * FROM steps WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) s`;
+
+/**
+ * What episodes.jsonl reads of a match's decisions: the JSON array's text, without its brackets, whole for a short
+ * match; for a long one, slices of it read from the database as the line is written.
+ */
+export type EpisodeSteps = string | AsyncIterable<string>;
+
+/** Matches of more decisions than this (estimated) are read in slices: the most a match is held at once, whole. */
+const LONG_MATCH_ROWS = 512;
+/** The decisions of a long match's first slice; later ones are sized to about SLICE_CHARS by the one before. */
+const FIRST_SLICE_ROWS = 64;
+/** A quarter of a chunk: a chunk that a slice completes is at most a quarter over its size. */
+const SLICE_CHARS = 1 << 18;
+
+/** `{"<game>":` as JSON text. */
+const openedFor = (game: string) => `{${JSON.stringify(game)}:`;
+
+/** A long match's decisions, a slice at a time, each slice's text starting with a comma but the first. */
+async function* slicesOf(store: ReplayStore, match: MatchRecord): AsyncGenerator<string> {
+  const opened = openedFor(match.game);
+  let after = 0;
+  let limit = FIRST_SLICE_ROWS;
+  for (;;) {
+    const [row] = await store.sql.query<{ last: number | null; n: number | string; steps: string | null }>(
+      EPISODE_STEPS_AFTER,
+      [match.id, after, limit, opened],
+    );
+    if (row.steps === null) return;
+    yield after === 0 ? row.steps : `,${row.steps}`;
+    const n = Number(row.n);
+    if (n < limit) return;
+    after = Number(row.last);
+    // Decisions grow along a match (observations carry its history): at most double, and never past what a short
+    // match may hold whole.
+    limit = Math.max(1, Math.min(2 * limit, LONG_MATCH_ROWS, Math.round(SLICE_CHARS / (row.steps.length / n))));
+  }
+}
+
+/** The decisions of a page of matches: short ones' text, long ones' slices (read when the line is written). */
+export const episodeSteps: StepsReader<EpisodeSteps> = async (store, matches) => {
+  const short = matches.filter((m) => estimatedRows(m) <= LONG_MATCH_ROWS);
+  const rows = short.length === 0 ? [] : await store.sql.query<{ n: number | string; steps: string | null }>(
+    EPISODE_STEPS_OF_PAGE,
+    [short.map((m) => m.id), short.map((m) => openedFor(m.game))],
+  );
+  const texts = short.map(() => ""); // a match that ended before anyone moved has no row
   let chars = 0;
   for (const row of rows) {
     if (row.steps === null) continue;
-    steps[Number(row.n) - 1] = `[${row.steps}]`;
+    texts[Number(row.n) - 1] = row.steps;
     chars += row.steps.length;
   }
-  return { steps, chars };
+  let next = 0;
+  const steps = matches.map((m) => (estimatedRows(m) <= LONG_MATCH_ROWS ? texts[next++] : slicesOf(store, m)));
+  return { steps, chars, rows: short.reduce((n, m) => n + estimatedRows(m), 0) };
 };
 
-/** Pieces of the steps' text a long match is handed over in, so its line is never copied whole. */
+/** Pieces of a short match's steps text it is handed over in, so its line is never copied whole. */
 const PIECE_CHARS = 1 << 20;
 
 /** One match's line, in pieces: the header, its decisions' text a slice at a time, the cursor. */
-export function episodeLine(entry: PageEntry<string>): { pieces: Iterable<string>; rows: number } {
+export function episodeLine(
+  entry: PageEntry<EpisodeSteps>,
+): { pieces: Iterable<string> | AsyncIterable<string>; rows: number } {
   const m = entry.match;
   const head = `{"match_id":${text(m.id)},"game":${text(m.game)},"game_version":${m.gameVersion},"variant":${
     text(m.variant)
@@ -74,10 +127,22 @@ export function episodeLine(entry: PageEntry<string>): { pieces: Iterable<string
     time(m.startedAt)
   },"ended_at":${time(m.endedAt)},"steps":`;
   const steps = entry.steps;
-  function* pieces() {
-    yield head;
-    for (let at = 0; at < steps.length; at += PIECE_CHARS) yield steps.slice(at, at + PIECE_CHARS);
-    yield `,"cursor":${text(entry.cursor)}}\n`;
+  const tail = `],"cursor":${text(entry.cursor)}}\n`;
+  if (typeof steps !== "string") {
+    return {
+      pieces: (async function* () {
+        yield `${head}[`;
+        yield* steps;
+        yield tail;
+      })(),
+      rows: 1,
+    };
   }
-  return { pieces: pieces(), rows: 1 };
+  if (steps.length <= PIECE_CHARS) return { pieces: [`${head}[${steps}${tail}`], rows: 1 };
+  function* pieces(steps: string) {
+    yield `${head}[`;
+    for (let at = 0; at < steps.length; at += PIECE_CHARS) yield steps.slice(at, at + PIECE_CHARS);
+    yield tail;
+  }
+  return { pieces: pieces(steps), rows: 1 };
 }

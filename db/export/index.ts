@@ -112,8 +112,14 @@ export function parseDiscount(text: string): number {
   return checkDiscount(Number(text));
 }
 
-/** A match's JSONL as pieces taken one at a time (a long match is never one string), and its rows. */
-type JsonlEncoder<S> = (entry: PageEntry<S>, discount: number) => { pieces: Iterable<string>; rows: number };
+/**
+ * A match's JSONL as pieces taken one at a time (a long match is never one string), and its rows; pieces that are
+ * still to be read from the store come as an async iterable.
+ */
+type JsonlEncoder<S> = (
+  entry: PageEntry<S>,
+  discount: number,
+) => { pieces: Iterable<string> | AsyncIterable<string>; rows: number };
 type JsonlFormat = Exclude<ExportFormat, "parquet" | "tensors.parquet">;
 
 /** The JSONL formats built from decision rows. */
@@ -141,7 +147,7 @@ async function* jsonlChunks<S>(
     for (let i = 0; i < page.length; i++) {
       const lines = encode(page[i], discount);
       let start = text.length; // where match i begins in `text`
-      for (const piece of lines.pieces) {
+      for await (const piece of lines.pieces) {
         text += piece;
         if (text.length < CHUNK_CHARS) continue;
         if (from < i) {

@@ -43,12 +43,13 @@ export type ExportMatch = PageEntry<readonly StepText[]>;
 
 /**
  * Reads the decisions of a page of matches: one entry per id, in the page's order, and how many characters of
- * text the database sent for them (what the page holds in memory, about).
+ * text the database sent for them (what the page holds in memory, about), and of how many (estimated) decisions
+ * when not of all the page's (a reader that leaves a long match's decisions to be read later).
  */
 export type StepsReader<S> = (
   store: ReplayStore,
   matches: readonly MatchRecord[],
-) => Promise<{ steps: S[]; chars: number }>;
+) => Promise<{ steps: S[]; chars: number; rows?: number }>;
 
 /**
  * One row per match of a page: its observations joined by newlines (stored JSON text holds none) and the
@@ -133,7 +134,7 @@ export const stepRows: StepsReader<readonly StepText[]> = async (store, matches)
 const READ_AHEAD = 2;
 
 /** A match's decisions, estimated from its steps and seats (the record says so before the decisions are read). */
-const estimatedRows = (match: MatchRecord) => match.steps * match.seats.length;
+export const estimatedRows = (match: MatchRecord) => match.steps * match.seats.length;
 
 /** The longest prefix of `matches` within `budget` decisions (at least one match), estimated. */
 function withinBudget(matches: readonly MatchRecord[], budget: number): readonly MatchRecord[] {
@@ -189,8 +190,9 @@ export async function* matchPages<S>(
     previous = matches;
     const page = matches.then(async ({ matches }) => {
       if (matches.length === 0) return [];
-      const { steps, chars } = await readSteps(store, matches);
-      charsPerRow = Math.max(1, chars / Math.max(1, matches.reduce((n, m) => n + estimatedRows(m), 0)));
+      const { steps, chars, rows } = await readSteps(store, matches);
+      const readRows = rows ?? matches.reduce((n, m) => n + estimatedRows(m), 0);
+      if (readRows > 0) charsPerRow = Math.max(1, chars / readRows);
       return matches.map((match, i) => ({ match, steps: steps[i], cursor: cursorOf(match) }));
     });
     // Its failure is thrown where the page is awaited; until then it must not count as unhandled.

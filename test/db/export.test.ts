@@ -665,6 +665,32 @@ describe.each(BACKENDS)("dataset export of a long match (%s)", (backend) => {
     });
   }
 
+  it("writes episodes.jsonl's long match, read from the database in slices, byte for byte as JSON.stringify would", async () => {
+    // Beside it, matches just below and above the length from which a match is read in slices (512 decisions).
+    const more = [[255, 3], [257, 4]].map(([rounds, minute]) =>
+      playRecorded({
+        id: `ipd-${rounds}`,
+        game: "ipd",
+        config: { rounds },
+        strategies: ["random"],
+        createdAt: at(minute),
+      })
+    );
+    const all = [short[0], long, short[1], ...more];
+    const mixed = await openTestStore(backend);
+    try {
+      await writeRecorded(mixed.store, all);
+      const texts = await episodeStepTexts(mixed.store);
+      expect([...texts.keys()]).toEqual(all.map((r) => r.match.id));
+      for (const { match } of all) {
+        const stored = await mixed.store.steps(match.id);
+        expect(texts.get(match.id)).toBe(JSON.stringify(stored.map(episodeStep(match.game))));
+      }
+    } finally {
+      await mixed.close();
+    }
+  });
+
   it("writes it to Parquet a record batch of about 4 million characters at a time, reading back equal to turns.jsonl", async () => {
     const turns = await jsonl(t.store, "turns.jsonl");
     const { bytes } = await collect(t.store, "parquet");
