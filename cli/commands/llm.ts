@@ -39,6 +39,7 @@ interface LlmFlags extends MatchFlags {
   reasoningEffort?: "low" | "medium" | "high";
   stream?: boolean;
   extraBody?: Record<string, unknown>;
+  logprobs?: number | true;
   systemPrompt?: string;
   retries: number;
   fallback: Fallback;
@@ -156,6 +157,12 @@ export function registerLlm(program: Command, io: Io): void {
     )
     .option("--stream", "read replies as server-sent events")
     .option("--extra-body <json>", "further request fields, e.g. '{\"top_p\": 0.9}' or @file.json", jsonObject)
+    .option(
+      "--logprobs [k]",
+      "ask for each answer's per-token log-probabilities (and the k likeliest alternatives, 0 to 20), kept in the " +
+        "replay and the datasets where the endpoint returns them",
+      integerIn(0, 20),
+    )
     .option("--system-prompt <text>", "your own system prompt (or @file) instead of the server's rules", textOrFile)
     .option("--retries <n>", "re-asks after an unusable answer before the fallback", integerIn(0, 20), 2)
     .addOption(
@@ -214,7 +221,7 @@ export function registerLlm(program: Command, io: Io): void {
           seed: flags.seed,
           reasoningEffort: flags.reasoningEffort,
           stream: flags.stream ?? false,
-          extraBody: flags.extraBody,
+          extraBody: logprobsRequest(flags),
         },
         renderer: flags.renderer,
         ...(flags.systemPrompt ? { systemPrompt: () => flags.systemPrompt! } : {}),
@@ -343,4 +350,11 @@ function totalStats(agents: readonly LlmAgent[]): LlmAgent["stats"] {
     for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += stats[key];
   }
   return total;
+}
+
+/** OpenAI's request fields for `--logprobs [k]`, under what `--extra-body` says (which wins where both name one). */
+function logprobsRequest(flags: LlmFlags): Record<string, unknown> | undefined {
+  if (flags.logprobs === undefined) return flags.extraBody;
+  const top = flags.logprobs === true ? 0 : flags.logprobs;
+  return { logprobs: true, ...(top > 0 ? { top_logprobs: top } : {}), ...flags.extraBody };
 }

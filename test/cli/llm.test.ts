@@ -219,6 +219,24 @@ describe("ludus llm", () => {
     }
   });
 
+  it("asks for log-probabilities with --logprobs k, and the datasets keep them per answer token", async () => {
+    const argv = await flags("--game", "kuhn-poker", "--opponent", "random", "--logprobs", "2", "--stream", "--json");
+    const { code, out, err } = await ludus(...argv);
+    expect(code, err).toBe(0);
+    const [{ match }] = JSON.parse(out.trim().split("\n").at(-1)!).results;
+    const exported = await ludus("export", "--server", server.url, "--format", "turns.jsonl", "--out", "-");
+    expect(exported.code, exported.err).toBe(0);
+    const rows = exported.out.trim().split("\n").map((line) => JSON.parse(line))
+      .filter((row) => row.match_id === match && row.participant_kind === "llm");
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      // The stand-in scores its answer in pieces of 7 characters, with the two likeliest alternatives each.
+      expect(row.logprobs.map((t: { token: string }) => t.token).join("")).toBe(row.response);
+      for (const token of row.logprobs) expect(token.top_logprobs).toHaveLength(2);
+      expect(JSON.parse(row.participant_sampling)).toMatchObject({ logprobs: true, top_logprobs: 2 });
+    }
+  });
+
   it("refuses bad flags with exit code 2 and a clear message", async () => {
     const cases: [string[], RegExp][] = [
       [
@@ -232,6 +250,10 @@ describe("ludus llm", () => {
         /--temperature <t>' argument '5' is invalid\. expected a number in \[0, 2\]/,
       ],
       [await flags("--game", "ipd", "--renderer", "gpt"), /Allowed choices are ludus, textarena, spiral, adalign/],
+      [
+        await flags("--game", "ipd", "--logprobs", "21"),
+        /--logprobs \[k\]' argument '21' is invalid\. expected a whole/,
+      ],
       [
         await flags("--game", "holdem", "--renderer", "textarena"),
         /the textarena renderer knows the tokens of .*, not holdem/,
