@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import json
 import logging
@@ -29,10 +30,13 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+if TYPE_CHECKING:  # for types only: websockets 14+ connects with this; 10.4 (Debian) with its legacy protocol, same API
+    from websockets.asyncio.client import ClientConnection
 
 try:
     import msgpack
@@ -287,7 +291,7 @@ class LudusClient:
         self.restart_wait = restart_wait
         self.welcome: Frame | None = None
         """The latest ``welcome`` frame: server version, this bot's id and name, limits, matches to resume."""
-        self._ws: websockets.WebSocketClientProtocol | None = None
+        self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._seats: dict[tuple[str, int], _Seat] = {}
         self._waiters: list[_Waiter] = []
@@ -375,7 +379,7 @@ class LudusClient:
         variant: str | None = None,
         config: Mapping[str, Any] | None = None,
         seat: int | None = None,
-        opponents: Mapping[int | str, str] | None = None,
+        opponents: Mapping[int, str] | Mapping[str, str] | None = None,
         seed: str | None = None,
         policy: Policy | None = None,
     ) -> PrivateMatch:
@@ -389,9 +393,8 @@ class LudusClient:
         """
         chosen = self._policy(policy)
         frame: Frame = {"type": "create", "game": game}
-        for name, value in (("variant", variant), ("config", config), ("seat", seat), ("seed", seed)):
-            if value is not None:
-                frame[name] = dict(value) if name == "config" else value
+        given = {"variant": variant, "config": None if config is None else dict(config), "seat": seat, "seed": seed}
+        frame.update((name, value) for name, value in given.items() if value is not None)
         if opponents is not None:
             frame["opponents"] = {str(k): v for k, v in opponents.items()}
         created, seats = await self._ask([frame], "created", policy=chosen)
@@ -446,8 +449,8 @@ class LudusClient:
             self._requests.append(
                 _Request(
                     answer,
-                    lambda frame, seats, f=answered: f.done() or f.set_result((frame, seats)),
-                    lambda error, f=answered: f.done() or f.set_exception(error),
+                    functools.partial(_settle, answered),
+                    functools.partial(_fail, answered),
                     policy,
                     about,
                     ping,
@@ -620,11 +623,11 @@ class LudusClient:
             if seat.policy is None:
                 self._assign()
         elif kind == "turn":
-            seat = self._seats.get((frame["match"], frame["seat"]))
-            if seat is not None:
-                seat.turn = frame
-                if seat.policy is not None:
-                    self._on_turn(seat, frame)
+            playing = self._seats.get((frame["match"], frame["seat"]))
+            if playing is not None:
+                playing.turn = frame
+                if playing.policy is not None:
+                    self._on_turn(playing, frame)
         elif kind == "error":
             self._on_error(frame)
         elif kind == "match_end":
@@ -710,7 +713,10 @@ class LudusClient:
         seat.answer = None
         asked = turn if error is None else {**turn, "error": error, "retriesLeft": error.get("retriesLeft", 0)}
         try:
-            decided = await _call_policy(seat.policy, asked)  # type: ignore[arg-type]
+            # Turns reach only seats with a policy: _on_turn's callers check, and a retry follows an answer of one.
+            if seat.policy is None:
+                raise RuntimeError(f"match {seat.match} seat {seat.seat}: a decision asked of a seat with no policy")
+            decided = await _call_policy(seat.policy, asked)
         except Exception as failure:
             self._seats.pop((seat.match, seat.seat), None)
             if not seat.future.done():
@@ -758,8 +764,8 @@ class LudusClient:
             # A resume refused (the hold expired, or the match ended too long ago), or the seats taken over by
             # another connection: they are gone.
             if code in ("not_seated", "unknown_match"):
-                for seat in seats:
-                    self._lose(seat, LudusError(code, error["message"]))
+                for lost in seats:
+                    self._lose(lost, LudusError(code, error["message"]))
             return
         # A decision number is unique in a match, so the seat that sent it is the one the error is about.
         seat = next((s for s in seats if s.answer is not None and s.answer["seq"] == seq), None)
@@ -868,6 +874,16 @@ async def _every(work: Any) -> None:
         for task in tasks:
             task.cancel()
         raise
+
+
+def _settle(answered: asyncio.Future[tuple[Frame, list[_Seat]]], frame: Frame, seats: list[_Seat]) -> None:
+    if not answered.done():
+        answered.set_result((frame, seats))
+
+
+def _fail(answered: asyncio.Future[Any], error: LudusError) -> None:
+    if not answered.done():
+        answered.set_exception(error)
 
 
 async def _call_policy(policy: Policy, turn: Frame) -> Any:

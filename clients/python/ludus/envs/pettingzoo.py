@@ -67,7 +67,9 @@ class LudusAECEnv(AECEnv):
         self.possible_agents = [f"player_{seat}" for seat in range(self.face.seats)]
         observation = spaces.Dict({"observation": self.face.observation_space(), "action_mask": self.face.mask_space()})
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
-        self.action_spaces = {agent: spaces.Discrete(self.face.actions) for agent in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Discrete] = {
+            agent: spaces.Discrete(self.face.actions) for agent in self.possible_agents
+        }
         self._client = SyncClient(url, token, numeric=True, text=text, client_options=client_options)
         self.match: LiveMatch | None = None
         """The match of the current episode: ``match.id`` is its id in the replay store."""
@@ -105,11 +107,9 @@ class LudusAECEnv(AECEnv):
         self._advance()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        acting = self._decision is not None and self.possible_agents[self._decision.seat] == agent
-        return {
-            "observation": self._tensors[agent].copy(),
-            "action_mask": self.face.mask(self._decision.turn if acting else None),  # type: ignore[union-attr]
-        }
+        decision = self._decision
+        turn = decision.turn if decision is not None and self.possible_agents[decision.seat] == agent else None
+        return {"observation": self._tensors[agent].copy(), "action_mask": self.face.mask(turn)}
 
     def step(self, action: Any) -> None:
         """Plays action id ``action`` for ``agent_selection``. An id the server refuses (not in the mask) leaves the same
@@ -123,10 +123,10 @@ class LudusAECEnv(AECEnv):
             raise RuntimeError("call reset() first")
         self._cumulative_rewards[agent] = 0.0
         verdict = self.match.answer(ActionId(action))
-        refused = verdict is not None and verdict["type"] == "error"
+        refusal = verdict["message"] if verdict is not None and verdict["type"] == "error" else None
         self._advance()
-        if refused and agent in self.infos:
-            self.infos[agent]["error"] = verdict["message"]  # type: ignore[index]
+        if refusal is not None and agent in self.infos:
+            self.infos[agent]["error"] = refusal
         self._accumulate_rewards()
 
     def render(self) -> str | None:

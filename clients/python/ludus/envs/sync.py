@@ -112,7 +112,7 @@ class SyncClient:
         variant: str | None = None,
         config: Mapping[str, Any] | None = None,
         seat: int | None = 0,
-        opponents: Mapping[int | str, str] | None = None,
+        opponents: Mapping[int, str] | Mapping[str, str] | None = None,
         seed: str | None = None,
     ) -> LiveMatch:
         """Opens a private match (see ``LudusClient.create``); the seat and every ``"self"`` opponent are played

@@ -36,7 +36,7 @@ from .rollout import MatchSpec, SeatRollout, first_messages, next_turn_text
 try:
     from openrlhf.utils.agent import AgentInstanceBase
 except ImportError:  # OpenRLHF is not installed here: the same methods, for use and tests without it
-    AgentInstanceBase = object  # type: ignore[misc, assignment]
+    AgentInstanceBase = object
 
 
 def ludus_agent_instance(spec: MatchSpec, tokenizer: Any) -> type:
@@ -48,7 +48,7 @@ def ludus_agent_instance(spec: MatchSpec, tokenizer: Any) -> type:
 
         tokenizer = AutoTokenizer.from_pretrained(tokenizer)
 
-    class LudusAgentInstance(AgentInstanceBase):  # type: ignore[misc, valid-type]
+    class LudusAgentInstance(AgentInstanceBase):
         """One match of ``spec`` per prompt (see ``ludus.trainers.openrlhf``)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -65,13 +65,17 @@ def ludus_agent_instance(spec: MatchSpec, tokenizer: Any) -> type:
             import torch
 
             message = await asyncio.to_thread(self.match.answer, states["action_text"])
-            done = message is None
-            reward = torch.tensor(float(self.match.match_return) if done else 0.0)
+            if message is not None:
+                reward, feedback = torch.tensor(0.0), next_turn_text(tokenizer, message)
+            elif self.match.match_return is not None:  # a match that ended after a reply of the seat has a result
+                reward, feedback = torch.tensor(float(self.match.match_return)), ""
+            else:
+                raise RuntimeError(f"match {self.match.match} ended without a return for seat {spec.seat}")
             return {
                 "rewards": reward,
                 "scores": reward,
-                "environment_feedback": "" if done else next_turn_text(tokenizer, message),
-                "done": done,
+                "environment_feedback": feedback,
+                "done": message is None,
                 "sampling_params": states.get("sampling_params"),
                 "extra_logs": {"ludus_refused": torch.tensor(float(self.match.refused))},
             }

@@ -65,7 +65,7 @@ except ImportError:  # verl is not installed here: the same constructor and outp
 
 
 @register("ludus")
-class LudusAgentLoop(AgentLoopBase):  # type: ignore[misc, valid-type]
+class LudusAgentLoop(AgentLoopBase):
     """One Ludus match per sample, the model playing ``seat`` (see the module's docstring). The response is capped at
     the rollout's ``response_length``: a match still going then is abandoned (the server ends it, ``aborted``) and
     scored as the server scores it."""
