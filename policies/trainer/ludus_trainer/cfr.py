@@ -67,11 +67,12 @@ def table_network(tensors: np.ndarray, probabilities: np.ndarray, legal: np.ndar
     logits = np.where(legal, np.log(np.maximum(probabilities, 1e-30)), 0.0)
     out = np.zeros((probabilities.shape[1], max(count, 1)))
     out[:, :count] = logits.T
+    hidden, output = net.linears
     with torch.no_grad():
-        net.layers[0].weight.copy_(torch.tensor(weights))
-        net.layers[0].bias.copy_(torch.tensor(bias))
-        net.layers[1].weight.copy_(torch.tensor(out))
-        net.layers[1].bias.zero_()
+        hidden.weight.copy_(torch.tensor(weights))
+        hidden.bias.copy_(torch.tensor(bias))
+        output.weight.copy_(torch.tensor(out))
+        output.bias.zero_()
     return net
 
 

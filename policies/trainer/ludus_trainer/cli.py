@@ -115,7 +115,7 @@ class Mmd(Method):
 
     def __init__(self, nets: list[PolicyNet | None], inputs: int, actions: int, hidden: tuple[int, ...], device: torch.device):
         net = nets[0] or PolicyNet(inputs, actions, hidden)
-        self.learner = MmdLearner(inputs, actions, MmdConfig(hidden=tuple(l.out_features for l in net.layers[:-1])), device, net)
+        self.learner = MmdLearner(inputs, actions, MmdConfig(hidden=tuple(l.out_features for l in net.linears[:-1])), device, net)
 
     def networks(self) -> list[PolicyNet]:
         return [self.learner.policy]
@@ -244,8 +244,9 @@ def train(args: argparse.Namespace) -> None:
         if policy.game != args.game or policy.variant != variant:
             raise TrainerError(f"policy {name} plays {policy.game} ({policy.variant}), not {args.game} ({variant})")
         try:
-            models.append(server.model(policy))
-            net = PolicyNet.from_onnx(models[-1])
+            model = server.model(policy)
+            models.append(model)
+            net = PolicyNet.from_onnx(model)
         except ValueError as error:
             raise TrainerError(f"cannot resume {name}@{policy.version}: {error}") from None
         if (net.inputs, net.actions) != (inputs, actions):
@@ -264,11 +265,11 @@ def train(args: argparse.Namespace) -> None:
     )
     for i, name in enumerate(names):
         if current[i] is None:
-            current[i] = server.register(
+            initial = current[i] = server.register(
                 method.models()[i], name=name, game=args.game, variant=variant, run=run,
                 notes="initial: random weights" if method_name != "cfr" else "initial: uniform",
             )
-            say("registered", name=name, version=current[i].version, id=current[i].id, matches=0, decisions=0, seconds=0.0)
+            say("registered", name=name, version=initial.version, id=initial.id, matches=0, decisions=0, seconds=0.0)
     policies: list[Policy] = [p for p in current if p is not None]
     per_version = args.matches_per_version or {"cfr": 1000, "mmd": 5000}.get(method_name, 384)
     started = time.monotonic()

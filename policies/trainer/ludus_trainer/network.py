@@ -5,6 +5,7 @@ from it, so a run resumes from the last version it registered."""
 from __future__ import annotations
 
 import base64
+from typing import cast
 
 import onnx
 import torch
@@ -25,6 +26,12 @@ class PolicyNet(torch.nn.Module):
         self.actions = actions
         self.activation = activation
 
+    @property
+    def linears(self) -> list[torch.nn.Linear]:
+        """The layers, as what they are: to a type checker a ModuleList holds plain Modules (whose attributes are
+        `Tensor | Module`), while __init__ fills this one with Linear layers only."""
+        return cast(list[torch.nn.Linear], list(self.layers))
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         act = ACTIVATIONS[self.activation][1]
         for i, layer in enumerate(self.layers):
@@ -38,7 +45,7 @@ class PolicyNet(torch.nn.Module):
         nodes, weights = [], []
         current = "observation"
         last = len(self.layers) - 1
-        for i, layer in enumerate(self.layers):
+        for i, layer in enumerate(self.linears):
             w, b = f"W{i}", f"b{i}"
             weights.append(numpy_helper.from_array(layer.weight.detach().cpu().T.contiguous().numpy(), w))
             weights.append(numpy_helper.from_array(layer.bias.detach().cpu().numpy(), b))
@@ -74,7 +81,7 @@ class PolicyNet(torch.nn.Module):
         activation = next((name for name, (op, _) in ACTIVATIONS.items() if op in ops), "relu")
         net = PolicyNet(shapes[0][0], shapes[-1][1], tuple(s[1] for s in shapes[:-1]), activation)
         with torch.no_grad():
-            for i, layer in enumerate(net.layers):
+            for i, layer in enumerate(net.linears):
                 layer.weight.copy_(torch.from_numpy(arrays[f"W{i}"].T.copy()))
                 layer.bias.copy_(torch.from_numpy(arrays[f"b{i}"].copy()))
         return net

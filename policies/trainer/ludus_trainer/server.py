@@ -114,7 +114,7 @@ class Server:
         try:
             body, _ = self._request(f"/datasets/tensors.parquet?{urllib.parse.urlencode(query)}")
         except ServerRefusal as refusal:
-            if refusal.status == 400 and "cursor" in refusal.message:
+            if refusal.status == 400 and cursor and "cursor" in refusal.message:
                 raise TrainerError(
                     f"the dataset cursor {cursor[:24]}… is not one of this server's ({refusal.message}); "
                     "start a new run or give the cursor this store issued"
