@@ -147,7 +147,15 @@ async function* jsonlChunks<S>(
     for (let i = 0; i < page.length; i++) {
       const lines = encode(page[i], discount);
       let start = text.length; // where match i begins in `text`
-      for await (const piece of lines.pieces) {
+      // Awaiting only pieces still being read from the store: `for await` over the per-row pieces of turns and verl
+      // cost a microtask a row.
+      const pieces = Symbol.asyncIterator in lines.pieces
+        ? lines.pieces[Symbol.asyncIterator]()
+        : lines.pieces[Symbol.iterator]();
+      for (;;) {
+        const next = pieces.next();
+        const { done, value: piece } = next instanceof Promise ? await next : next;
+        if (done) break;
         text += piece;
         if (text.length < CHUNK_CHARS) continue;
         if (from < i) {
