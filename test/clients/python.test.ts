@@ -152,6 +152,39 @@ asyncio.run(main())
 `;
 
 /**
+ * Declares who plays: the connection's agent for a match against a built-in; then per seat, two models at one table in
+ * a seed group; then the refusals of a bad agent, in `auth` and in `create`.
+ */
+const AGENT_SCRIPT = `
+import asyncio, json, sys
+sys.path.insert(0, "clients/python")
+from ludus import LudusClient, LudusError
+
+url, token = sys.argv[1], sys.argv[2]
+agent = {"model": "qwen3-8b", "endpoint": "http://127.0.0.1:8000/v1", "sampling": {"temperature": 0.7, "max_tokens": 64}}
+
+async def refusal(work):
+    try:
+        await work
+    except LudusError as e:
+        return [type(e).__name__, e.code, e.message]
+    return None
+
+async def main():
+    async with LudusClient(url, token, agent=agent) as client:
+        alone = await client.create("kuhn-poker", opponents={1: "strategy:random"})
+        await alone.results()
+        pair = await client.create("kuhn-poker", opponents={1: "self"}, group="g",
+                                   agents={0: {"model": "model-a", "sampling": {"top_p": 0.9}}, 1: {"model": "model-b"}})
+        await pair.results()
+        bad_agents = await refusal(client.create("kuhn-poker", opponents={1: "self"}, agents={1: "model-b"}))
+    bad_auth = await refusal(LudusClient(url, token, agent={"model": "m", "api_key": "sk-1"}).connect())
+    print(json.dumps({"alone": alone.match, "pair": pair.match, "bad_agents": bad_agents, "bad_auth": bad_auth}))
+
+asyncio.run(main())
+`;
+
+/**
  * Invites, each client on its own token: A creates a Kuhn match with an open seat and joins it itself (refused); B
  * takes the seat through argv[3] (the test's relay, which cuts B's first connection at its first turn); C joins the
  * full match, then an invite nobody issued; D (one match at most) holds a match and joins E's. A's first decision waits
@@ -318,6 +351,31 @@ describe.skipIf(!hasWebsockets)(suite, () => {
     const rows = (await server.server.store.steps(report.match)).filter((row) => row.seat === 0);
     // The first decision, answered by id 2 after the refused 0: a raise, with the id kept as its input.
     expect(rows[0]).toMatchObject({ action: { type: "raise" }, input: { actionId: 2 } });
+  });
+
+  it("records the agent the connection declares, each seat's own from `create`'s agents, and the group", async () => {
+    const run = await runPython("-c", AGENT_SCRIPT, server.wsUrl, await server.token("py-agents", "llm"));
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(run.out);
+    const alone = await server.server.store.match(report.alone);
+    expect(alone!.seats[0]).toMatchObject({
+      name: "py-agents",
+      model: "qwen3-8b",
+      endpoint: "http://127.0.0.1:8000/v1",
+      sampling: { temperature: 0.7, max_tokens: 64 },
+    });
+    expect(alone!.seats[1]).not.toHaveProperty("model"); // the built-in's seat is not the connection's
+    expect(alone!.group).toBeNull();
+    const pair = await server.server.store.match(report.pair);
+    expect(pair!.group).toBe("g");
+    expect(pair!.seats[0]).toMatchObject({ model: "model-a", sampling: { top_p: 0.9 } });
+    expect(pair!.seats[0]).not.toHaveProperty("endpoint"); // a seat `agents` names does not keep the connection's
+    expect(pair!.seats[1]).toMatchObject({ model: "model-b" });
+    expect(pair!.seats[1]).not.toHaveProperty("sampling");
+    expect(report.bad_agents.slice(0, 2)).toEqual(["LudusError", "bad_frame"]);
+    expect(report.bad_agents[2]).toMatch(/`agents\.1`: an agent is an object of `model`, `endpoint` and `sampling`/);
+    expect(report.bad_auth.slice(0, 2)).toEqual(["LudusAuthError", "bad_frame"]);
+    expect(report.bad_auth[2]).toMatch(/`agent`: an agent is an object of `model`, `endpoint` and `sampling`/);
   });
 
   it("exits 1 naming the server when the token is refused", async () => {

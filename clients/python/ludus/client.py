@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
+from .frames import AgentInfo
+
 if TYPE_CHECKING:  # for types only: websockets 14+ connects with this; 10.4 (Debian) with its legacy protocol, same API
     from websockets.asyncio.client import ClientConnection
 
@@ -260,6 +262,7 @@ class LudusClient:
         open_timeout: float = 10.0,
         restart_wait: float = 300.0,
         on_frame: Callable[[Frame], None] | None = None,
+        agent: AgentInfo | None = None,
     ) -> None:
         """
         :param url: the gateway's websocket URL, e.g. ``ws://127.0.0.1:2567/bot``.
@@ -276,6 +279,11 @@ class LudusClient:
             seconds to keep trying, however many attempts that takes.
         :param on_frame: called with every frame the server sends after ``welcome``, on the client's event loop,
             before the client acts on it: to watch ``ack`` and ``error`` frames, say. It must not block.
+        :param agent: who plays behind the token, recorded with every seat this connection takes (``auth.agent``):
+            ``{"model": ..., "endpoint": ..., "sampling": {...}}``, each optional; the datasets export it per row
+            (``participant_model``, ``participant_endpoint``, ``participant_sampling``). The server checks it: a bad
+            one makes ``connect`` raise ``LudusAuthError`` (``bad_frame``) saying what is allowed. Never put a key
+            in it.
         """
         if format not in ("json", "msgpack"):
             raise ValueError(f'format must be "json" or "msgpack", got {format!r}')
@@ -284,6 +292,7 @@ class LudusClient:
         self.text = text
         self.numeric = numeric
         self.on_frame = on_frame
+        self.agent = agent
         self.format: Literal["json", "msgpack"] = "msgpack" if format == "msgpack" and MSGPACK_AVAILABLE else "json"
         self.reconnect_attempts = reconnect_attempts
         self.reconnect_delay = reconnect_delay
@@ -382,21 +391,36 @@ class LudusClient:
         opponents: Mapping[int, str] | Mapping[str, str] | None = None,
         seed: str | None = None,
         policy: Policy | None = None,
+        agents: Mapping[int, AgentInfo] | Mapping[str, AgentInfo] | None = None,
+        group: str | None = None,
     ) -> PrivateMatch:
         """Opens a private match (the ``create`` frame): ``opponents`` names other seats ``"open"`` (for the
         invite), ``"strategy:<name>"`` (a built-in) or ``"self"`` (this client plays that seat too, with
         ``policy``). Returns once the server has created it; ``await match.results()`` waits for its end.
         While the server stops to restart (``server_stopping``), it waits for the reconnect and asks again.
 
-        :raises LudusError: the server refused the match (``bad_config``, ``bad_strategy``, ...).
+        ``agents`` names who plays each of this client's seats here (``seat`` and the ``"self"`` opponents), by seat
+        number, when they are not all the connection's ``agent``: several models at one table, each seat recorded
+        with its own. ``group`` names a seed group: its matches are recorded (and exported) with it.
+
+        :raises LudusError: the server refused the match (``bad_config``, ``bad_strategy``, ``bad_frame`` for a bad
+            agent, ...).
         :raises LudusConnectionError: the connection dropped before the server answered.
         """
         chosen = self._policy(policy)
         frame: Frame = {"type": "create", "game": game}
-        given = {"variant": variant, "config": None if config is None else dict(config), "seat": seat, "seed": seed}
+        given = {
+            "variant": variant,
+            "config": None if config is None else dict(config),
+            "seat": seat,
+            "seed": seed,
+            "group": group,
+        }
         frame.update((name, value) for name, value in given.items() if value is not None)
         if opponents is not None:
             frame["opponents"] = {str(k): v for k, v in opponents.items()}
+        if agents is not None:
+            frame["agents"] = {str(k): v for k, v in agents.items()}
         created, seats = await self._ask([frame], "created", policy=chosen)
         return PrivateMatch(created["match"], created["invite"], [s.seat for s in seats], [s.future for s in seats])
 
@@ -519,6 +543,8 @@ class LudusClient:
             auth["text"] = True
         if self.numeric:
             auth["numeric"] = True
+        if self.agent is not None:
+            auth["agent"] = self.agent
         try:
             await self._send(auth)
             while True:

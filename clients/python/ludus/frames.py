@@ -81,6 +81,9 @@ class ConductPolicy(TypedDict):
 
 
 class AgentInfo(TypedDict, total=False):
+    """Who plays a seat, for its record (``auth.agent``, ``create.agents``): the model, its endpoint (kept without
+    credentials or query) and its sampling settings (at most 32, string, number, boolean or null)."""
+
     model: str
     endpoint: str
     sampling: dict[str, str | float | bool | None]
@@ -118,6 +121,8 @@ class CreateFrame(TypedDict):
     seat: NotRequired[int | None]
     opponents: NotRequired[dict[str, str]]
     """By seat number: ``"open"``, ``"self"``, ``"strategy:<name>"`` or ``"policy:<name>"``."""
+    agents: NotRequired[dict[str, AgentInfo]]
+    """By seat number, for this connection's seats: who plays each, in place of ``auth.agent``."""
     seed: NotRequired[str]
     group: NotRequired[str]
 

@@ -29,6 +29,7 @@ from ..client import (
     PrivateMatch,
     Withdraw,
 )
+from ..frames import AgentInfo
 
 __all__ = ["Decision", "LiveMatch", "RENDER_MODES", "SyncClient", "check_render_mode", "game_info", "render", "variant_info"]
 
@@ -78,9 +79,11 @@ class SyncClient:
         *,
         text: bool = False,
         numeric: bool = False,
+        agent: AgentInfo | None = None,
         client_options: Mapping[str, Any] | None = None,
     ) -> None:
-        """:param client_options: more keyword arguments for ``LudusClient``: ``format``, ``reconnect_attempts``,
+        """:param agent: who plays behind the token, recorded with every seat (``LudusClient``'s ``agent``).
+        :param client_options: more keyword arguments for ``LudusClient``: ``format``, ``reconnect_attempts``,
         ``reconnect_delay``, ``open_timeout``, ``restart_wait`` (how long to wait for a server that closed to restart,
         300 s by default, before raising)."""
         self.url = url
@@ -94,6 +97,7 @@ class SyncClient:
             token,
             text=text,
             numeric=numeric,
+            agent=agent,
             on_frame=self._on_frame,
             **dict(client_options or {}),
         )
@@ -114,9 +118,11 @@ class SyncClient:
         seat: int | None = 0,
         opponents: Mapping[int, str] | Mapping[str, str] | None = None,
         seed: str | None = None,
+        agents: Mapping[int, AgentInfo] | Mapping[str, AgentInfo] | None = None,
+        group: str | None = None,
     ) -> LiveMatch:
-        """Opens a private match (see ``LudusClient.create``); the seat and every ``"self"`` opponent are played
-        through the returned ``LiveMatch``. A match still live is abandoned first (its seats withdrawn).
+        """Opens a private match (see ``LudusClient.create``, with its ``agents`` and ``group``); the seat and every
+        ``"self"`` opponent are played through the returned ``LiveMatch``. A match still live is abandoned first (its seats withdrawn).
 
         :raises LudusError: the server refused the match, with its code and message.
         """
@@ -132,6 +138,8 @@ class SyncClient:
                 seat=seat,
                 opponents=opponents,
                 seed=seed,
+                agents=agents,
+                group=group,
                 policy=self._policy,
             )
         )

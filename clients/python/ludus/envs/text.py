@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..frames import AgentInfo
 from .sync import Decision, LiveMatch, SyncClient, game_info, variant_info
 
 __all__ = ["LudusTextEnv"]
@@ -34,6 +35,10 @@ class LudusTextEnv:
     :param opponents: seats played by others: ``{seat: "strategy:<name>" | "policy:<name>" | "open"}``. Every seat
         not named is played through this environment (all of them when None: self-play through one env).
     :param seat: the first seat played through the environment (the match's creator).
+    :param agent: who plays the environment's seats, for their record and the datasets (``participant_model``, ...):
+        ``{"model": ..., "endpoint": ..., "sampling": {...}}``, each optional, checked by the server (``LudusClient``'s
+        ``agent``).
+    :param group: a seed group every episode's match is recorded (and exported) with.
     :param client_options: more keyword arguments for ``LudusClient`` (``format``, ``reconnect_attempts``,
         ``restart_wait``, ...).
     """
@@ -48,6 +53,8 @@ class LudusTextEnv:
         config: Mapping[str, Any] | None = None,
         opponents: Mapping[int, str] | None = None,
         seat: int = 0,
+        agent: AgentInfo | None = None,
+        group: str | None = None,
         client_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.url = url
@@ -59,6 +66,8 @@ class LudusTextEnv:
         if seat in self.opponents:
             raise ValueError(f"seat {seat} is played through the environment; name opponents for the other seats")
         self.seat = seat
+        self.agent = agent
+        self.group = group
         self.client_options = dict(client_options or {})
         self._seats = int(variant_info(game_info(url, game), variant)["seats"])
         self._client: SyncClient | None = None
@@ -83,7 +92,9 @@ class LudusTextEnv:
         named = {str(s): spec for s, spec in self.opponents.items()}
         others = {str(s): named.get(str(s), "self") for s in range(seats) if s != self.seat}
         if self._client is None:
-            self._client = SyncClient(self.url, self.token, text=True, client_options=self.client_options)
+            self._client = SyncClient(
+                self.url, self.token, text=True, agent=self.agent, client_options=self.client_options
+            )
         self.match = self._client.create(
             self.game,
             variant=self.variant,
@@ -91,6 +102,7 @@ class LudusTextEnv:
             seat=self.seat,
             opponents={**named, **others},
             seed=None if seed is None else str(seed),
+            group=self.group,
         )
         self._refused = {s: 0 for s in self.match.seats}
         self._introduced = set()
