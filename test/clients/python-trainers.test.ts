@@ -41,7 +41,7 @@ def tiny_model():
     level.decoder = decoders.WordPiece()
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=level, pad_token="<pad>", unk_token="<unk>", bos_token="<|im_start|>",
-        eos_token="<|im_end|>", padding_side="left",
+        eos_token="<|im_end|>", padding_side="left", name_or_path="ludus-tiny-llama",
         chat_template="{% for m in messages %}<|im_start|> {{ m['role'] }} {{ m['content'] }} <|im_end|> {% endfor %}"
                       "{% if add_generation_prompt %}<|im_start|> assistant {% endif %}",
     )
@@ -49,6 +49,7 @@ def tiny_model():
     model = LlamaForCausalLM(LlamaConfig(
         vocab_size=len(words), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
         num_key_value_heads=2, max_position_embeddings=8192, pad_token_id=0, bos_token_id=2, eos_token_id=3,
+        name_or_path="ludus-tiny-llama",
     ))
     return model, tokenizer
 
@@ -129,7 +130,8 @@ class ServerManager:
         ids, logprobs = generate(prompt_ids)
         return SimpleNamespace(token_ids=ids, log_probs=logprobs)
 
-rollout_config = SimpleNamespace(actor_rollout_ref=SimpleNamespace(rollout=SimpleNamespace(response_length=4096)))
+rollout_config = SimpleNamespace(actor_rollout_ref=SimpleNamespace(rollout=SimpleNamespace(response_length=4096),
+                                                                  model=SimpleNamespace(path="/models/tiny-llama")))
 entry = {"url": url, "token": token, "game": "kuhn-poker", "opponents": {"1": "strategy:always-call"}}
 
 async def verl_runs():
@@ -146,10 +148,14 @@ async def verl_runs():
 
 AgentInstance = ludus_agent_instance(MatchSpec(url, token, "kuhn-poker", opponents={1: "strategy:always-call"}),
                                      tokenizer)
+# The model served under another name: the spec's agent replaces the one the trainer would declare.
+ServedInstance = ludus_agent_instance(MatchSpec(url, token, "kuhn-poker", opponents={1: "strategy:always-call"},
+                                                agent={"model": "served-tiny", "sampling": {"temperature": 0.5}}),
+                                      tokenizer)
 
-async def openrlhf_execute(prompt, label):
+async def openrlhf_execute(prompt, label, instance=AgentInstance):
     """MultiTurnAgentExecutor.execute's loop, the vLLM engine replaced by the tiny model."""
-    agent = AgentInstance()
+    agent = instance()
     observation = (await agent.reset({"observation": prompt, "label": label}))["observation"]
     tokens = tokenizer(observation, add_special_tokens=False)["input_ids"]
     ranges, total, steps = [], 0.0, 0
@@ -171,6 +177,7 @@ async def openrlhf_execute(prompt, label):
 async def main():
     verl = await verl_runs()
     openrlhf = [await openrlhf_execute("Play Kuhn poker.", label) for label in ["orlhf-1", "orlhf-2"]]
+    served = await openrlhf_execute("Play Kuhn poker.", "orlhf-served", ServedInstance)
     errors = {}
     try:
         MatchSpec(url, token, "kuhn-poker")
@@ -182,7 +189,8 @@ async def main():
         await bad.run({}, raw_prompt=[])
     except LudusError as error:
         errors["bad_strategy"] = str(error)
-    print(json.dumps({"verl": verl, "openrlhf": openrlhf, "errors": errors, "eos": tokenizer.eos_token_id}))
+    print(json.dumps({"verl": verl, "openrlhf": openrlhf, "served": served, "errors": errors,
+                      "eos": tokenizer.eos_token_id}))
 
 asyncio.run(main())
 `;
@@ -247,6 +255,13 @@ describe.skipIf(!ready)(suite, () => {
         matches.add(match);
         const record = await recorded(match);
         expect(record.returns![0]).toBe(batch.match_return[i]);
+        // The seat is recorded as the model being trained, sampled as the trainer samples; the built-in's is not.
+        expect(record.seats[0]).toMatchObject({
+          model: "ludus-tiny-llama",
+          sampling: { temperature: 1, top_p: 1, max_completion_length: 4 },
+        });
+        expect(record.seats[0]).not.toHaveProperty("endpoint");
+        expect(record.seats[1]).not.toHaveProperty("model");
         seeds.push(record.seed);
         const ids: number[] = batch.completion_ids[i];
         const mask: number[] = batch.env_mask[i];
@@ -273,9 +288,15 @@ describe.skipIf(!ready)(suite, () => {
   it("plays whole matches through verl's agent loop and OpenRLHF's agent, as those frameworks call them", async () => {
     const run = await runPython(FRAMEWORKS_SCRIPT, server.wsUrl, await server.token("frameworks", "llm"));
     expect(run.code, run.err).toBe(0);
-    const { verl, openrlhf, errors } = report(run.out);
+    const { verl, openrlhf, served, errors } = report(run.out);
     for (const output of verl) {
       const record = await recorded(output.extra_fields.ludus_match);
+      // verl's model path, and the sample's sampling parameters with the rollout's response length.
+      expect(record.seats[0]).toMatchObject({
+        model: "/models/tiny-llama",
+        sampling: { temperature: 1, top_p: 1, response_length: 4096 },
+      });
+      expect(record.seats[0]!.sampling).not.toHaveProperty("logprobs");
       expect(record.seed).toBe(output.seed);
       expect(output.reward_score).toBe(record.returns![0]);
       expect(output.response_mask).toHaveLength(output.response_ids.length);
@@ -289,6 +310,8 @@ describe.skipIf(!ready)(suite, () => {
     for (const episode of openrlhf) {
       const record = await recorded(episode.match);
       expect(record.seed).toBe(episode.label);
+      expect(record.seats[0]).toMatchObject({ model: "ludus-tiny-llama" }); // the tokenizer's name
+      expect(record.seats[0]).not.toHaveProperty("sampling");
       expect(episode.reward).toBe(record.returns![0]);
       expect(episode.scores).toBe(record.returns![0]);
       expect(episode.ranges).toHaveLength(episode.steps);
@@ -296,6 +319,8 @@ describe.skipIf(!ready)(suite, () => {
       expect(episode.steps).toBe(seen.sent);
       expect(episode.refused).toBe(seen.refused);
     }
+    const overridden = await recorded(served.match);
+    expect(overridden.seats[0]).toMatchObject({ model: "served-tiny", sampling: { temperature: 0.5 } });
     expect(errors.no_opponents).toContain("MatchSpec needs opponents for every seat but the model's");
     expect(errors.bad_strategy).toMatch(/unknown strategy `bluff-forever` for kuhn-poker \(strategies: .*nash/);
   }, 120_000);

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .rollout import MatchSpec, SeatRollout, first_messages, next_turn_text
+from .rollout import MatchSpec, SeatRollout, first_messages, next_turn_text, trained_agent
 
 try:
     from openrlhf.utils.agent import AgentInstanceBase
@@ -47,12 +47,13 @@ def ludus_agent_instance(spec: MatchSpec, tokenizer: Any) -> type:
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(tokenizer)
+    agent = trained_agent(tokenizer, {})
 
     class LudusAgentInstance(AgentInstanceBase):
         """One match of ``spec`` per prompt (see ``ludus.trainers.openrlhf``)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            self.match = SeatRollout(spec)
+            self.match = SeatRollout(spec, agent)
 
         async def reset(self, states: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             label = states.get("label")

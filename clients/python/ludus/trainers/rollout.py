@@ -6,7 +6,8 @@ and every other seat is taken by the server (a built-in strategy, a registered p
 invite). The model's reply to each observation is sent as the action, as the server reads text (``"[bet]"``, ``"bet"``
 or JSON); an action the server refuses comes back as the next message, with what is legal, and the seat answers again
 until the server's retries run out (then the match's timeout policy plays for it). The rollout's reward is the seat's
-return at the end of the match.
+return at the end of the match. The seat's record names the model being trained (its name and the generation settings
+the trainer samples with), so the datasets say which model played each rollout (``participant_model``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..envs.text import LudusTextEnv
+from ..frames import AgentInfo
 
 INSTRUCTIONS = (
     "You play one seat of a game on a Ludus game server. Each message shows what your seat sees and the moves that "
@@ -30,7 +32,11 @@ Message = dict[str, Any]
 class MatchSpec:
     """The match each rollout plays: a private match on the server at ``url`` (a ``ws://…/bot`` address) for
     ``token``, of ``game`` (with ``variant`` and ``config``), the model in ``seat`` and every other seat named in
-    ``opponents`` (``"strategy:<name>"``, ``"policy:<name>"`` or ``"open"``), as ``LudusTextEnv`` takes them."""
+    ``opponents`` (``"strategy:<name>"``, ``"policy:<name>"`` or ``"open"``), as ``LudusTextEnv`` takes them.
+
+    ``agent`` is who the seat's record says plays it. By default each trainer declares the model it trains (see
+    ``trained_agent``); give ``{"model": ..., "endpoint": ..., "sampling": {...}}`` to name it otherwise, or ``{}`` to
+    declare nothing."""
 
     url: str
     token: str
@@ -39,6 +45,7 @@ class MatchSpec:
     config: Mapping[str, Any] | None = None
     opponents: Mapping[int, str] = field(default_factory=dict)
     seat: int = 0
+    agent: AgentInfo | None = None
 
     def __post_init__(self) -> None:
         if not self.opponents:
@@ -59,6 +66,8 @@ class SeatRollout:
     """
 
     spec: MatchSpec
+    agent: AgentInfo | None = None
+    """Who the trainer says plays the seat (``trained_agent``), declared unless ``spec.agent`` says otherwise."""
     env: LudusTextEnv | None = None
     replies: list[str] = field(default_factory=list)
     refused: int = 0
@@ -77,6 +86,7 @@ class SeatRollout:
             config=dict(spec.config) if spec.config is not None else None,
             opponents=dict(spec.opponents),
             seat=spec.seat,
+            agent=spec.agent if spec.agent is not None else self.agent,
         )
         self.env.reset(seed=seed)
         return self._observation()
@@ -119,6 +129,23 @@ class SeatRollout:
             self.match_return = float(rewards[self.spec.seat])
             self.info = dict(game_info[self.spec.seat])
             self.match = self.info["match"]
+
+
+def trained_agent(model: Any, sampling: Mapping[str, Any]) -> AgentInfo:
+    """The agent a trainer declares for its seat: the model's name as transformers keeps it (a name given as text, a
+    tokenizer's or model's ``name_or_path``, or its ``config._name_or_path``: the hub id or the local path it was
+    loaded from; none for a model built from a bare config) and the generation ``sampling`` settings that were given
+    (those that are None are left out). There is no endpoint: the trainer generates in process."""
+    name = model if isinstance(model, str) else getattr(model, "name_or_path", None)
+    if not name:
+        name = getattr(getattr(model, "config", None), "_name_or_path", None)
+    agent: AgentInfo = {}
+    if isinstance(name, str) and name:
+        agent["model"] = name
+    given = {key: value for key, value in sampling.items() if value is not None}
+    if given:
+        agent["sampling"] = given
+    return agent
 
 
 def first_messages(prompt: Sequence[Message] | str, observation: str) -> list[Message]:

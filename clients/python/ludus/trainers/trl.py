@@ -24,7 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .rollout import INSTRUCTIONS, MatchSpec, SeatRollout, first_messages, group_seed, next_turn_ids
+from .rollout import INSTRUCTIONS, MatchSpec, SeatRollout, first_messages, group_seed, next_turn_ids, trained_agent
+
+# The trainer's generation settings that say how the seat's replies were sampled, as GRPOTrainer names them.
+_SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "max_completion_length")
 
 RolloutFunc = Callable[[list[Any], Any], dict[str, Any]]
 
@@ -39,6 +42,10 @@ def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFu
     With ``seed``, the ``num_generations`` matches of one GRPO group are seeded alike (``<seed>-<step>-<group>``), so
     the rollouts compared with each other meet the same deal; without it the server draws every match's seed.
 
+    Each match records the trained model as its seat's agent (``trainer.model``'s name, and the trainer's
+    ``temperature``, ``top_p``, ``top_k``, ``min_p``, ``repetition_penalty`` and ``max_completion_length``), exported
+    as ``participant_model`` and ``participant_sampling``, unless ``spec.agent`` names another.
+
     The returned dict adds, per rollout: ``env_mask``; ``match_return`` (the seat's return, for
     ``match_return_reward``); ``ludus_match`` (the server's match id); ``ludus_refused`` (replies the server refused).
     """
@@ -49,7 +56,8 @@ def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFu
         group = trainer.num_generations if trainer.model.training else trainer.num_generations_eval
         offset = trainer.accelerator.process_index * len(prompts)
         step = trainer.state.global_step
-        rollouts = [SeatRollout(spec) for _ in prompts]
+        agent = trained_agent(trainer.model, {key: getattr(trainer, key, None) for key in _SAMPLING})
+        rollouts = [SeatRollout(spec, agent) for _ in prompts]
         try:
             prompt_ids: list[list[int]] = []
             for i, (prompt, match) in enumerate(zip(prompts, rollouts)):

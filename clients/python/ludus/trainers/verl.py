@@ -21,6 +21,10 @@ mask 0, and ``reward_score`` is the seat's return. Name it in an agent loop conf
 
 and give the dataset's rows ``agent_name: ludus`` (``extra_info.seed``, when present, seeds the row's match). With verl
 installed the class is a real ``AgentLoopBase`` registered as ``"ludus"``; without it, the same shape.
+
+Each match records the trained model as its seat's agent: ``actor_rollout_ref.model.path`` (or the tokenizer's name),
+and the sample's ``temperature``, ``top_p``, ``top_k`` and ``repetition_penalty`` with the rollout's
+``response_length``; an ``agent`` key in the config entry names another.
 """
 
 from __future__ import annotations
@@ -28,10 +32,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from uuid import uuid4
 
-from .rollout import MatchSpec, SeatRollout, first_messages, next_turn_ids
+from ..frames import AgentInfo
+from .rollout import MatchSpec, SeatRollout, first_messages, next_turn_ids, trained_agent
+
+# verl's sampling parameters that say how the seat's replies were sampled.
+_SAMPLING = ("temperature", "top_p", "top_k", "repetition_penalty")
 
 try:
     from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
@@ -84,17 +92,24 @@ class LudusAgentLoop(AgentLoopBase):
         variant: str | None = None,
         config: Mapping[str, Any] | None = None,
         seat: int = 0,
+        agent: AgentInfo | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(trainer_config, server_manager, tokenizer, processor, **kwargs)
-        self.spec = MatchSpec(url, token, game, variant, config, {int(s): o for s, o in opponents.items()}, seat)
+        opponents_by_seat = {int(s): o for s, o in opponents.items()}
+        # The config entry's mappings may be OmegaConf's: the agent is sent as JSON.
+        declared = None if agent is None else cast(AgentInfo, _plain(agent))
+        self.spec = MatchSpec(url, token, game, variant, config, opponents_by_seat, seat, declared)
         self.response_length = int(self.config.actor_rollout_ref.rollout.response_length)
+        self.trained_model = getattr(getattr(self.config.actor_rollout_ref, "model", None), "path", None) or tokenizer
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         """Plays the match; ``kwargs`` are the dataset row's fields (``raw_prompt``, ``extra_info``)."""
         tokenizer = self.tokenizer
         seed = (kwargs.get("extra_info") or {}).get("seed")
-        match = SeatRollout(self.spec)
+        sampling = {key: sampling_params.get(key) for key in _SAMPLING}
+        sampling["response_length"] = self.response_length
+        match = SeatRollout(self.spec, trained_agent(self.trained_model, sampling))
         request = uuid4().hex
         response: list[int] = []
         mask: list[int] = []
@@ -137,3 +152,8 @@ class LudusAgentLoop(AgentLoopBase):
             metrics={},
             extra_fields={"ludus_match": match.match, "ludus_refused": match.refused},
         )
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every mapping in it a plain dict."""
+    return {key: _plain(item) for key, item in value.items()} if isinstance(value, Mapping) else value
