@@ -135,13 +135,14 @@ rewards, game_info = env.close()
 print(json.dumps({"steps": steps, "rewards": rewards, "game_info": game_info}))
 `;
 
-/** A simultaneous game through one text env: each seat's decision in turn. */
+/** A simultaneous game through one text env: each seat's decision in turn, both recorded with the env's agent. */
 const TEXT_SELF_PLAY = `
 import json, sys
 from ludus.envs.text import LudusTextEnv
 
 url, token = sys.argv[1], sys.argv[2]
-env = LudusTextEnv(url, token, "ipd", config={"rounds": 3})
+env = LudusTextEnv(url, token, "ipd", config={"rounds": 3}, agent={"model": "self-player", "sampling": {"seed": 1}},
+                   group="ipd-self")
 env.reset(seed=1)
 players, done = [], False
 while not done:
@@ -343,6 +344,9 @@ describe.skipIf(!ready)(suite, () => {
     expect(players).toEqual([0, 1, 0, 1, 0, 1]);
     expect(rewards).toEqual({ 0: 15, 1: 0 }); // three rounds of the temptation against the sucker's payoff
     expect(game_info[1]).toMatchObject({ played_here: true, reason: "completed" });
+    const record = await server.server.store.match(game_info[0].match);
+    expect(record!.group).toBe("ipd-self");
+    for (const seat of record!.seats) expect(seat).toMatchObject({ model: "self-player", sampling: { seed: 1 } });
   });
 
   it("raises with the server's message: nothing listening, a refused token, an unknown game, a bad strategy", async () => {
