@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastJsonLine, projectPython, ROOT, runPython } from "../support/python.ts";
 import { startTestServer } from "../support/server.ts";
 
 /**
@@ -13,33 +14,27 @@ import { startTestServer } from "../support/server.ts";
  * the project's .venv (or $LUDUS_PYTHON) with numpy, gymnasium and pettingzoo; without them the suite says so and skips.
  */
 
-const root = resolve(new URL("../..", import.meta.url).pathname);
-const python = process.env.LUDUS_PYTHON ?? join(root, ".venv/bin/python");
-const ready = existsSync(python) &&
-  spawnSync(python, ["-c", "import numpy, gymnasium, pettingzoo, websockets"]).status === 0;
-const suite = ready
-  ? "the Python environments"
-  : `the Python environments (skipped: ${python} cannot import numpy, gymnasium, pettingzoo and websockets)`;
+const root = resolve(ROOT);
+const { python, ready, suite } = projectPython(
+  ["numpy", "gymnasium", "pettingzoo", "websockets"],
+  "the Python environments",
+);
 
-/** Runs `script` with the source package first on the path; argv: the gateway URL, the token, then `args`. */
-function runPython(script: string, args: string[], pythonPath = join(root, "clients/python"), stdin = "") {
-  const child = spawn(python, ["-c", script, ...args], {
+/**
+ * Runs `script` with the source package first on the path; argv: the gateway URL, the token, then `args`; with
+ * `openStdin` its stdin stays open for the test to write.
+ */
+const runScript = (script: string, args: string[], openStdin = false) =>
+  runPython(python, ["-c", script, ...args], {
     cwd: tmpdir(),
-    env: { ...process.env, PYTHONPATH: pythonPath, PYTHONUNBUFFERED: "1" },
-    stdio: ["pipe", "pipe", "pipe"],
+    env: { PYTHONPATH: join(root, "clients/python") },
+    openStdin,
   });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  child.stdin.end(stdin);
-  return { child, done: once(child, "exit").then(([code]) => ({ code: code as number | null, out, err })) };
-}
 
 const py = async (script: string, ...args: string[]) => {
-  const run = await runPython(script, args).done;
+  const run = await runScript(script, args).done;
   expect(run.code, run.err).toBe(0);
-  return JSON.parse(run.out.trim().split("\n").at(-1)!);
+  return lastJsonLine(run.out);
 };
 
 const API_TESTS = `
@@ -371,19 +366,19 @@ describe.skipIf(!ready)(suite, () => {
 describe.skipIf(!ready)(`${suite}: a server that goes away`, () => {
   it("raises instead of waiting when the server stops mid-episode", async () => {
     const table = await startTestServer();
-    const run = runPython(SERVER_GONE, [table.wsUrl, await table.token("py-gone")]);
+    const run = runScript(SERVER_GONE, [table.wsUrl, await table.token("py-gone")], true);
     let closed = false;
     try {
       await new Promise<void>((ready, failed) => {
-        run.child.stdout.on("data", (d: Buffer) => d.toString().includes("ready") && ready());
+        run.child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && ready());
         void run.done.then((r) => failed(new Error(`the script ended early: ${r.err}`)));
       });
       await table.close();
       closed = true;
-      run.child.stdin.end("go\n");
+      run.child.stdin!.end("go\n");
       const { code, out, err } = await run.done;
       expect(code, err).toBe(0);
-      const { raised } = JSON.parse(out.trim().split("\n").at(-1)!);
+      const { raised } = lastJsonLine(out);
       expect(raised[0]).toBe("LudusConnectionError");
       expect(raised[2]).toContain(`could not connect to ${table.wsUrl}: the connection was lost and`);
       expect(raised[2]).toMatch(/\d+ reconnects failed over 1 s of the server's restart$/);
@@ -429,16 +424,10 @@ describe.skipIf(!ready)(`${suite}: the example, installed with pip`, () => {
     expect(existsSync(join(target, "ludus/envs/pettingzoo.py"))).toBe(true);
     const token = await server.token("py-kuhn-100");
     const example = join(root, "clients/python/examples/pettingzoo_kuhn.py");
-    const child = spawn(python, [example, server.wsUrl, token], {
+    const { code, out, err } = await runPython(python, [example, server.wsUrl, token], {
       cwd: tmpdir(),
-      env: { ...process.env, PYTHONPATH: target },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    const [code] = await once(child, "exit");
+      env: { PYTHONPATH: target },
+    }).done;
     expect(code, err).toBe(0);
     const summary = /^100 matches in [\d.]+ s \(\d+ matches\/s\); returns: player_0 ([+-]\d+), player_1 ([+-]\d+)$/m
       .exec(out);

@@ -1,8 +1,6 @@
-import { spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastJsonLine, projectPython, ROOT, runPython } from "../support/python.ts";
 import { startTestServer } from "../support/server.ts";
 
 /**
@@ -12,13 +10,10 @@ import { startTestServer } from "../support/server.ts";
  * makes it); without it the suite says so and skips.
  */
 
-const root = new URL("../..", import.meta.url).pathname;
-const python = process.env.LUDUS_PYTHON ?? resolve(root, ".venv/bin/python");
-const ready = existsSync(python) &&
-  spawnSync(python, ["-c", "import trl, transformers, torch, datasets, tokenizers"]).status === 0;
-const suite = ready
-  ? "trainer rollouts"
-  : `trainer rollouts (skipped: ${python} cannot import trl, transformers, torch, datasets and tokenizers)`;
+const { python, ready, suite } = projectPython(
+  ["trl", "transformers", "torch", "datasets", "tokenizers"],
+  "trainer rollouts",
+);
 
 /**
  * A tiny random Llama and a word-level tokenizer, no download: the chat template's markers, Kuhn poker's four moves in
@@ -196,24 +191,11 @@ asyncio.run(main())
 `;
 
 /** Runs `script` with the venv's Python, clients/python first on the path, and collects what it prints. */
-function runPython(script: string, ...args: string[]) {
-  const child = spawn(python, ["-c", script, ...args], {
-    cwd: root,
-    env: { ...process.env, PYTHONPATH: resolve(root, "clients/python"), PYTHONUNBUFFERED: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  return once(child, "exit").then(([code]) => ({ code: code as number | null, out, err }));
-}
+const runScript = (script: string, ...args: string[]) =>
+  runPython(python, ["-c", script, ...args], { env: { PYTHONPATH: resolve(ROOT, "clients/python") } }).done;
 
 /** The runs of 1 in a mask: the model's turns. */
 const runsOfOnes = (mask: number[]) => mask.filter((m, i) => m === 1 && mask[i - 1] !== 1).length;
-
-/** The last line a script printed: its report (TRL prints its logs before it). */
-const report = (out: string) => JSON.parse(out.trim().split("\n").at(-1)!);
 
 describe.skipIf(!ready)(suite, () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -239,9 +221,9 @@ describe.skipIf(!ready)(suite, () => {
   };
 
   it("runs GRPO steps whose rollouts are Kuhn poker matches, rewarded with the matches' returns", async () => {
-    const run = await runPython(GRPO_SCRIPT, server.wsUrl, await server.token("grpo", "llm"));
+    const run = await runScript(GRPO_SCRIPT, server.wsUrl, await server.token("grpo", "llm"));
     expect(run.code, run.err).toBe(0);
-    const grpo = report(run.out);
+    const grpo = lastJsonLine(run.out);
     console.info(`GRPO: ${grpo.steps} steps, ${grpo.seconds.toFixed(1)} s in Python`);
     expect(grpo.steps).toBe(3);
     expect(grpo.batches).toHaveLength(3);
@@ -286,9 +268,9 @@ describe.skipIf(!ready)(suite, () => {
   }, 240_000);
 
   it("plays whole matches through verl's agent loop and OpenRLHF's agent, as those frameworks call them", async () => {
-    const run = await runPython(FRAMEWORKS_SCRIPT, server.wsUrl, await server.token("frameworks", "llm"));
+    const run = await runScript(FRAMEWORKS_SCRIPT, server.wsUrl, await server.token("frameworks", "llm"));
     expect(run.code, run.err).toBe(0);
-    const { verl, openrlhf, served, errors } = report(run.out);
+    const { verl, openrlhf, served, errors } = lastJsonLine(run.out);
     for (const output of verl) {
       const record = await recorded(output.extra_fields.ludus_match);
       // verl's model path, and the sample's sampling parameters with the rollout's response length.

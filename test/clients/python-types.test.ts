@@ -1,9 +1,10 @@
-import { execFile, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { projectPython, ROOT } from "../support/python.ts";
 
 /**
  * The project's Python is typed, and mypy holds it to that: the client (clients/python) and the trainer
@@ -12,10 +13,8 @@ import { describe, expect, it } from "vitest";
  * without it the suite says so and skips.
  */
 
-const root = new URL("../..", import.meta.url).pathname;
-const python = process.env.LUDUS_PYTHON ?? resolve(root, ".venv/bin/python");
-const ready = existsSync(python) && spawnSync(python, ["-c", "import mypy"]).status === 0;
-const suite = ready ? "python types" : `python types (skipped: ${python} cannot import mypy)`;
+const root = ROOT;
+const { python, ready, suite } = projectPython(["mypy"], "python types");
 
 const PACKAGES = [
   { name: "the client", folder: "clients/python", pkg: "ludus" },

@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { connect, createServer, type Socket } from "node:net";
 import { Buffer } from "node:buffer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runPython } from "../support/python.ts";
 import { startTestServer } from "../support/server.ts";
 import { startRestartableServer } from "./restartable-server.ts";
 
@@ -16,16 +17,19 @@ const hasMsgpack = canImport("msgpack");
 const suite = hasWebsockets ? "the Python client" : `the Python client (skipped: ${python} cannot import websockets)`;
 
 /** Runs /usr/bin/python3 with `args` from the repository root and collects what it prints. */
-function runPython(...args: string[]) {
-  const child = spawn(python, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  return once(child, "exit").then(([code]) => ({ code: code as number | null, out, err }));
-}
+const python3 = (...args: string[]) => runPython(python, args).done;
 
-const kuhnBot = (...args: string[]) => runPython("clients/python/examples/kuhn_bot.py", ...args);
+const kuhnBot = (...args: string[]) => python3("clients/python/examples/kuhn_bot.py", ...args);
+
+/** A script's helper: the class, code and message of the LudusError `work` raises, or None. */
+const REFUSAL = `
+async def refusal(work):
+    try:
+        await work
+    except LudusError as e:
+        return [type(e).__name__, e.code, e.message]
+    return None
+`;
 
 /** Plays two matches through the library, answering each decision first with an action no game has. */
 const RETRY_SCRIPT = `
@@ -163,13 +167,7 @@ from ludus import LudusClient, LudusError
 url, token = sys.argv[1], sys.argv[2]
 agent = {"model": "qwen3-8b", "endpoint": "http://127.0.0.1:8000/v1", "sampling": {"temperature": 0.7, "max_tokens": 64}}
 
-async def refusal(work):
-    try:
-        await work
-    except LudusError as e:
-        return [type(e).__name__, e.code, e.message]
-    return None
-
+${REFUSAL}
 async def main():
     async with LudusClient(url, token, agent=agent) as client:
         alone = await client.create("kuhn-poker", opponents={1: "strategy:random"})
@@ -197,13 +195,7 @@ from ludus import LudusClient, LudusError, random_action
 
 url, relayed, tokens = sys.argv[1], sys.argv[2], sys.argv[3:]
 
-async def refusal(work):
-    try:
-        await work
-    except LudusError as e:
-        return [type(e).__name__, e.code, e.message]
-    return None
-
+${REFUSAL}
 async def main():
     full_checked = asyncio.Event()
 
@@ -310,7 +302,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 
   it("asks the policy again, with the server's error, after an illegal action", async () => {
-    const run = await runPython("-c", RETRY_SCRIPT, server.wsUrl, await server.token("kuhn-retry"));
+    const run = await python3("-c", RETRY_SCRIPT, server.wsUrl, await server.token("kuhn-retry"));
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     expect(report.results).toHaveLength(2);
@@ -324,7 +316,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 
   it("attaches replay fields with Answer, and gives up the seat with Withdraw", async () => {
-    const run = await runPython("-c", META_SCRIPT, server.wsUrl, await server.token("py-llm", "llm"));
+    const run = await python3("-c", META_SCRIPT, server.wsUrl, await server.token("py-llm", "llm"));
     expect(run.code, run.err).toBe(0);
     const result = JSON.parse(run.out);
     // Only the fill's built-in is left once the seat is withdrawn: the server ends the match there.
@@ -342,7 +334,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 
   it("asks for the numeric face and answers with action ids", async () => {
-    const run = await runPython("-c", NUMERIC_SCRIPT, server.wsUrl, await server.token("py-numeric"));
+    const run = await python3("-c", NUMERIC_SCRIPT, server.wsUrl, await server.token("py-numeric"));
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     expect(report.numeric).toEqual([{ observationShape: [30], actionCount: 3, encoderVersion: 1 }]);
@@ -354,7 +346,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 
   it("records the agent the connection declares, each seat's own from `create`'s agents, and the group", async () => {
-    const run = await runPython("-c", AGENT_SCRIPT, server.wsUrl, await server.token("py-agents", "llm"));
+    const run = await python3("-c", AGENT_SCRIPT, server.wsUrl, await server.token("py-agents", "llm"));
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     const alone = await server.server.store.match(report.alone);
@@ -414,7 +406,7 @@ describe.skipIf(!hasWebsockets)(`${suite}: several seats of its own`, () => {
   });
 
   it('plays every seat of a match with a "self" opponent, and queued tickets that meet each other', async () => {
-    const run = await runPython("-c", SELF_SCRIPT, server.wsUrl, await server.token("py-self"));
+    const run = await python3("-c", SELF_SCRIPT, server.wsUrl, await server.token("py-self"));
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     expect(report.seats).toEqual([0, 1]);
@@ -451,7 +443,7 @@ describe.skipIf(!hasWebsockets)(`${suite}: joining by invite`, () => {
         await server.token("py-busy", "bot", 1),
         await server.token("py-other"),
       ];
-      const run = await runPython("-c", JOIN_SCRIPT, server.wsUrl, `ws://127.0.0.1:${relay.port}/bot`, ...tokens);
+      const run = await python3("-c", JOIN_SCRIPT, server.wsUrl, `ws://127.0.0.1:${relay.port}/bot`, ...tokens);
       expect(run.code, run.err).toBe(0);
       const report = JSON.parse(run.out);
       const [match, seats] = report.created;

@@ -1,11 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLlm } from "../../clients/llm/index.ts";
 import { type FakeOpenAI, legalAnswer, logprobOf, startFakeOpenAI } from "../support/openai-server.ts";
+import { projectPython, ROOT, runPython } from "../support/python.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
 /**
@@ -14,12 +13,8 @@ import { startTestServer, type TestServer } from "../support/server.ts";
  * who played each row, the multi-game JSONL formats through pyarrow, and the docs' TRL recipe, run as written.
  */
 
-const root = new URL("../..", import.meta.url).pathname;
-const python = join(root, ".venv/bin/python");
-const ready = spawnSync(python, ["-c", "import datasets, pyarrow.json"]).status === 0;
-const suite = ready
-  ? "exports read by Python"
-  : `exports read by Python (skipped: ${python} cannot import datasets and pyarrow)`;
+const root = ROOT;
+const { python, ready, suite } = projectPython(["datasets", "pyarrow.json"], "exports read by Python");
 
 const MODEL = "fake-7b";
 const SAMPLING = { logprobs: true, top_logprobs: 2 };
@@ -32,20 +27,14 @@ function trlRecipe(): string {
   return block[1];
 }
 
-async function runPython(dir: string, script: string): Promise<string> {
+async function runScript(dir: string, script: string): Promise<string> {
   const file = join(dir, "script.py");
   writeFileSync(file, script);
-  const child = spawn(python, [file], {
+  const { code, out, err } = await runPython(python, [file], {
     cwd: dir,
-    stdio: ["ignore", "pipe", "pipe"],
     // Nothing from the network, and no cache outside this test's directory.
-    env: { ...process.env, HF_DATASETS_OFFLINE: "1", HF_HUB_OFFLINE: "1", HF_HOME: join(dir, "hf") },
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  const [code] = await once(child, "exit");
+    env: { HF_DATASETS_OFFLINE: "1", HF_HUB_OFFLINE: "1", HF_HOME: join(dir, "hf") },
+  }).done;
   if (code !== 0) throw new Error(`python exited ${code}: ${err}`);
   return out;
 }
@@ -126,7 +115,7 @@ describe.skipIf(!ready)(suite, () => {
     for (const format of ["turns.jsonl", "episodes.jsonl", "verl.jsonl"]) {
       counts[format] = rows(await download(format)).length;
     }
-    const out = await runPython(
+    const out = await runScript(
       dir,
       `import json, pyarrow.json
 tables = {f: pyarrow.json.read_json(f) for f in ["turns.jsonl", "episodes.jsonl", "verl.jsonl"]}
@@ -153,7 +142,7 @@ print(json.dumps({
         'load_dataset("json", data_files="turns.jsonl"',
       );
       if (source === "jsonl") expect(code).toContain('load_dataset("json", data_files="turns.jsonl"');
-      const out = await runPython(
+      const out = await runScript(
         dir,
         `${code}
 print(json.dumps({"rows": len(sft), "columns": sft.column_names, "first": sft[0],
