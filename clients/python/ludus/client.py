@@ -798,7 +798,8 @@ class LudusClient:
         if seat is None:
             return
         if code in _RETRYABLE:
-            log.warning(
+            # The policy hears of it (turn["error"]), as do the environments' callers: only a log's reader needs more.
+            log.info(
                 "match %s seat %d: %s (%d retries left)",
                 match,
                 seat.seat,
