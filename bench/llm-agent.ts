@@ -28,6 +28,7 @@
  */
 import { parseArgs } from "node:util";
 import { runLlm } from "../clients/llm/index.ts";
+import { cliWebSocket } from "../cli/commands/bot.ts";
 import { Bot, randomAction } from "../clients/sdk/index.ts";
 import type { StepRecordRow } from "../db/records.ts";
 import { type ChatRequestBody, legalAnswer, startFakeOpenAI } from "../test/support/openai-server.ts";
@@ -92,6 +93,7 @@ async function playAgent(game: string, matches: number, concurrency: number): Pr
     opponent: "random",
     seat: 0, // the benchmark reads seat 0's rows
     agent: { chat: { baseUrl: fake.baseUrl, model: MODEL }, maxInFlight: concurrency },
+    WebSocket: cliWebSocket, // as `ludus llm` connects
     onAgent: (agent) => stats = agent.stats,
   });
   const seconds = (performance.now() - started) / 1000;

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { Packr } from "msgpackr";
+import { WebSocket as NodeWebSocket } from "ws";
 import type { ActionSpace } from "../../games/core/action.ts";
 import { configure } from "../../games/core/config.ts";
 import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
@@ -17,6 +18,7 @@ import {
   type MsgpackCodec,
   type Policy,
   type SeatChoice,
+  type WebSocketClass,
 } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
 import { integerIn, websocketUrl } from "../options.ts";
@@ -110,6 +112,13 @@ export function matchSummary(plan: MatchPlan, ends: readonly MatchEndFrame[]): R
     results: ends.map(({ match, seat, returns, reason, statuses }) => ({ match, seat, returns, reason, statuses })),
   };
 }
+
+/**
+ * The CLI's connections use the `ws` package's client, which turns Nagle's algorithm off, rather than Deno's own,
+ * which leaves it on: there an act over ~1 KB (an LLM's, with its prompt and reply) waited ~40 ms for the server's
+ * delayed ACK, 44 ms of a 45 ms LLM decision against an endpoint that answers at once.
+ */
+export const cliWebSocket = NodeWebSocket as unknown as WebSocketClass;
 
 /** msgpack frames for the CLI's bots: plain maps both ways (msgpackr's records are not msgpack others read). */
 export function cliMsgpack(format: FrameFormat): MsgpackCodec | undefined {
@@ -299,6 +308,7 @@ export function registerBot(program: Command, io: Io): void {
             token: flags.token,
             format: flags.format,
             msgpack: cliMsgpack(flags.format),
+            WebSocket: cliWebSocket,
             ...(flags.policy === undefined ? {} : { numeric: true }),
           });
         } catch (error) {

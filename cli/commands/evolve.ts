@@ -17,6 +17,7 @@ import { endpointOf, endpointOptions, type ModelFlags } from "../model-options.t
 import { integerIn, jsonObject, nameList, numberIn, storeLocation } from "../options.ts";
 import { withLiveMatches } from "../live-matches.ts";
 import { resumeOrStart } from "../resumable.ts";
+import { cliWebSocket } from "./bot.ts";
 
 interface EvolveFlags extends ModelFlags {
   temperature?: number;
@@ -115,6 +116,7 @@ export function registerEvolve(program: Command, io: Io): void {
             game: "donor-game",
             ...generation,
             agent: { chat: chat!, log: (line) => io.err(`ludus: ${line}\n`) },
+            WebSocket: cliWebSocket,
           }));
         const evolution = await resumeOrStart(io, {
           noun: "evolution",

@@ -18,7 +18,15 @@ import type { FrameFormat } from "../../clients/sdk/index.ts";
 import { type Io, matchLine } from "../io.ts";
 import { endpointOf, endpointOptions, seatsOption, type SeatSpec } from "../model-options.ts";
 import { integerIn, jsonObject, numberIn, readText, textOrFile, websocketUrl } from "../options.ts";
-import { cliMsgpack, type MatchFlags, matchOptions, type MatchPlan, matchPlan, matchSummary } from "./bot.ts";
+import {
+  cliMsgpack,
+  cliWebSocket,
+  type MatchFlags,
+  matchOptions,
+  type MatchPlan,
+  matchPlan,
+  matchSummary,
+} from "./bot.ts";
 
 interface LlmFlags extends MatchFlags {
   url: string;
@@ -271,6 +279,7 @@ export function registerLlm(program: Command, io: Io): void {
           ...plan,
           format: flags.format,
           msgpack: cliMsgpack(flags.format),
+          WebSocket: cliWebSocket,
           signal: stopping.signal,
           onAgent: (a) => agents.push(a),
           onMatchEnd: (end: MatchEndFrame) => io.out(matchLine(end)),

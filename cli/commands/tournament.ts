@@ -26,6 +26,7 @@ import { modelsOption, type ModelSpec } from "../model-options.ts";
 import { withLiveMatches } from "../live-matches.ts";
 import { resumeOrStart } from "../resumable.ts";
 import { LlmRunError } from "./llm.ts";
+import { cliWebSocket } from "./bot.ts";
 
 interface TournamentFlags {
   game: string;
@@ -240,6 +241,7 @@ async function connectModels(
           tokenId: id,
           name,
           agent: { ...spec, maxInFlight: 64, log: (line) => io.err(`ludus: ${line}\n`) },
+          WebSocket: cliWebSocket,
         }),
       );
     }

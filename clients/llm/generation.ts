@@ -1,4 +1,5 @@
 import { Bot } from "../sdk/bot.ts";
+import type { WebSocketClass } from "../sdk/connection.ts";
 import { LlmAgent, type LlmAgentOptions } from "./agent.ts";
 import { agentInfo } from "./runner.ts";
 import type { Advice } from "./strategy.ts";
@@ -26,6 +27,8 @@ export interface GenerationOptions {
   /** The previous generation's surviving strategies, with their scores. */
   readonly advice: readonly Advice[];
   readonly agent: LlmAgentOptions;
+  /** The WebSocket class (default: the runtime's; see `LlmRunOptions.WebSocket`). */
+  readonly WebSocket?: WebSocketClass;
 }
 
 export interface SeatedGeneration {
@@ -48,6 +51,7 @@ export async function seatGeneration(options: GenerationOptions): Promise<Seated
   const bot = await Bot.connect({
     url: options.url,
     token: options.token,
+    WebSocket: options.WebSocket,
     text: true,
     agent: agentInfo(options.agent.chat),
   });

@@ -1,5 +1,6 @@
 import type { AgentInfo } from "../../protocol/frames.ts";
 import { Bot } from "../sdk/bot.ts";
+import type { WebSocketClass } from "../sdk/connection.ts";
 import { LlmAgent, type LlmAgentOptions } from "./agent.ts";
 import { agentInfo } from "./runner.ts";
 
@@ -27,10 +28,18 @@ export class ModelPlayer {
     /** The player's name, as its seats are recorded and rated (`llm:<name>`). */
     readonly name: string;
     readonly agent: LlmAgentOptions;
+    /** The WebSocket class (default: the runtime's; see `LlmRunOptions.WebSocket`). */
+    readonly WebSocket?: WebSocketClass;
   }): Promise<ModelPlayer> {
     const info = agentInfo(options.agent.chat);
     const agent = new LlmAgent(options.agent);
-    const bot = await Bot.connect({ url: options.url, token: options.token, text: true, agent: info });
+    const bot = await Bot.connect({
+      url: options.url,
+      token: options.token,
+      WebSocket: options.WebSocket,
+      text: true,
+      agent: info,
+    });
     agent.attach(bot.connection);
     const log = options.agent.log ?? (() => {});
     return new ModelPlayer(options.name, options.tokenId, bot, agent, info, log);

@@ -3,6 +3,7 @@ import { configure } from "../../games/core/config.ts";
 import { getGame } from "../../games/registry.ts";
 import { Bot, checkPlayOptions, chooseSeat, type Policy, type SeatChoice } from "../sdk/bot.ts";
 import type { FrameFormat, MsgpackCodec } from "../sdk/codec.ts";
+import type { WebSocketClass } from "../sdk/connection.ts";
 import { LlmAgent, type LlmAgentOptions } from "./agent.ts";
 import type { ChatError, ChatOptions } from "./chat.ts";
 import { renderer } from "./renderers.ts";
@@ -49,6 +50,11 @@ export interface LlmRunOptions {
   readonly format?: FrameFormat;
   /** The msgpack implementation, with `format: "msgpack"`. */
   readonly msgpack?: MsgpackCodec;
+  /**
+   * The WebSocket class (default: the runtime's). Under Deno give the `ws` package's: Deno's own leaves Nagle's
+   * algorithm on, so each act over ~1 KB (an LLM's, with its prompt and reply) waits ~40 ms for the server's ACK.
+   */
+  readonly WebSocket?: WebSocketClass;
   /** Once aborted no new match starts; the ones under way finish. `LlmAgent.stop` cuts them short (and starts none). */
   readonly signal?: AbortSignal;
   /** Called as each seat's match ends (a self-play match ends once per seat). */
@@ -89,7 +95,7 @@ function configSeats(game: string, variant: string | undefined, config: Readonly
  * once `signal` aborts or an endpoint fails for good (the failure is returned, and the seats it hit were withdrawn).
  */
 export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
-  const { url, token, format, msgpack, signal, agent: _, onAgent: __, players, ...play } = options;
+  const { url, token, format, msgpack, WebSocket, signal, agent: _, onAgent: __, players, ...play } = options;
   const configs = players ?? [options.agent];
   // Refuse what cannot be played before connecting: a renderer that does not know the game, contradictory options.
   for (const config of configs) renderer(config.renderer ?? "ludus", options.game);
@@ -120,6 +126,7 @@ export async function runLlm(options: LlmRunOptions): Promise<LlmRunResult> {
     token,
     format,
     msgpack,
+    WebSocket,
     text: true,
     // Several players: each match's `create` names every seat's own (`agents`), so the connection declares none.
     ...(players ? {} : { agent: agentInfo(options.agent.chat) }),
