@@ -10,6 +10,7 @@ gone (the client's reconnects failed) or refused something.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import queue
 import threading
@@ -304,9 +305,11 @@ class LiveMatch:
             raise self._failure
 
 
+@functools.lru_cache(maxsize=64)
 def game_info(url: str, game: str, timeout: float = 10.0) -> dict[str, Any]:
     """The server's catalogue entry for ``game`` (``GET /games/<id>``: variants with their seats, observation shapes and
     action counts, strategies), found from the bot gateway's URL (``ws://host:port/bot`` -> ``http://host:port``).
+    Asked once per server and game (a trainer makes an environment per rollout); read it, never change it.
 
     :raises LudusError: ``unknown_game``, with the server's message (it lists the games).
     :raises LudusConnectionError: the server cannot be reached.
