@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import { ludus } from "../support/cli.ts";
 import { linearModel } from "../support/onnx-models.ts";
+import { projectPython } from "../support/python.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
 /**
@@ -16,10 +17,7 @@ import { startTestServer, type TestServer } from "../support/server.ts";
  * the trainer's packages (`.ci/run` makes it); without it the suite says so and skips.
  */
 
-const python = process.env.LUDUS_PYTHON ?? resolve(".venv/bin/python");
-const ready = existsSync(python) &&
-  spawnSync(python, ["-c", "import torch, pyarrow, onnx, matplotlib"]).status === 0;
-const suite = ready ? "training" : `training (skipped: ${python} cannot import torch, pyarrow, onnx and matplotlib)`;
+const { python, ready, suite } = projectPython(["torch", "pyarrow", "onnx", "matplotlib"], "training");
 const TRAINER = resolve("policies/trainer");
 
 /** The trainer alone, its JSON lines read as they come. */
