@@ -52,15 +52,37 @@ export interface PlayedBy {
   readonly meta: Record<string, unknown> | null;
 }
 
-/** The columns as JSONL fields: `,"participant_kind":…` and the rest, to splice into a row after another field. */
-export function playedByJson({ seat, meta }: PlayedBy): string {
+/** The columns that come from the seat: the same for every decision of it. */
+const SEAT_COLUMNS = COLUMNS.filter(([name]) => name.startsWith("participant_"));
+const DECISION_COLUMNS = COLUMNS.filter(([name]) => !name.startsWith("participant_"));
+
+function jsonFields(columns: typeof COLUMNS, seat: SeatRecord | null, meta: Record<string, unknown> | null): string {
   let out = "";
-  for (const [name, , source] of COLUMNS) {
+  for (const [name, , source] of columns) {
     const v = source(seat, meta);
     const written = v.value === null ? "null" : v.kind === "text" ? jsonString(v.value) : String(v.value);
     out += `,"${name}":${written}`;
   }
   return out;
+}
+
+/** A seat's columns as JSONL, written once per seat record of a page (a match's decisions share its records). */
+const seatJson = new WeakMap<SeatRecord, string>();
+const NO_SEAT_JSON = jsonFields(SEAT_COLUMNS, null, null);
+
+/** The columns as JSONL fields: `,"participant_kind":…` and the rest, to splice into a row after another field. */
+export function playedByJson({ seat, meta }: PlayedBy): string {
+  return seatFields(seat) + jsonFields(DECISION_COLUMNS, seat, meta);
+}
+
+function seatFields(seat: SeatRecord | null): string {
+  if (seat === null) return NO_SEAT_JSON;
+  let json = seatJson.get(seat);
+  if (json === undefined) {
+    json = jsonFields(SEAT_COLUMNS, seat, null);
+    seatJson.set(seat, json);
+  }
+  return json;
 }
 
 /** The columns as Arrow fields (every one nullable). */
