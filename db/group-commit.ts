@@ -1,6 +1,7 @@
 import { setImmediate } from "node:timers";
 import { type PlayerRow, playerRow } from "./players.ts";
 import type { MatchRecord, StepRecordRow } from "./records.ts";
+import type { NodeLife } from "./nodes.ts";
 import type { Sql } from "./sql.ts";
 import { StoreDownError, yieldToEventLoop } from "./sql.ts";
 
@@ -35,6 +36,14 @@ export const DEFAULT_GROUP_COMMIT = {
   retryMinMs: 50,
   retryMaxMs: 2000,
 } as const;
+
+/** A match another server process took over (its owner's lease lapsed): its records are that process's to write. */
+export class MatchMovedError extends Error {
+  constructor(readonly matchId: string) {
+    super(`match ${matchId} is now played by another server process`);
+    this.name = "MatchMovedError";
+  }
+}
 
 /** A step whose sequence number another writer already used: the match's log is not ours to extend. */
 export class SequenceConflictError extends Error {
@@ -71,7 +80,8 @@ const merge = (earlier: Batch, later: Batch): Batch => ({
 
 const MATCH_COLUMNS = "id text, game text, game_version integer, variant text, config jsonb, seed text, " +
   "seats jsonb, conduct jsonb, statuses jsonb, returns jsonb, end_reason text, culprit integer, steps integer, " +
-  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text, group_id text, rated boolean";
+  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text, group_id text, rated boolean, " +
+  "owner text, owner_epoch integer";
 const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation json, action json, " +
   "input json, legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, " +
   "rewards json, writer text, at timestamptz, offered json, legal_ids json, prompt text";
@@ -82,19 +92,29 @@ const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0
  * atomic without BEGIN/COMMIT round trips, and both backends parse the JSON parameters the same way.
  * Steps already present are skipped (a retry after a lost reply); the count tells if any were. A match
  * closed in error stays closed: a row of it queued before the failure may commit after `closeInError`.
+ * Only the match's owner writes (`$4`, `$5`, see db/nodes.ts): the rows of a stored match the batch touches are
+ * locked first (`held`), so a peer taking the match over waits for this batch, and a batch that comes after it
+ * writes nothing of that match and names it in `moved`.
  */
 const WRITE_BATCH = `
-WITH m AS (
+WITH held AS (
+  SELECT id, owner IS NOT DISTINCT FROM $4 AND owner_epoch IS NOT DISTINCT FROM $5::integer AS ours FROM matches
+  WHERE id IN (SELECT id FROM json_to_recordset($1::text::json) AS r(id text)
+    UNION SELECT match_id FROM json_to_recordset($2::text::json) AS r(match_id text))
+  ORDER BY id FOR SHARE
+), m AS (
   INSERT INTO matches (${names(MATCH_COLUMNS)})
   SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCH_COLUMNS})
   ON CONFLICT (id) DO UPDATE SET seats = EXCLUDED.seats, statuses = EXCLUDED.statuses,
     returns = EXCLUDED.returns, end_reason = EXCLUDED.end_reason, culprit = EXCLUDED.culprit,
     steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, error = EXCLUDED.error
-    WHERE matches.end_reason IS DISTINCT FROM 'error'
+    WHERE matches.end_reason IS DISTINCT FROM 'error' AND matches.owner IS NOT DISTINCT FROM EXCLUDED.owner
+      AND matches.owner_epoch IS NOT DISTINCT FROM EXCLUDED.owner_epoch
   RETURNING 1
 ), s AS (
   INSERT INTO steps (${names(STEP_COLUMNS)})
   SELECT * FROM json_to_recordset($2::text::json) AS r(${STEP_COLUMNS})
+  WHERE r.match_id NOT IN (SELECT id FROM held WHERE NOT ours)
   ON CONFLICT (match_id, seq) DO NOTHING
   RETURNING 1
 ), p AS (
@@ -102,9 +122,10 @@ WITH m AS (
   SELECT * FROM json_to_recordset($3::text::json) AS r(id text, kind text, name text, details jsonb)
   ON CONFLICT (id) DO UPDATE SET details = EXCLUDED.details WHERE players.details IS DISTINCT FROM EXCLUDED.details
 )
-SELECT (SELECT count(*) FROM s)::integer AS inserted`;
+SELECT (SELECT count(*) FROM s)::integer AS inserted,
+  (SELECT coalesce(json_agg(id), '[]') FROM held WHERE NOT ours)::text AS moved`;
 
-function matchRow(m: MatchRecord): Record<string, unknown> {
+function matchRow(m: MatchRecord, owner: NodeLife | undefined): Record<string, unknown> {
   return {
     id: m.id,
     game: m.game,
@@ -126,6 +147,8 @@ function matchRow(m: MatchRecord): Record<string, unknown> {
     invite: m.invite ?? null,
     group_id: m.group ?? null,
     rated: m.rated ?? false,
+    owner: owner?.node ?? null,
+    owner_epoch: owner?.epoch ?? null,
   };
 }
 
@@ -193,7 +216,8 @@ function copyLine(s: StepRecordRow, writer: string): string {
 export function transient(error: unknown): boolean {
   if (error instanceof StoreDownError) return true;
   const code = String((error as { code?: unknown })?.code ?? "");
-  return /^(08|57P0[123]|53)/.test(code) ||
+  // 40001/40P01: a serialization failure or a deadlock (a batch meeting a peer's takeover): trying again succeeds.
+  return /^(08|57P0[123]|53|40001|40P01)/.test(code) ||
     /^(CONNECTION_|CONNECT_TIMEOUT|ECONN|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN)/.test(code) ||
     /connection|terminat|closed/i.test(String((error as Error)?.message));
 }
@@ -260,6 +284,12 @@ export class GroupCommit {
   private idle: (() => void)[] = [];
   /** Players this writer has written, with what named them (see `unseenPlayers`). */
   private readonly seenPlayers = new Map<string, string>();
+
+  /**
+   * The server process's life this writer writes for (see db/nodes.ts): new matches are recorded as its, and
+   * records of a match that has another owner are not written (their waiters get MatchMovedError).
+   */
+  owner?: NodeLife;
 
   constructor(private readonly sql: Sql, readonly writer: string, options: GroupCommitOptions = {}) {
     this.options = { ...DEFAULT_GROUP_COMMIT, ...options };
@@ -466,23 +496,30 @@ export class GroupCommit {
    */
   private async commit(batch: Batch): Promise<{ settle: () => void } | { error: unknown }> {
     let conflicts = new Map<string, number>();
+    let moved = new Set<string>();
     try {
+      // COPY is the embedded store's, which one process holds: no peer can take its matches, so it needs no fence.
       // Rows already there (a write whose reply was lost, then retried) make COPY refuse them all: they go
       // through the statement below instead, which skips what is there and checks whose it is.
       const all = [...batch.steps, ...batch.bulk];
       const copied = all.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(all);
       const steps = copied ? [] : all;
       if (steps.length > 0 || batch.matches.size > 0) {
-        const matches = JSON.stringify([...batch.matches.values()].map(matchRow));
+        const owner = this.owner;
+        const matches = JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner)));
         const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
         const players = this.unseenPlayers(batch);
-        const [{ inserted }] = await this.sql.prepared<{ inserted: number }>(WRITE_BATCH, [
+        const [written] = await this.sql.prepared<{ inserted: number; moved: string }>(WRITE_BATCH, [
           matches,
           rows,
           JSON.stringify(players),
+          owner?.node ?? null,
+          owner === undefined ? null : String(owner.epoch),
         ]);
         for (const player of players) this.seenPlayers.set(player.id, JSON.stringify(player.details));
-        if (inserted < steps.length) conflicts = await this.conflicts(steps);
+        moved = new Set(JSON.parse(written.moved) as string[]);
+        const kept = moved.size ? steps.filter((s) => !moved.has(s.matchId)) : steps;
+        if (written.inserted < kept.length) conflicts = await this.conflicts(kept);
       }
     } catch (caught) {
       return { error: caught ?? new Error("the replay store failed without saying why") };
@@ -491,7 +528,8 @@ export class GroupCommit {
       settle: () => {
         for (const w of batch.waiters) {
           const seq = conflicts.get(w.matchId);
-          if (seq === undefined) w.resolve();
+          if (moved.has(w.matchId)) w.reject(new MatchMovedError(w.matchId));
+          else if (seq === undefined) w.resolve();
           else w.reject(new SequenceConflictError(w.matchId, seq));
         }
       },

@@ -16,7 +16,7 @@ export interface Sql {
    * A statement run again and again with text parameters (group commit's): parsed and planned once per
    * connection, then only executed. Planning group commit's statement costs ~0.6 ms on the embedded store.
    */
-  prepared<T = Record<string, unknown>>(text: string, params: readonly string[]): Promise<T[]>;
+  prepared<T = Record<string, unknown>>(text: string, params: readonly (string | null)[]): Promise<T[]>;
   /** Runs a script of several statements (migrations); no parameters. */
   exec(script: string): Promise<void>;
   /** Runs `fn` inside one transaction on one connection. */
@@ -36,6 +36,10 @@ export interface Sql {
  * each, which left the embedded store's group commit idle between batches.
  */
 export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Strings as a PostgreSQL array literal (`{"a","b"}`), a parameter both backends read as `$n::text[]`. */
+export const textArray = (items: readonly string[]): string =>
+  `{${items.map((item) => `"${item.replace(/[\\"]/g, "\\$&")}"`).join(",")}}`;
 
 /** The database cannot be used right now (a passing failure: writers retry). */
 export class StoreDownError extends Error {
@@ -105,7 +109,7 @@ export async function openPglite(dir: string): Promise<Sql> {
   // PGlite's query() parses and plans its text every time; a PREPAREd statement is only executed. Its names are
   // per instance: a reopened store prepares again.
   const statements = new WeakMap<PGlite, Map<string, Promise<string>>>();
-  const prepared = async <T>(d: PGlite, text: string, params: readonly string[]): Promise<T[]> => {
+  const prepared = async <T>(d: PGlite, text: string, params: readonly (string | null)[]): Promise<T[]> => {
     let names = statements.get(d);
     if (!names) statements.set(d, names = new Map());
     let name = names.get(text);
@@ -136,7 +140,7 @@ export async function openPglite(dir: string): Promise<Sql> {
 }
 
 /** A string as an SQL literal (standard_conforming_strings, PostgreSQL's default: only quotes are doubled). */
-const quoteLiteral = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+const quoteLiteral = (text: string | null): string => text === null ? "NULL" : `'${text.replaceAll("'", "''")}'`;
 
 /** The URL with its password masked, for messages and logs. */
 export function redactUrl(url: string): string {
@@ -185,7 +189,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Sql {
     backend: "postgres",
     where: redactUrl(url),
     query: (text, params) => query(client, text, params),
-    prepared: async <T>(text: string, params: readonly string[]) =>
+    prepared: async <T>(text: string, params: readonly (string | null)[]) =>
       (await client.unsafe(text, [...params], { prepare: true })) as unknown as T[],
     exec: async (script) => void (await client.unsafe(script).simple()),
     transaction: (fn) =>

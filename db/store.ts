@@ -8,7 +8,8 @@ import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 import { migrate, StoreError } from "./migrate.ts";
 import { PolicyRegistry } from "./policies.ts";
 import { END_REASONS, type MatchRecord, SEAT_STATUSES, type StepRecordRow } from "./records.ts";
-import { openPglite, openPostgres, type Sql } from "./sql.ts";
+import { openPglite, openPostgres, type Sql, textArray } from "./sql.ts";
+import { NodeDirectory } from "./nodes.ts";
 
 export { StoreError };
 
@@ -323,6 +324,8 @@ export class ReplayStore {
   readonly players: PlayerStore;
   /** Bot, LLM and admin tokens. */
   readonly tokens: TokenStore;
+  /** The server processes sharing this store, and which plays each live match. */
+  readonly nodes: NodeDirectory;
 
   private constructor(readonly sql: Sql, private readonly unlock: () => void, options: StoreOptions) {
     this.writer = new GroupCommit(sql, this.writerId, options.groupCommit);
@@ -330,6 +333,7 @@ export class ReplayStore {
     this.league = new LeagueStore(sql);
     this.players = new PlayerStore(sql);
     this.tokens = new TokenStore(sql);
+    this.nodes = new NodeDirectory(sql);
     if (sql.backend === "pglite") {
       // PGlite has no autovacuum: statistics taken when the tables were small make the planner scan whole tables
       // once they are not (an incremental export slowed with every match a training run added).
@@ -433,10 +437,16 @@ export class ReplayStore {
     });
   }
 
-  /** Matches that never ended (the server stopped mid-match), oldest first, with their invites. */
-  async unfinished(): Promise<MatchRecord[]> {
+  /**
+   * Matches that never ended (a server stopped mid-match), oldest first, with their invites: all of them, or
+   * those of `ids`.
+   */
+  async unfinished(ids?: readonly string[]): Promise<MatchRecord[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT ${MATCH_COLUMNS}, invite FROM matches WHERE ended_at IS NULL ORDER BY created_at, id`,
+      `SELECT ${MATCH_COLUMNS}, invite FROM matches WHERE ended_at IS NULL${
+        ids ? " AND id = ANY($1::text[])" : ""
+      } ORDER BY created_at, id`,
+      ids ? [textArray(ids)] : [],
     );
     return rows.map(toMatch);
   }
@@ -445,9 +455,14 @@ export class ReplayStore {
    * Writes everything waiting (for at most `timeoutMs`), then closes the database. Returns how many records
    * could not be written in time (none of them had been acknowledged).
    */
-  async close(timeoutMs?: number): Promise<number> {
+  /**
+   * Writes what waits (for at most `timeoutMs`) and closes; `last` runs with everything written and the database
+   * still open (a server gives up its lease there, so a peer takes its matches over with their logs whole).
+   */
+  async close(timeoutMs?: number, last?: () => Promise<void>): Promise<number> {
     clearInterval(this.analyzer);
     const unwritten = await this.writer.close(timeoutMs);
+    await last?.();
     await this.sql.close().catch(() => {});
     this.unlock();
     return unwritten;

@@ -30,10 +30,15 @@ import { policyRoutes } from "./api/policies.ts";
 import { tokenRoutes } from "./api/tokens.ts";
 import { PolicyRuntime, type RuntimeOptions } from "../policies/onnx/runtime.ts";
 import { seatingFor, SelfPlay, type SelfPlayOptions } from "./league/self-play.ts";
+import { defaultNodeId, type Restored } from "./cluster/membership.ts";
+import { Cluster } from "./cluster/cluster.ts";
+import { Leadership } from "./cluster/leader.ts";
+import { clusterRoutes } from "./api/cluster.ts";
+import { DEFAULT_CONDUCT } from "./match/conduct.ts";
 
 /**
  * The composition root: one HTTP port carrying the API, the web app (/), the bot gateway (/bot) and the
- * browser rooms.
+ * browser rooms; and this process's place in its cluster (server/cluster/) when it shares its store with others.
  */
 
 export interface ServerOptions {
@@ -64,6 +69,20 @@ export interface ServerOptions {
   readonly selfPlay?: readonly (Omit<SelfPlayOptions, "game" | "variant"> & { game: string; variant?: string })[];
   /** Leagues to keep running (a scheduler each); their learning policies' new versions become snapshots. */
   readonly leagues?: readonly Omit<LeagueOptions, "policies">[];
+  /**
+   * This process's node id in the match directory (processes sharing a PostgreSQL store each need their own);
+   * default: the one kept in `dataDir`, made at the first start.
+   */
+  readonly node?: string;
+  /** How long its lease runs unrenewed before peers take its matches over (default 10 s). */
+  readonly leaseMs?: number;
+  /** Where peers and players reach this process, when not the address it listens on (behind a proxy, say). */
+  readonly publicUrl?: string;
+  /**
+   * Redis, for several processes sharing one PostgreSQL store (a cluster, docs/cluster.md): ignored with the
+   * embedded store, which one process holds alone.
+   */
+  readonly redisUrl?: string;
 }
 
 /** How a server stops. */
@@ -76,7 +95,7 @@ export interface StopOptions {
 
 /** What a stop left behind. */
 export interface Stopped {
-  /** Live matches kept in the store for the next start to restore. */
+  /** Live matches kept in the store for the next start (or a peer) to restore. */
   readonly kept: number;
   /** Records the store could not write in time (none was acknowledged to anyone). */
   readonly unwritten: number;
@@ -92,13 +111,14 @@ export interface LudusServer {
   readonly tokens: TokenStore;
   readonly store: ReplayStore;
   readonly policies: PolicyRuntime;
-  /** The leagues it keeps running (`leagues` in its options). */
-  readonly leagues: readonly LeagueScheduler[];
+  /** This process in its cluster: its node id, the epoch it joined as (a lapsed lease makes it rejoin), its peers. */
+  readonly cluster: Cluster;
   /** Matches brought back from the store at start-up, and those that could not be. */
-  readonly restored: Awaited<ReturnType<LiveMatches["restore"]>>;
+  readonly restored: Restored;
   /**
    * Stops: no new matches or connections; live matches (after an optional drain) are put to rest, their
-   * logs durable in the store, and restored by the next start; bots are closed with 1012 (restart).
+   * logs durable in the store, and restored by the next start (or, in a cluster, by a peer at once); bots are
+   * closed with 1012 (restart).
    */
   close(options?: StopOptions): Promise<Stopped>;
 }
@@ -113,68 +133,92 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     },
   });
   const tokens = store.tokens;
-  let policies: PolicyRuntime;
+  const node = options.node ?? defaultNodeId(options.dataDir);
+  let policies: PolicyRuntime | undefined, cluster: Cluster | undefined;
+  const undo = async () => {
+    await policies?.close();
+    await store.close();
+    await cluster?.close();
+  };
+  let restored: Restored, matches: LiveMatches, ratings: OnlineRatings;
   try {
+    cluster = await Cluster.open(store, { node, leaseMs: options.leaseMs, redisUrl: options.redisUrl });
     await tokens.load();
     // Another process may register versions in a shared PostgreSQL store; an embedded one is this process's.
     policies = await PolicyRuntime.open(store.policies, {
       ...options.policies,
       refreshMs: store.backend === "postgres" ? 2_000 : undefined,
     });
+    ratings = new OnlineRatings(store);
+    matches = new LiveMatches({
+      clocks: options.clocks,
+      conduct: options.conduct,
+      store,
+      waitingTtlMs: options.waitingTtlMs,
+      policies,
+      ratings,
+      state: cluster.state,
+    });
+    restored = await cluster.join(matches);
   } catch (error) {
-    await store.close();
+    await undo();
     throw error;
   }
-  const ratings = new OnlineRatings(store);
-  const matches = new LiveMatches({
-    clocks: options.clocks,
-    conduct: options.conduct,
-    store,
-    waitingTtlMs: options.waitingTtlMs,
-    policies,
-    ratings,
-  });
-  const restored = await matches.restore();
-  const matchmaker = new Matchmaker(matches, {
+  const matchmaker = new Matchmaker(matches, cluster, {
     fillAfterMs: options.fillAfterMs === undefined ? DEFAULT_FILL_AFTER_MS : options.fillAfterMs,
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
     fillByGame: options.fillByGame,
     pairing: ratedPairing({ ratingOf: (game, variant, player) => ratings.skill(game, variant, player) }),
   });
-  let leagues: LeagueScheduler[];
+  let tasks: Leadership[];
   try {
     // A fill named for a game must seat there now: a typo is refused at start, not at a player's first wait.
     for (const [id, spec] of Object.entries(options.fillByGame ?? {})) {
       const game = getGame(id);
-      matches.checkInProcess(spec, game, configure(game, {}).config);
+      matches.checkInProcess(spec, game, configure(game, {}, undefined).config);
     }
-    // So must a league's members.
-    leagues = (options.leagues ?? []).map((spec) => new LeagueScheduler(matches, { ...spec, policies }));
+    // So must a league's members (the first scheduler is checked now; each process that leads it makes its own).
+    const leagues = (options.leagues ?? []).map((spec) => {
+      let checked: LeagueScheduler | undefined = new LeagueScheduler(matches, { ...spec, policies });
+      return new Leadership(cluster.state, Leadership.nameOf("league", spec), () => {
+        const scheduler = checked ?? new LeagueScheduler(matches, { ...spec, policies });
+        checked = undefined;
+        return scheduler;
+      }, cluster.leaseMs);
+    });
+    const selfPlay = (options.selfPlay ?? []).map((spec) => {
+      const game = getGame(spec.game);
+      const { variant } = configure(game, {}, spec.variant);
+      const make = () => new SelfPlay(matches, policies!, { ...seatingFor(game), ...spec, game, variant });
+      return new Leadership(cluster.state, Leadership.nameOf("self-play", { ...spec, variant }), make, cluster.leaseMs);
+    });
+    tasks = [...leagues, ...selfPlay];
   } catch (error) {
-    await policies.close();
-    await store.close();
+    await cluster.leave();
+    await undo();
     throw error;
   }
-  const selfPlay = (options.selfPlay ?? []).map((spec) => {
-    const game = getGame(spec.game);
-    const { variant } = configure(game, {}, spec.variant);
-    return new SelfPlay(matches, policies, { ...seatingFor(game), ...spec, game, variant });
-  });
-  const gateway = new Gateway(tokens, matches, matchmaker, { ...DEFAULT_LIMITS, ...options.limits });
-  const rooms = await BrowserRooms.start({ matches, matchmaker, createsPerSecond: options.roomCreatesPerSecond });
+  const gateway = new Gateway(tokens, matches, matchmaker, cluster, { ...DEFAULT_LIMITS, ...options.limits });
+  let rooms: BrowserRooms | undefined;
   const http = await startHttpServer(options, {
-    before: (req, res) => rooms.handleRequest(req, res),
+    before: (req, res) => rooms?.handleRequest(req, res) ?? false,
     health: () => ({
       liveMatches: matches.all().filter((m) => !m.ended).length,
       botConnections: gateway.connections,
       queued: matchmaker.waiting(),
       store: { backend: store.backend, unwritten: store.writer.buffered, failure: store.writer.failure ?? null },
-      policySessions: policies.sessions,
+      policySessions: policies!.sessions,
+      node: {
+        id: cluster.node,
+        epoch: cluster.epoch,
+        peers: cluster.peers(),
+        remoteConnections: gateway.remoteConnections,
+      },
     }),
     routes: [
       matchRoutes(store),
       datasetRoutes(store),
-      liveRoutes(matches),
+      liveRoutes(matches, cluster),
       policyRoutes(policies, tokens),
       leagueRoutes(store, new Boards(store), {
         tournaments: new HostedTournaments(store, matches, gateway, tokens),
@@ -182,14 +226,35 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       }),
       playerRoutes(store),
       tokenRoutes(tokens),
-      webAppRoutes(),
+      clusterRoutes(cluster),
+      webAppRoutes(undefined, () => cluster.state.shared ? cluster.nodes.filter((n) => n.live).map((n) => n.url) : []),
     ],
   }).catch(async (error) => {
-    await rooms.close(); // the port was taken: free the process-wide matchmaker for a later try
-    await policies.close();
-    await store.close();
+    gateway.close();
+    await cluster.leave();
+    await undo();
     throw error;
   });
+  const publicUrl = options.publicUrl ?? http.url;
+  try {
+    rooms = await BrowserRooms.start({
+      matches,
+      matchmaker,
+      cluster,
+      holdMs: options.conduct?.holdMs ?? DEFAULT_CONDUCT.holdMs,
+      createsPerSecond: options.roomCreatesPerSecond,
+      // Without one, a page opens its room sockets where it was served (one process, or a balancer that routes them).
+      publicAddress: options.publicUrl?.replace(/^https?:\/\//, ""),
+    });
+    await cluster.advertise(publicUrl, rooms.processId);
+  } catch (error) {
+    await rooms?.close();
+    await http.close();
+    gateway.close();
+    await cluster.leave();
+    await undo();
+    throw error;
+  }
   http.http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(req.url ?? "/", "http://localhost").pathname === GATEWAY_PATH) gateway.handleUpgrade(req, socket, head);
   });
@@ -200,8 +265,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
   }
   // What a stopped server left unrated is rated beside play, not before it (a long backlog would hold the start).
   ratings.catchUp().catch((error) => console.warn(`ludus: rating matches left unrated failed: ${error.message}`));
-  for (const generator of selfPlay) generator.start();
-  for (const league of leagues) league.start();
+  for (const task of tasks) task.begin();
   return {
     url: http.url,
     port: http.port,
@@ -209,12 +273,11 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     tokens,
     store,
     policies,
-    leagues,
+    cluster,
     restored,
     close: async (stop: StopOptions = {}) => {
-      for (const generator of selfPlay) generator.stop();
-      for (const league of leagues) void league.stop();
-      matchmaker.close();
+      await Promise.all(tasks.map((task) => task.end()));
+      await matchmaker.close();
       matches.stopAccepting();
       const live = () => matches.all().filter((m) => !m.ended);
       if (stop.drainMs) {
@@ -229,13 +292,14 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       const kept = live().length;
       matches.suspendAll();
       gateway.close();
-      await rooms.close();
+      await rooms!.close();
       await http.close();
       if (store.backend === "pglite") removeRuntimeFile(options.dataDir);
-      await policies.close();
+      await policies!.close();
       ratings.close();
       await ratings.flush().catch(() => {}); // what fails is rated at the next start
-      const unwritten = await store.close(stop.flushTimeoutMs);
+      const unwritten = await store.close(stop.flushTimeoutMs, () => cluster!.leave());
+      await cluster!.close();
       return { kept, unwritten };
     },
   };

@@ -31,9 +31,21 @@ const TYPES: Readonly<Record<string, string>> = {
   ".svg": "image/svg+xml",
 };
 
-const CSP = "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'";
+/**
+ * The browser itself refuses anything from elsewhere (fonts, scripts, sockets), but for the sockets of the cluster's
+ * processes, where the rooms of matches played by another process are.
+ */
+function contentSecurityPolicy(peers: readonly string[]): string {
+  const sockets = peers.flatMap((url) => {
+    const host = url.replace(/^https?:\/\//, "");
+    return [`ws://${host}`, `wss://${host}`];
+  });
+  return `default-src 'self'; connect-src ${["'self'", ...sockets].join(" ")}; img-src 'self' data:; ` +
+    "style-src 'self' 'unsafe-inline'";
+}
 
-export function webAppRoutes(root = WEB_ROOT): ApiRoute {
+/** `peers`: where the other processes of the cluster are reached (http URLs), for the page's sockets. */
+export function webAppRoutes(root = WEB_ROOT, peers: () => readonly string[] = () => []): ApiRoute {
   return {
     describe: "GET / (the web app)",
     handle(req, res, url) {
@@ -67,8 +79,7 @@ export function webAppRoutes(root = WEB_ROOT): ApiRoute {
         etag,
         "x-content-type-options": "nosniff",
       };
-      // The browser itself refuses anything from elsewhere (fonts, scripts, sockets).
-      if (file === "index.html") headers["content-security-policy"] = CSP;
+      if (file === "index.html") headers["content-security-policy"] = contentSecurityPolicy(peers());
       if (req.headers["if-none-match"] === etag) {
         res.writeHead(304, headers).end();
         return true;

@@ -12,6 +12,9 @@ import { DEFAULT_GROUP_COMMIT } from "../../db/group-commit.ts";
 import type { Io } from "../io.ts";
 import { integerIn, jsonObject, oneOf } from "../options.ts";
 import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
+import { NODE_ID } from "../../db/nodes.ts";
+import { DEFAULT_LEASE_MS, defaultNodeId } from "../../server/cluster/membership.ts";
+import { serveCluster, sharedArgs } from "../serve-cluster.ts";
 
 interface ServeFlags {
   port: number;
@@ -33,6 +36,39 @@ interface ServeFlags {
   drain: number;
   roomCreates: number;
   maxConnections: number;
+  node?: string;
+  lease: number;
+  publicUrl?: string;
+  redisUrl?: string;
+  tokenFrames: number;
+  cluster?: number;
+}
+
+/** A node id (`--node`), as the match directory takes it. */
+function nodeId(value: string): string {
+  if (!NODE_ID.test(value)) {
+    throw new InvalidArgumentError("use 1 to 64 letters, digits and _ . : - (starting with a letter or digit).");
+  }
+  return value;
+}
+
+/** Where peers and players reach this process (`--public-url`): an http(s) URL with no path. */
+function publicUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch { /* refused below */ }
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== "/" || url.search || url.hash) {
+    throw new InvalidArgumentError("expected an http(s) URL with no path, e.g. http://10.0.0.5:2567.");
+  }
+  return url.origin;
+}
+
+function redisUrl(value: string): string {
+  if (!/^rediss?:\/\//.test(value)) {
+    throw new InvalidArgumentError("it is a Redis URL: redis://[user:password@]host[:port][/db].");
+  }
+  return value;
 }
 
 function postgresUrl(value: string): string {
@@ -239,7 +275,52 @@ export function registerServe(program: Command, io: Io): void {
       integerIn(0, 86_400),
       0,
     )
-    .action(async (flags: ServeFlags) => {
+    .option(
+      "--node <id>",
+      "this process's id in the match directory; processes sharing one PostgreSQL store each need their own " +
+        "(default: one kept in --data-dir, made at the first start)",
+      nodeId,
+    )
+    .option(
+      "--lease <s>",
+      "seconds this process's lease runs unrenewed before its peers on the same store take its matches over",
+      integerIn(1, 3600),
+      DEFAULT_LEASE_MS / 1000,
+    )
+    .option(
+      "--public-url <url>",
+      "where browsers reach this process's rooms, when not where they loaded the page (each process's own " +
+        "address, when the processes of a cluster are behind a balancer that does not route rooms; docs/cluster.md)",
+      publicUrl,
+    )
+    .option(
+      "--redis-url <url>",
+      "Redis shared by the server processes of one PostgreSQL store, which then form a cluster (docs/cluster.md; " +
+        "default: $REDIS_URL; not used with the embedded store, which one process holds alone)",
+      redisUrl,
+      process.env.REDIS_URL || undefined,
+    )
+    .option(
+      "--cluster <n>",
+      "start n server processes of one cluster on this machine (ports --port + 1 to --port + n) behind one " +
+        "balancer on --port; needs --database-url and --redis-url",
+      integerIn(1, 64),
+    )
+    .option(
+      "--token-frames <n>",
+      "frames a second one token may send over all its connections, on every process of the cluster (0: no limit)",
+      integerIn(0, 10_000_000),
+      DEFAULT_LIMITS.tokenFramesPerSecond,
+    )
+    .action(async (flags: ServeFlags, command: Command) => {
+      const explicit = (flag: string) => command.getOptionValueSource(flag) === "cli";
+      if (flags.cluster !== undefined) return await startCluster(flags, explicit, io);
+      if (explicit("redisUrl") && !flags.databaseUrl) {
+        throw new InvalidArgumentError(
+          "--redis-url is for processes sharing a PostgreSQL store (--database-url); the embedded store is one " +
+            "process's alone",
+        );
+      }
       keepRunningThroughFaults();
       const server = await startServer({
         port: flags.port,
@@ -260,7 +341,11 @@ export function registerServe(program: Command, io: Io): void {
         },
         conduct: { holdMs: flags.hold * 1000 },
         roomCreatesPerSecond: flags.roomCreates,
-        limits: { maxConnections: flags.maxConnections },
+        limits: { maxConnections: flags.maxConnections, tokenFramesPerSecond: flags.tokenFrames },
+        node: flags.node,
+        leaseMs: flags.lease * 1000,
+        publicUrl: flags.publicUrl,
+        redisUrl: flags.databaseUrl ? flags.redisUrl : undefined,
       });
       const ws = server.url.replace(/^http/, "ws");
       io.err(
@@ -284,6 +369,12 @@ export function registerServe(program: Command, io: Io): void {
           ...(restored.length
             ? [`ludus: restored ${restored.length} unfinished matches from the store (seats held for their players)\n`]
             : []),
+          `ludus: node ${server.cluster.node} (epoch ${server.cluster.epoch})${
+            server.cluster.state.shared
+              ? `, in a cluster through Redis (peers: ${server.cluster.peers().join(", ") || "none yet"}); its rooms ` +
+                `are Colyseus process ${server.cluster.roomsProcess}`
+              : ""
+          }\n`,
           `ludus: replay store: ${server.store.backend} at ${server.store.where}\n`,
         ].join(""),
       );
@@ -322,6 +413,29 @@ export function registerServe(program: Command, io: Io): void {
         watchSupervisor(() => stop("the launching process is gone"));
       });
     });
+}
+
+/** `--cluster n`: the processes of a cluster on this machine, behind one port (cli/serve-cluster.ts). */
+async function startCluster(flags: ServeFlags, explicit: (flag: string) => boolean, io: Io): Promise<void> {
+  if (!flags.databaseUrl || !flags.redisUrl) {
+    throw new InvalidArgumentError(
+      `--cluster runs processes that share one PostgreSQL store and one Redis: give ${
+        [!flags.databaseUrl && "--database-url", !flags.redisUrl && "--redis-url"].filter(Boolean).join(" and ")
+      } (or DATABASE_URL, REDIS_URL)`,
+    );
+  }
+  const args = sharedArgs(Deno.args.slice(Deno.args.indexOf("serve") + 1));
+  // What came from the environment is passed on as flags, so each process has it whatever its environment.
+  if (!explicit("databaseUrl")) args.push("--database-url", flags.databaseUrl);
+  if (!explicit("redisUrl")) args.push("--redis-url", flags.redisUrl);
+  await serveCluster({
+    processes: flags.cluster!,
+    host: flags.host,
+    port: flags.port,
+    node: flags.node ?? defaultNodeId(flags.dataDir),
+    publicUrl: flags.publicUrl,
+    args,
+  }, io);
 }
 
 /** How long a stop waits for the replay store to write what it holds. */

@@ -1,6 +1,6 @@
+import { randomBytes } from "node:crypto";
 import type { WebSocket } from "ws";
 import type {
-  ActFrame,
   AgentInfo,
   AuthFrame,
   ClientFrame,
@@ -9,17 +9,20 @@ import type {
   ErrorFrame,
   QueueFrame,
   ServerFrame,
-  WithdrawFrame,
 } from "../../protocol/frames.ts";
 import { PROTOCOL_VERSION } from "../../protocol/frames.ts";
 import type { PlayerKind, TokenRecord } from "../../db/tokens.ts";
-import { MatchRequestError, requestRefusal } from "../match/live-matches.ts";
+import type { MatchOwner } from "../../db/nodes.ts";
+import { MatchRequestError } from "../match/live-matches.ts";
 import { matchEndFrame } from "../match/frames.ts";
-import { type Match, type Participant, type SeatLink } from "../match/match.ts";
+import type { Match, Participant } from "../match/match.ts";
+import { pendingSlot, type Slot, ticketSlot } from "../cluster/state.ts";
 import { VERSION } from "../version.ts";
 import { decode, encode, type Format, FrameError } from "./client-frames.ts";
 import type { Gateway } from "./gateway.ts";
 import { RateLimit } from "../rate-limit.ts";
+import { internalError, LocalSeats, refusalFrame, type SeatHolder, type Seats } from "./seats.ts";
+import { joinRemote, type RemoteConnection, RemoteSeats, type SeatsNews } from "./remote-seats.ts";
 
 /** Close codes a bot can act on (4000-4999 are the application's). */
 export const CLOSE = {
@@ -30,15 +33,14 @@ export const CLOSE = {
   restart: 1012,
 } as const;
 
-/** The seats this connection holds in one match (several in self-play), and its subscription to the match. */
-interface Seated {
-  readonly match: Match;
-  readonly links: Map<number, SeatLink>;
-  readonly unsubscribe: () => void;
-}
-
-/** One bot connection: authenticates, then carries frames between the socket and its matches. */
+/**
+ * One bot connection: authenticates, then carries frames between the socket and its matches. A match may be played
+ * by this process (LocalSeats) or by a peer of the cluster (RemoteSeats): the session treats them alike. A match whose
+ * process stopped, or handed it over, is found again where it went and resumed for the bot (see Gateway.reseat).
+ */
 export class BotSession {
+  /** Names the connection to the peers whose matches it plays. */
+  readonly id = randomBytes(9).toString("base64url");
   private format: Format = "json";
   private bot?: TokenRecord & { kind: PlayerKind };
   /** While a token is being checked: the frames that came after it, handled once it is. */
@@ -51,12 +53,23 @@ export class BotSession {
    * those a `create` names in its `agents`.
    */
   private agent?: AgentInfo;
-  private readonly seated = new Map<string, Seated>();
-  private readonly tickets = new Set<string>();
+  /** The seats this connection holds, by match. */
+  private readonly seated = new Map<string, Seats>();
+  /**
+   * Matches whose seats are being found (where a peer plays them, or where a stopped process's matches went), with
+   * the frames about them that came meanwhile: handled in order once they are.
+   */
+  private readonly finding = new Map<string, ClientFrame[]>();
+  /** Waiting tickets, with the slot each holds. */
+  private readonly tickets = new Map<string, Slot>();
+  /** Joins by invite that a peer answers, with the slot each holds until it does. */
+  private readonly joining = new Map<string, Slot>();
   private readonly limit: RateLimit;
   private lastRateNotice = -Infinity;
   private closed = false;
   private readonly authTimer: ReturnType<typeof setTimeout>;
+  /** What this connection's seats need of it: set once its token is known. */
+  private holder!: SeatHolder;
 
   constructor(private readonly socket: WebSocket, private readonly gateway: Gateway) {
     this.limit = new RateLimit(gateway.limits.framesPerSecond, gateway.limits.burst);
@@ -84,15 +97,15 @@ export class BotSession {
     if (!this.limit.take()) {
       if (this.limit.refusedThisSecond > this.limit.burst) {
         this.close(CLOSE.rateLimited, `more than ${this.limit.rate} frames a second; closing`);
-      } else if (performance.now() - this.lastRateNotice > 1000) {
-        // One notice a second: answering every refused frame would amplify the flood.
-        this.lastRateNotice = performance.now();
-        this.error(
-          "rate_limited",
-          `at most ${this.limit.rate} frames a second (bursts of ${this.limit.burst}); frames are being dropped`,
-        );
+      } else {
+        this.rateNotice(`at most ${this.limit.rate} frames a second (bursts of ${this.limit.burst})`);
       }
       return;
+    }
+    if (this.bot && !this.gateway.rates.take(this.bot.id)) {
+      return this.rateNotice(
+        `at most ${this.gateway.rates.perSecond} frames a second for this token, over all its connections`,
+      );
     }
     const maxBytes = this.gateway.frameBytes(this.bot?.kind);
     if (data.byteLength > maxBytes) {
@@ -118,9 +131,17 @@ export class BotSession {
     else this.dispatch(frame, binary);
   }
 
+  /** One notice a second: answering every refused frame would amplify the flood. */
+  private rateNotice(limit: string): void {
+    if (performance.now() - this.lastRateNotice <= 1000) return;
+    this.lastRateNotice = performance.now();
+    this.error("rate_limited", `${limit}; frames are being dropped`);
+  }
+
   private dispatch(frame: ClientFrame, binary: boolean): void {
     try {
-      this.handle(frame, binary);
+      const pending = this.handle(frame, binary);
+      pending?.catch((error) => this.reportFailure(error, frame));
     } catch (error) {
       this.reportFailure(error, frame);
     }
@@ -128,34 +149,25 @@ export class BotSession {
 
   /** Turns the known failures of a request into its error frame; anything else is a bug, logged. */
   private reportFailure(error: unknown, frame: ClientFrame): void {
-    const refusal = requestRefusal(error);
-    if (refusal) {
-      // A refusal about one match names it (`not_seated` on a resume, say), and an act's its `seq`; a
-      // store refusal is about none.
-      const about = error instanceof MatchRequestError && "match" in frame
-        ? { match: frame.match, ...(frame.type === "act" ? { seq: frame.seq } : {}) }
-        : {};
-      return this.error(refusal.code, refusal.message, about);
-    }
-    console.error("ludus: gateway frame failed:", error);
-    this.error("internal_error", `the server failed to handle this \`${frame.type}\` frame; the connection stays open`);
+    if (this.closed) return;
+    this.send(refusalFrame(error, frame) ?? internalError(error, frame));
   }
 
-  private handle(frame: ClientFrame, binary: boolean): void {
+  private handle(frame: ClientFrame, binary: boolean): Promise<void> | void {
     if (frame.type === "ping") {
       return this.send({ type: "pong", ...(frame.id !== undefined ? { id: frame.id } : {}), time: Date.now() });
     }
     if (frame.type === "auth") return this.auth(frame, binary);
     if (!this.bot) return this.error("not_authenticated", "send `auth` with your bot token first");
+    // A match being found again takes its frames in order once it is (a `resume`, then the `act`s it asked for).
+    if ("match" in frame && frame.type !== "join" && this.finding.has(frame.match)) {
+      return void this.finding.get(frame.match)!.push(frame);
+    }
     switch (frame.type) {
       case "queue":
         return this.queue(frame);
       case "cancel":
-        if (!this.tickets.delete(frame.ticket) || !this.gateway.matchmaker.cancel(frame.ticket)) {
-          return this.error("unknown_ticket", `no waiting ticket \`${frame.ticket}\` on this connection`);
-        }
-        this.gateway.untrackTicket(this.bot.id);
-        return this.send({ type: "cancelled", ticket: frame.ticket });
+        return this.cancel(frame.ticket);
       case "create":
         return this.create(frame);
       case "join":
@@ -163,9 +175,11 @@ export class BotSession {
       case "resume":
         return this.resume(frame.match);
       case "act":
-        return this.act(frame);
-      case "withdraw":
-        return this.withdraw(frame);
+      case "withdraw": {
+        const seats = this.seated.get(frame.match);
+        if (!seats) return this.unseated(frame);
+        return frame.type === "act" ? seats.act(frame) : seats.withdraw(frame);
+      }
     }
   }
 
@@ -174,7 +188,10 @@ export class BotSession {
     if (binary) this.format = "msgpack";
     const held: [ClientFrame, boolean][] = this.authenticating = [];
     this.gateway.tokens.verify(frame.token).then(
-      (record) => this.authenticated(frame, record),
+      async (record) => {
+        const matches = record && record.kind !== "admin" ? await this.gateway.slots.matches(record.id) : [];
+        this.authenticated(frame, record, matches);
+      },
       (error) => {
         console.error("ludus: a token could not be checked:", error);
         this.error("store_unavailable", "the server could not check the token just now; send `auth` again");
@@ -188,7 +205,11 @@ export class BotSession {
     });
   }
 
-  private authenticated({ text = false, numeric = false, agent }: AuthFrame, record: TokenRecord | undefined): void {
+  private authenticated(
+    { text = false, numeric = false, agent }: AuthFrame,
+    record: TokenRecord | undefined,
+    matches: readonly string[],
+  ): void {
     if (this.closed) return;
     if (record?.kind === "admin") {
       this.error(
@@ -212,6 +233,15 @@ export class BotSession {
     this.text = text;
     this.numeric = numeric;
     this.agent = agent && recordedAgent(agent);
+    this.holder = {
+      tokenId: bot.id,
+      text,
+      numeric,
+      send: (frame) => this.send(frame),
+      done: (match, seats) => this.seated.get(match) === seats && this.seated.delete(match),
+      moved: (match, seats) => this.seated.get(match) === seats && this.moved(match),
+    };
+    this.gateway.authenticated(this);
     const l = this.gateway.limits;
     this.send({
       type: "welcome",
@@ -223,7 +253,7 @@ export class BotSession {
         burst: l.burst,
         maxMatches: bot.maxMatches,
       },
-      matches: this.gateway.matches.heldBy(bot.id).map((m) => m.id),
+      matches: [...matches],
     });
   }
 
@@ -232,9 +262,15 @@ export class BotSession {
     return this.bot?.id;
   }
 
-  /** Takes this token's seats of a match the server made for it (a tournament's): `match_start` follows. */
-  take(match: Match): void {
-    if (!this.closed) this.sit(match, match.seatsOf(this.bot!.id));
+  /** This connection as the peer playing one of its matches knows it. */
+  private get remote(): RemoteConnection {
+    return {
+      id: this.id,
+      epoch: this.gateway.cluster.epoch,
+      tokenId: this.bot!.id,
+      text: this.text,
+      numeric: this.numeric,
+    };
   }
 
   private participant(): Participant {
@@ -246,109 +282,247 @@ export class BotSession {
     };
   }
 
-  /** Live matches and queue tickets count against the token's limit, across all its connections. */
-  private checkCapacity(): boolean {
-    const used = this.gateway.matches.heldBy(this.bot!.id).length + this.gateway.ticketsOf(this.bot!.id);
-    if (used < this.bot!.maxMatches) return true;
+  /** This connection's seats in a match of this process. */
+  private local(match: Match): LocalSeats {
+    const kept = this.seated.get(match.id);
+    if (kept instanceof LocalSeats) return kept;
+    kept?.close();
+    const seats = new LocalSeats(match, this.holder);
+    this.seated.set(match.id, seats);
+    return seats;
+  }
+
+  /** This connection's seats in `match`, played here or by a peer (as the directory last said). */
+  private seatsAt(match: string, owner: string): Seats | undefined {
+    if (owner === this.gateway.cluster.node) {
+      const live = this.gateway.matches.get(match);
+      return live && !live.suspended ? this.local(live) : undefined;
+    }
+    const life = this.gateway.cluster.lifeOf(owner);
+    const bus = this.gateway.cluster.bus;
+    if (!life || !bus) return undefined;
+    this.seated.get(match)?.close();
+    const seats = new RemoteSeats(match, life, this.remote, bus);
+    this.seated.set(match, seats);
+    return seats;
+  }
+
+  /** Takes this token's seats of a match the server made for it (a tournament's): `match_start` follows. */
+  take(match: string, owner: string, seats: readonly number[]): boolean {
+    if (this.closed) return false;
+    const taken = this.seatsAt(match, owner);
+    taken?.sit(seats);
+    return taken !== undefined;
+  }
+
+  /** Takes a slot of the token's `maxMatches`, or says it is full. */
+  private async reserve(slot: Slot): Promise<boolean> {
+    const held = await this.gateway.slots.reserve(this.bot!.id, slot, this.bot!.maxMatches);
+    if (held === true) return true;
     this.error(
       "too_many_matches",
-      `this token may be in ${this.bot!.maxMatches} matches or queues at once; it is in ${used}`,
+      `this token may be in ${this.bot!.maxMatches} matches or queues at once; it is in ${held}`,
     );
     return false;
   }
 
-  private queue({ game, variant, selfPlay = false, group }: QueueFrame): void {
-    if (!this.checkCapacity()) return;
-    const { ticket, fillAt } = this.gateway.matchmaker.enqueue({
-      game,
-      variant,
-      participant: this.participant(),
-      selfPlay,
-      group,
-      seated: (match, seat) => {
-        this.tickets.delete(ticket.id);
-        this.gateway.untrackTicket(this.bot!.id);
-        this.sit(match, [seat]);
-      },
-    });
-    this.tickets.add(ticket.id);
-    this.gateway.trackTicket(this.bot!.id);
+  private async queue({ game, variant, selfPlay = false, group }: QueueFrame): Promise<void> {
+    const ticket = this.gateway.matchmaker.ticket({ game, variant, participant: this.participant(), selfPlay, group });
+    const slot = ticketSlot(ticket.id, ticket.pool);
+    if (!await this.reserve(slot)) return;
+    this.tickets.set(ticket.id, slot);
+    let fillAt: number | null;
+    try {
+      ({ fillAt } = await this.gateway.matchmaker.enqueue(ticket, (match, seat, owner) => {
+        if (this.tickets.delete(ticket.id)) this.gateway.slots.release(this.bot!.id, slot);
+        this.take(match, owner, [seat]);
+      }));
+    } catch (error) {
+      this.tickets.delete(ticket.id);
+      this.gateway.slots.release(this.bot!.id, slot);
+      throw error;
+    }
+    if (this.closed) return void this.cancelTicket(ticket.id);
     this.send({ type: "queued", ticket: ticket.id, game: ticket.game, variant: ticket.variant, fillAt });
   }
 
-  private create(frame: CreateFrame): void {
-    if (!this.checkCapacity()) return;
-    const { type: _, agents, ...request } = frame;
-    const { match, seats } = this.gateway.matches.createPrivate(
-      {
-        ...request,
-        ...(agents && {
-          agents: Object.fromEntries(Object.entries(agents).map(([seat, agent]) => [seat, recordedAgent(agent)])),
-        }),
-      },
-      this.participant(),
-    );
-    this.announce(match, seats, true);
-  }
-
-  /**
-   * `created`, once the match's record is durable (nobody holds a match a crash could take back); with `sit`
-   * the seats are taken only then, so that their `match_start` follows it.
-   */
-  private announce(match: Match, seats: readonly number[], sit = false): void {
-    match.deliver(() => {
-      this.send({ type: "created", match: match.id, invite: match.invite, seat: seats[0] ?? null, seats });
-      if (sit && !this.closed && seats.length > 0) this.sit(match, seats);
-    });
-  }
-
-  private join(matchOrInvite: string): void {
-    const { match, invited } = this.gateway.matches.find(matchOrInvite);
-    if (!invited) return this.resume(match.id);
-    const mine = match.seatsOf(this.bot!.id);
-    if (mine.length > 0) {
-      throw new MatchRequestError(
-        "already_seated",
-        `this token already sits in seat ${mine.join(" and ")} of match ${match.id}; an invite is for another player ` +
-          '(for self-play, create the match with `"self"` opponents or queue with `selfPlay`)',
-      );
+  private async cancel(ticket: string): Promise<void> {
+    if (!this.tickets.has(ticket) || !await this.cancelTicket(ticket)) {
+      return this.error("unknown_ticket", `no waiting ticket \`${ticket}\` on this connection`);
     }
-    if (!this.checkCapacity()) return;
-    const { seat } = this.gateway.matches.joinByInvite(matchOrInvite, this.participant());
-    this.sit(match, [seat]);
+    this.send({ type: "cancelled", ticket });
+  }
+
+  /** Takes a ticket out of its queue and gives its slot back; false when it was seated meanwhile. */
+  private async cancelTicket(ticket: string): Promise<boolean> {
+    if (!await this.gateway.matchmaker.cancel(ticket)) return false;
+    const slot = this.tickets.get(ticket);
+    this.tickets.delete(ticket);
+    if (slot) this.gateway.slots.release(this.bot!.id, slot);
+    return true;
+  }
+
+  private async create(frame: CreateFrame): Promise<void> {
+    const slot = pendingSlot();
+    if (!await this.reserve(slot)) return;
+    try {
+      const { type: _, agents, ...request } = frame;
+      const { match, seats } = this.gateway.matches.createPrivate(
+        {
+          ...request,
+          ...(agents && {
+            agents: Object.fromEntries(Object.entries(agents).map(([seat, agent]) => [seat, recordedAgent(agent)])),
+          }),
+        },
+        this.participant(),
+      );
+      this.local(match).announce(seats, true);
+    } finally {
+      this.gateway.slots.release(this.bot!.id, slot);
+    }
+  }
+
+  private async join(matchOrInvite: string): Promise<void> {
+    let found: { match: Match; invited: boolean } | undefined;
+    try {
+      found = this.gateway.matches.find(matchOrInvite);
+    } catch (error) {
+      if (!(error instanceof MatchRequestError) || !this.gateway.cluster.bus) throw error;
+    }
+    if (found && !found.invited) return this.resume(found.match.id);
+    if (found) {
+      const match = found.match;
+      const mine = match.seatsOf(this.bot!.id);
+      if (mine.length > 0) {
+        throw new MatchRequestError(
+          "already_seated",
+          `this token already sits in seat ${mine.join(" and ")} of match ${match.id}; an invite is for another ` +
+            'player (for self-play, create the match with `"self"` opponents or queue with `selfPlay`)',
+        );
+      }
+      const slot = pendingSlot();
+      if (!await this.reserve(slot)) return;
+      try {
+        const { seat } = this.gateway.matches.joinByInvite(matchOrInvite, this.participant());
+        this.local(match).sit([seat]);
+      } finally {
+        this.gateway.slots.release(this.bot!.id, slot);
+      }
+      return;
+    }
+    // Not here: the invite of a match a peer plays, or a match id (a resume), or nothing at all.
+    const owner = await this.gateway.cluster.ownerOfInvite(matchOrInvite);
+    if (!owner) return this.resume(matchOrInvite);
+    const slot = pendingSlot();
+    if (!await this.reserve(slot)) return;
+    this.joining.set(matchOrInvite, slot);
+    joinRemote(this.gateway.cluster.bus!, owner.node, this.remote, matchOrInvite, this.participant());
   }
 
   /**
    * Re-attaches this connection to every seat its token holds in a match. A match still waiting for players
    * answers `created` again; one that has ended, even before a restart, answers each seat's `match_end`
-   * (from the replay store once the match is no longer in memory).
+   * (from the replay store once the match is no longer in memory). A match a peer plays is resumed there.
    */
   private resume(matchId: string): void {
-    const match = this.gateway.matches.get(matchId);
-    if (!match) {
-      return void this.resumeEnded(matchId).catch((error) =>
-        this.reportFailure(error, { type: "resume", match: matchId })
-      );
-    }
-    const seats = match.seatsOf(this.bot!.id);
-    if (seats.length === 0) {
-      throw new MatchRequestError("not_seated", `this token has no seat in match ${match.id}`);
-    }
-    const held = seats.filter((seat) => match.resumable(seat));
-    if (held.length === 0 && !match.ended) {
-      throw new MatchRequestError("not_seated", `your seat in match ${match.id} was released after its hold expired`);
-    }
-    if (!match.started) this.announce(match, seats);
-    this.sit(match, match.ended ? seats : held);
+    const seats = this.seated.get(matchId);
+    if (seats) return seats.resume();
+    const live = this.gateway.matches.get(matchId);
+    if (live && !live.suspended) return this.local(live).resume();
+    this.find(matchId);
   }
 
-  /** A resume of a match that is not live: its `match_end` from the store, if the token sat in it. */
+  /** Finds where a match is played now and resumes it there (see Gateway.reseat); frames about it wait meanwhile. */
+  private find(matchId: string): void {
+    if (this.closed || this.finding.has(matchId)) return;
+    this.finding.set(matchId, []);
+    this.gateway.reseat(this, matchId);
+  }
+
+  /**
+   * Where a match being found is played now (from the directory), or undefined when it is not live anywhere:
+   * resumes it there, or answers from the store, then handles the frames that waited for it. False while its
+   * owner is gone and no peer has taken it yet.
+   */
+  found(matchId: string, owner: MatchOwner | undefined): boolean {
+    const waiting = this.finding.get(matchId);
+    if (!waiting) return true;
+    if (owner && !owner.live) return false;
+    const seats = owner && this.seatsAt(matchId, owner.node);
+    if (owner && !seats) return false; // claimed here, still being restored
+    this.finding.delete(matchId);
+    const then = () => {
+      for (const frame of waiting) this.dispatch(frame, this.format === "msgpack");
+    };
+    if (seats) {
+      try {
+        seats.resume();
+      } catch (error) {
+        this.reportFailure(error, { type: "resume", match: matchId });
+      }
+      then();
+      return true;
+    }
+    this.resumeEnded(matchId).catch((error) => this.reportFailure(error, { type: "resume", match: matchId }))
+      .finally(then);
+    return true;
+  }
+
+  /** A match being found was not found in time: its frames are refused, saying why. */
+  lost(matchId: string): void {
+    if (!this.finding.delete(matchId)) return;
+    this.error(
+      "server_stopping",
+      `match ${matchId} is being moved to another server process after its own stopped; resume it again shortly`,
+      { match: matchId },
+    );
+  }
+
+  /** Matches being found, for the gateway's next look at the directory. */
+  get lookingFor(): readonly string[] {
+    return [...this.finding.keys()];
+  }
+
+  /** Matches this connection holds on a peer, with the life it was attached to there. */
+  remoteSeats(): RemoteSeats[] {
+    return [...this.seated.values()].filter((s): s is RemoteSeats => s instanceof RemoteSeats);
+  }
+
+  /** A match of this connection went elsewhere: its seats are found again there. */
+  moved(matchId: string): void {
+    const seats = this.seated.get(matchId);
+    if (!seats) return;
+    this.seated.delete(matchId);
+    this.find(matchId);
+  }
+
+  /** What `from`, the peer playing one of this connection's matches, says. */
+  news(news: SeatsNews, from: string): void {
+    if ("frame" in news) return this.send(news.frame);
+    if ("done" in news) {
+      if (this.seated.get(news.done) instanceof RemoteSeats) this.seated.delete(news.done);
+    } else if ("moved" in news) this.moved(news.moved);
+    else if ("joined" in news) {
+      this.releaseJoin(news.invite);
+      // Its seat is taken there already: only the connection's side is made.
+      if (!this.closed) this.seatsAt(news.joined, from);
+    } else this.releaseJoin(news.refused);
+  }
+
+  /** A peer answered a join (it took a seat there, or refused): its slot is let go. */
+  private releaseJoin(invite: string): void {
+    const slot = this.joining.get(invite);
+    this.joining.delete(invite);
+    if (slot) this.gateway.slots.release(this.bot!.id, slot);
+  }
+
+  /** A resume of a match that is not live anywhere: its `match_end` from the store, if the token sat in it. */
   private async resumeEnded(matchId: string): Promise<void> {
     const record = await this.gateway.matches.store?.match(matchId);
-    const seats = record?.seats.flatMap((s, seat) => (s?.tokenId === this.bot!.id ? [seat] : [])) ?? [];
     if (!record || record.endedAt === null) {
       throw new MatchRequestError("unknown_match", `no live match or invite \`${matchId}\``);
     }
+    const seats = record.seats.flatMap((s, seat) => (s?.tokenId === this.bot!.id ? [seat] : []));
     if (seats.length === 0) throw new MatchRequestError("not_seated", `this token has no seat in match ${matchId}`);
     const end = {
       match: record.id,
@@ -362,74 +536,25 @@ export class BotSession {
     for (const seat of seats) this.send(matchEndFrame(end, seat));
   }
 
-  /** Attaches this connection to `seats` of `match` (a first join, a resume, or several seats of a self-play). */
-  private sit(match: Match, seats: readonly number[]): void {
-    let seated = this.seated.get(match.id);
-    if (!seated) {
-      // A long-lived connection plays thousands of matches: forget each one once its `match_end` is out (not
-      // before: frames still waiting for the journal, a resent act's ack among them, come first).
-      const unsubscribe = match.subscribe((event) => {
-        if (event.kind !== "end") return;
-        match.deliver(() => {
-          if (this.seated.get(match.id) === seated) this.seated.delete(match.id);
-        });
-      });
-      seated = { match, links: new Map(), unsubscribe };
-      this.seated.set(match.id, seated);
+  /** An `act` or `withdraw` for a match this connection holds no seat of: why not, as the protocol says. */
+  private async unseated(frame: ClientFrame & { type: "act" | "withdraw" }): Promise<void> {
+    let over: boolean;
+    try {
+      over = this.gateway.matches.isOver(frame.match);
+    } catch (error) {
+      // Not known here: in a cluster it may be a peer's, or one that has ended.
+      if (!this.gateway.cluster.bus || !(error instanceof MatchRequestError)) throw error;
+      const record = await this.gateway.matches.store?.match(frame.match);
+      if (!record) throw error;
+      over = record.endedAt !== null;
     }
-    for (const seat of seats) {
-      const link: SeatLink = { send: (frame) => this.send(frame), text: this.text, numeric: this.numeric };
-      seated.links.set(seat, link);
-      match.connect(seat, link);
+    if (frame.type === "withdraw" && over) {
+      throw new MatchRequestError("match_over", `match ${frame.match} is over: there is nothing to withdraw from`);
     }
-  }
-
-  /** The seat of this connection an `act` or `withdraw` is for: the one that holds decision `seq`, or the given one. */
-  private seatFor(
-    frame: { type: "act" | "withdraw"; match: string; seq?: number; seat?: number },
-  ): [Match, number, SeatLink] {
-    const seated = this.seated.get(frame.match);
-    if (!seated) {
-      const over = this.gateway.matches.isOver(frame.match); // unknown_match when there is no such match
-      if (frame.type === "withdraw" && over) {
-        throw new MatchRequestError("match_over", `match ${frame.match} is over: there is nothing to withdraw from`);
-      }
-      throw new MatchRequestError(
-        "not_seated",
-        `this connection has no seat in match ${frame.match}; \`join\` or \`resume\` first`,
-      );
-    }
-    const { match, links } = seated;
-    let seat = frame.seat ?? (frame.seq !== undefined ? match.decisionSeat(frame.seq) : undefined);
-    if (seat === undefined || !links.has(seat)) {
-      if (frame.seat !== undefined) {
-        throw new MatchRequestError(
-          "not_seated",
-          `this connection does not hold seat ${frame.seat} of match ${match.id}`,
-        );
-      }
-      if (links.size > 1 && frame.seq === undefined) {
-        throw new MatchRequestError(
-          "not_seated",
-          `this connection holds seats ${
-            [...links.keys()].join(" and ")
-          } of match ${match.id}: say which with \`seat\``,
-        );
-      }
-      seat = links.keys().next().value!; // the match answers a seq that is not this seat's
-    }
-    return [match, seat, links.get(seat)!];
-  }
-
-  private act(frame: ActFrame): void {
-    const [match, seat, link] = this.seatFor(frame);
-    if (frame.actionId !== undefined) match.actById(seat, frame.seq, frame.actionId, frame.meta, link);
-    else match.act(seat, frame.seq, frame.action, frame.meta, link);
-  }
-
-  private withdraw(frame: WithdrawFrame): void {
-    const [match, seat, link] = this.seatFor(frame);
-    match.withdraw(seat, frame.reason, link);
+    throw new MatchRequestError(
+      "not_seated",
+      `this connection has no seat in match ${frame.match}; \`join\` or \`resume\` first`,
+    );
   }
 
   close(code: number, reason: string): void {
@@ -442,15 +567,10 @@ export class BotSession {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.authTimer);
-    for (const ticket of this.tickets) {
-      if (this.gateway.matchmaker.cancel(ticket)) this.gateway.untrackTicket(this.bot!.id);
-    }
-    this.tickets.clear();
-    for (const { match, links, unsubscribe } of this.seated.values()) {
-      unsubscribe();
-      for (const [seat, link] of links) match.disconnect(seat, link);
-    }
+    for (const ticket of [...this.tickets.keys()]) void this.cancelTicket(ticket).catch(() => {});
+    for (const seats of this.seated.values()) seats.close();
     this.seated.clear();
+    this.finding.clear();
     this.gateway.forget(this);
   }
 }

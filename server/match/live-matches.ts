@@ -13,6 +13,7 @@ import type { ClockSpec } from "./clock.ts";
 import type { MatchRecord } from "../../db/records.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import { Match, MatchRequestError, type Participant, playsInProcess, RestoreError } from "./match.ts";
+import { type ClusterState, matchSlot } from "../cluster/state.ts";
 
 export { MatchRequestError };
 
@@ -80,6 +81,8 @@ export interface LiveMatchesOptions {
   readonly ratings?: OnlineRatings;
   /** The registered policies seats may name (`policy:<name>`); without it such seats are refused. */
   readonly policies?: PolicyRuntime;
+  /** Where each token's live matches count against its `maxMatches` (the cluster's, or this process's). */
+  readonly state?: ClusterState;
 }
 
 /** How long a run waits for a full write buffer before it asks again (`createWhenWritable`). */
@@ -95,11 +98,15 @@ function randomId(bytes: number): string {
 
 const participantsOf = (match: Match) => Array.from({ length: match.seatCount }, (_, s) => match.participant(s));
 
-/** Every live match of this server process, by id, by invite and by the tokens seated in it. */
+/**
+ * Every live match of this server process, by id and by invite; the tokens seated in each hold a slot for it in the
+ * cluster's state until it ends (see gateway/token-slots.ts).
+ */
 export class LiveMatches {
   private readonly byId = new Map<string, Match>();
   private readonly byInvite = new Map<string, Match>();
-  private readonly byToken = new Map<string, Set<Match>>();
+  /** The tokens holding a slot for each live match, by match id. */
+  private readonly slotsHeld = new Map<string, Set<string>>();
   /** Ended matches let go at once (see track), by id, with when, in that order: kept as long as others linger. */
   private readonly letGoAt = new Map<string, number>();
   private stopping = false;
@@ -229,15 +236,16 @@ export class LiveMatches {
   }
 
   /**
-   * Brings back the matches a stopped server left unfinished, from their logs. A match whose log no
-   * longer replays (its game changed) is closed in the store with reason `error`.
+   * Brings back unfinished matches from their logs: those of `ids` (what this process claimed, see
+   * db/nodes.ts), or every one. A match whose log no longer replays (its game changed) is closed in the store
+   * with reason `error`.
    */
-  async restore(): Promise<{ restored: Match[]; failed: { id: string; error: string }[] }> {
+  async restore(ids?: readonly string[]): Promise<{ restored: Match[]; failed: { id: string; error: string }[] }> {
     const store = this.options.store;
     const restored: Match[] = [];
     const failed: { id: string; error: string }[] = [];
-    if (!store) return { restored, failed };
-    for (const record of await store.unfinished()) {
+    if (!store || ids?.length === 0) return { restored, failed };
+    for (const record of await store.unfinished(ids)) {
       let match: Match | undefined;
       try {
         match = this.rebuild(record);
@@ -383,14 +391,15 @@ export class LiveMatches {
   private track(match: Match): void {
     this.byId.set(match.id, match);
     this.byInvite.set(match.invite, match);
-    this.indexTokens(match);
+    this.holdSlots(match);
     this.options.ratings?.watch(match);
     match.subscribe((event) => {
-      if (event.kind === "seat") this.indexTokens(match);
+      if (event.kind === "seat") this.holdSlots(match);
+      if (event.kind === "handed_over") return this.untrack(match);
       if (event.kind !== "end") return;
       this.letGo(participantsOf(match));
       this.byInvite.delete(match.invite);
-      for (const tokenId of match.tokens()) this.unindex(tokenId, match);
+      this.releaseSlots(match);
       const participants = participantsOf(match);
       // Nobody resumes a match the server played alone: it need not linger (self-play ends thousands a minute).
       if (participants.every(playsInProcess)) return void this.byId.delete(match.id);
@@ -411,24 +420,44 @@ export class LiveMatches {
     });
   }
 
-  private indexTokens(match: Match): void {
-    if (match.ended) return;
-    for (const tokenId of match.tokens()) {
-      let held = this.byToken.get(tokenId);
-      if (!held) this.byToken.set(tokenId, held = new Set());
-      held.add(match);
+  /**
+   * Lets go of a match another process plays now: it is not this process's to find any more (its tokens' slots
+   * stay held: the match lives on there).
+   */
+  private untrack(match: Match): void {
+    this.letGo(participantsOf(match));
+    if (this.byId.get(match.id) === match) this.byId.delete(match.id);
+    if (this.byInvite.get(match.invite) === match) this.byInvite.delete(match.invite);
+    this.slotsHeld.delete(match.id);
+  }
+
+  /** Hands every live match over (this process lost its lease): they are its peers' to restore now. */
+  handOverAll(): void {
+    for (const match of [...this.byId.values()]) match.handOver();
+  }
+
+  /** Holds a slot for the match for each token newly seated in it. */
+  private holdSlots(match: Match): void {
+    const state = this.options.state;
+    if (!state || match.ended) return;
+    let held = this.slotsHeld.get(match.id);
+    for (const token of match.tokens()) {
+      if (held?.has(token)) continue;
+      if (!held) this.slotsHeld.set(match.id, held = new Set());
+      held.add(token);
+      state.hold(token, matchSlot(match.id)).catch((error: Error) =>
+        console.warn(`ludus: match ${match.id}: a token's slot could not be held: ${error.message}`)
+      );
     }
   }
 
-  private unindex(tokenId: string, match: Match): void {
-    const held = this.byToken.get(tokenId);
-    held?.delete(match);
-    if (held?.size === 0) this.byToken.delete(tokenId);
-  }
-
-  /** The live (unended) matches a token has a seat in, restored ones included. */
-  heldBy(tokenId: string): Match[] {
-    return [...(this.byToken.get(tokenId) ?? [])];
+  private releaseSlots(match: Match): void {
+    for (const token of this.slotsHeld.get(match.id) ?? []) {
+      this.options.state!.releaseSlot(token, matchSlot(match.id)).catch((error: Error) =>
+        console.warn(`ludus: match ${match.id}: a token's slot could not be let go: ${error.message}`)
+      );
+    }
+    this.slotsHeld.delete(match.id);
   }
 
   get(id: string): Match | undefined {

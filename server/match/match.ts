@@ -25,6 +25,7 @@ import type {
 } from "../../protocol/frames.ts";
 import type { AttemptRecord, DefaultedReason, MatchRecord, SeatRecord, StepRecordRow } from "../../db/records.ts";
 import { storableText } from "../../db/storable.ts";
+import { MatchMovedError } from "../../db/group-commit.ts";
 import { type ClockSpec, DEFAULT_CLOCKS, SeatClock } from "./clock.ts";
 import { DEFAULT_CONDUCT } from "./conduct.ts";
 import { ackFrame, matchEndFrame, matchErrorFrame, matchStartFrame, turnFrame } from "./frames.ts";
@@ -147,7 +148,9 @@ export type MatchEvent =
   | { readonly kind: "turn"; readonly seat: number }
   /** A seat moved in a step that still waits for other seats (simultaneous moves): it is no longer to act. */
   | { readonly kind: "moved"; readonly seat: number }
-  | { readonly kind: "end"; readonly end: MatchResult };
+  | { readonly kind: "end"; readonly end: MatchResult }
+  /** Another server process took the match over: this one has put it to rest and lets it go. */
+  | { readonly kind: "handed_over" };
 
 export interface MatchResult {
   readonly returns: readonly number[];
@@ -303,6 +306,8 @@ export class Match {
   private error: string | null = null;
   /** Set when the journal refused a write for good: the match ends in error without it. */
   private journalBroken = false;
+  /** Set when another server process took the match over (see handOver). */
+  private handedOver = false;
   private readonly waitingTtlMs: number;
   private expiry?: ReturnType<typeof setTimeout>;
 
@@ -482,7 +487,7 @@ export class Match {
       throw new MatchRequestError("not_seated", `your seat in match ${this.id} was released after its hold expired`);
     }
     if (this.suspended) {
-      throw new MatchRequestError("server_stopping", `the server is restarting; resume match ${this.id} afterwards`);
+      throw new MatchRequestError("server_stopping", this.restingWhy());
     }
     this.guarded("connecting a seat", () => {
       if (slot.hold) clearTimeout(slot.hold);
@@ -625,7 +630,7 @@ export class Match {
       );
     }
     if (this.phase === "ended") return fail("match_over", `match ${this.id} is over`);
-    if (this.suspended) return fail("server_stopping", `the server is restarting; resume match ${this.id} afterwards`);
+    if (this.suspended) return fail("server_stopping", this.restingWhy());
     const decision = this.pending.get(seat);
     if (decision?.seq !== seq) {
       // Not taken and not this seat's: another seat's open decision, or one never issued.
@@ -663,7 +668,7 @@ export class Match {
     }
     if (this.phase === "ended") return refuse("match_over", `match ${this.id} is over`);
     if (this.suspended) {
-      return refuse("server_stopping", `the server is restarting; resume match ${this.id} afterwards`);
+      return refuse("server_stopping", this.restingWhy());
     }
     this.guarded("a withdrawal", () => {
       this.pending.get(seat)?.attempts.push({ input: null, code: "withdrawn", message: reason });
@@ -690,6 +695,27 @@ export class Match {
     this.stopTimers();
     for (const slot of this.seats) slot.link = undefined;
     this.spectators.clear();
+  }
+
+  /**
+   * Puts the match to rest because another server process took it over (this one lost its lease, see
+   * db/nodes.ts): nothing more of it is written or sent here, and its transports find it again where it went.
+   */
+  handOver(): void {
+    if (this.phase === "ended" || this.phase === "suspended") return;
+    this.handedOver = true;
+    // What waits to be durable is not sent: the new owner has it if it was written, and the seats resume there.
+    this.outbox.length = 0;
+    this.unwritten = 0;
+    this.suspend();
+    this.emit({ kind: "handed_over" });
+  }
+
+  /** Why a match put to rest takes nothing: the server restarts, or another process plays it now. */
+  private restingWhy(): string {
+    return this.handedOver
+      ? `match ${this.id} is now played by another server process: reconnect (to any of them) and resume it`
+      : `the server is restarting; resume match ${this.id} afterwards`;
   }
 
   /** Stops every clock, hold, expiry and continuation: nothing of this match runs by itself any more. */
@@ -1128,6 +1154,7 @@ export class Match {
    * own that holds only server-made values.
    */
   private journalFailed(error: Error): void {
+    if (error instanceof MatchMovedError) return this.handOver();
     if (this.journalBroken) return;
     this.journalBroken = true;
     this.outbox.length = 0;

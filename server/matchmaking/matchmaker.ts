@@ -3,21 +3,19 @@ import { configure } from "../../games/core/config.ts";
 import { getGame } from "../../games/registry.ts";
 import { type LiveMatches, StoreUnavailableError } from "../match/live-matches.ts";
 import type { Match, Participant } from "../match/match.ts";
+import type { Cluster } from "../cluster/cluster.ts";
+import type { PooledTicket } from "../cluster/state.ts";
 
-/** Someone waiting for a game: a person, a bot or an LLM, all in the same pool. */
-export interface Ticket {
-  readonly id: string;
-  readonly game: string;
-  readonly variant: string;
-  readonly participant: Participant;
-  /** May be seated with tickets of its own token (self-play)? */
-  readonly selfPlay: boolean;
-  /** The seed group it queues in: it meets only tickets of the same group, and plays the group's start. */
-  readonly group?: string;
-  readonly since: number;
-  /** Called once, when the ticket has a seat. */
-  readonly seated: (match: Match, seat: number) => void;
+/** Someone waiting for a game: a person, a bot or an LLM, all in the same pool, on any process of the cluster. */
+export type Ticket = PooledTicket;
+
+/** A ticket checked and ready to queue, with the pool it goes to. */
+export interface NewTicket extends Ticket {
+  readonly pool: string;
 }
+
+/** Called once, when a ticket has a seat: the match's id, the seat, and the node that plays the match. */
+export type Seated = (match: string, seat: number, owner: string) => void;
 
 /**
  * Chooses who plays together from a pool's waiting tickets (oldest first): `seats` tickets, or none.
@@ -37,7 +35,7 @@ export function compatibleGroup(waiting: readonly Ticket[], seats: number, first
   const group: Ticket[] = first ? [first] : [];
   for (const ticket of waiting) {
     if (group.length === seats) break;
-    if (!group.includes(ticket) && group.every((t) => mayMeet(t, ticket))) group.push(ticket);
+    if (!group.some((t) => t.id === ticket.id) && group.every((t) => mayMeet(t, ticket))) group.push(ticket);
   }
   return group;
 }
@@ -62,81 +60,103 @@ export interface MatchmakerOptions {
   readonly repairMs?: number;
 }
 
-/** Seed groups remembered at once: past this many, the group first seen is forgotten and starts afresh. */
-const MAX_GROUP_SEEDS = 10_000;
-
 /** How often a paired group retries while the replay store refuses new matches. */
 const RETRY_WHILE_STORE_DOWN_MS = 1000;
+/** How long one process may pair a pool before another may (a process that dies pairing holds it no longer). */
+const PAIRING_LEASE_MS = 5000;
+/** How soon a pool another process is pairing is tried again. */
+const PAIRING_BUSY_MS = 25;
 
-/** A queue per game and variant that pairs waiting players into matches. */
+/**
+ * A queue per game and variant that pairs waiting players into matches. The pools are the cluster's (Redis, or this
+ * process's memory when it plays alone), so a bot on one process and a person on another meet in one match: whichever
+ * process pairs a group (holding the pool's pairing lease) opens the match and plays it, and tells each ticket's
+ * process where its seat is. Each process keeps its own tickets' callbacks and fill timers; the tickets of a process
+ * that has stopped are left out of pairing and dropped from their pool.
+ */
 export class Matchmaker {
-  private readonly pools = new Map<string, Ticket[]>();
+  /** This process's waiting tickets: their pool, their callback, their fill timer. */
+  private readonly mine = new Map<
+    string,
+    { readonly ticket: NewTicket; readonly seated: Seated; fill?: ReturnType<typeof setTimeout> }
+  >();
+  /** Per pool: its next pairing, or its retry while the store refuses matches. */
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly pairing: PairingRule;
-  /** Each seed group's seed, by pool, drawn at its first match; the first drawn are forgotten past MAX_GROUP_SEEDS. */
-  private readonly groupSeeds = new Map<string, string>();
+  /** Names this process as a pool's pairing lease holder. */
+  private readonly holder = randomBytes(9).toString("base64url");
+  private closed = false;
 
-  constructor(private readonly matches: LiveMatches, private readonly options: MatchmakerOptions) {
+  constructor(
+    private readonly matches: LiveMatches,
+    private readonly cluster: Cluster,
+    private readonly options: MatchmakerOptions,
+  ) {
     this.pairing = options.pairing ?? firstComeFirstServed;
+    cluster.bus?.on<{ ticket: string; match: string; seat: number }>(
+      "queue.seated",
+      ({ ticket, match, seat }, from) => this.seated(ticket, match, seat, from),
+    );
   }
 
-  /** Queues a participant; throws the game's own errors for an unknown game, variant or bad fill strategy. */
-  enqueue(
-    request: {
-      game: string;
-      variant?: string;
-      participant: Participant;
-      selfPlay?: boolean;
-      group?: string;
-      seated: Ticket["seated"];
-    },
-  ): { ticket: Ticket; fillAt: number | null } {
+  /** A ticket for `request`, checked (throwing the game's own errors for an unknown game, variant or fill). */
+  ticket(
+    request: { game: string; variant?: string; participant: Participant; selfPlay?: boolean; group?: string },
+  ): NewTicket {
     const game = getGame(request.game);
     const { variant, config } = configure(game, {}, request.variant);
     this.matches.checkAccepting();
     if (this.options.fillAfterMs !== null) this.matches.checkInProcess(this.fillFor(game.id), game, config);
-    const ticket: Ticket = {
+    const { kind, name, tokenId, agent } = request.participant;
+    const ticket = {
       id: randomBytes(9).toString("base64url"),
       game: game.id,
       variant,
-      participant: request.participant,
+      participant: { kind, name, ...(tokenId !== undefined && { tokenId }), ...(agent && { agent }) },
       selfPlay: request.selfPlay ?? false,
       ...(request.group !== undefined ? { group: request.group } : {}),
       since: Date.now(),
-      seated: request.seated,
+      node: this.cluster.node,
+      epoch: this.cluster.epoch,
     };
-    const key = poolKey(ticket);
-    const pool = this.pools.get(key) ?? [];
-    this.pools.set(key, pool);
-    pool.push(ticket);
-    const fillAt = this.options.fillAfterMs === null ? null : ticket.since + this.options.fillAfterMs;
-    if (this.options.fillAfterMs !== null) {
-      this.timers.set(ticket.id, setTimeout(() => this.fill(ticket), this.options.fillAfterMs));
+    return { ...ticket, pool: poolKey(ticket) };
+  }
+
+  /** Queues a ticket; `seated` is called once it has a seat. Resolves when its fill time is known. */
+  async enqueue(ticket: NewTicket, seated: Seated): Promise<{ fillAt: number | null }> {
+    const { pool, ...pooled } = ticket;
+    const waiting: { ticket: NewTicket; seated: Seated; fill?: ReturnType<typeof setTimeout> } = { ticket, seated };
+    this.mine.set(ticket.id, waiting);
+    try {
+      await this.cluster.state.addTicket(pool, pooled);
+    } catch (error) {
+      this.mine.delete(ticket.id);
+      throw error;
+    }
+    const fillAfter = this.options.fillAfterMs;
+    if (fillAfter !== null && this.mine.has(ticket.id)) {
+      waiting.fill = setTimeout(() => this.guard(this.fill(ticket)), fillAfter);
     }
     // Pair after the caller has the ticket (and has told its client it is queued).
-    queueMicrotask(() => this.pair(key));
-    return { ticket, fillAt };
+    this.pairSoon(pool, 0);
+    return { fillAt: fillAfter === null ? null : ticket.since + fillAfter };
   }
 
-  /** Takes a ticket out of its queue; false if it was already seated or cancelled. */
-  cancel(ticketId: string): boolean {
-    for (const [key, pool] of this.pools) {
-      const i = pool.findIndex((t) => t.id === ticketId);
-      if (i < 0) continue;
-      pool.splice(i, 1);
-      if (pool.length === 0) this.pools.delete(key);
-      this.clearTimer(ticketId);
-      return true;
-    }
-    return false;
+  /** Takes a ticket of this process out of its queue; false if it was already seated or cancelled. */
+  async cancel(ticketId: string): Promise<boolean> {
+    const waiting = this.mine.get(ticketId);
+    if (!waiting || !await this.cluster.state.removeTicket(waiting.ticket.pool, ticketId)) return false;
+    clearTimeout(waiting.fill);
+    this.mine.delete(ticketId);
+    return true;
   }
 
-  /** How many wait for each game and variant, for the lobby (seed groups counted in, never named). */
+  /** How many of this process's tickets wait for each game and variant (seed groups counted in, never named). */
   waiting(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const pool of this.pools.values()) {
-      const key = poolKey({ game: pool[0].game, variant: pool[0].variant });
-      counts[key] = (counts[key] ?? 0) + pool.length;
+    for (const { ticket } of this.mine.values()) {
+      const key = poolKey({ game: ticket.game, variant: ticket.variant });
+      counts[key] = (counts[key] ?? 0) + 1;
     }
     return counts;
   }
@@ -146,58 +166,113 @@ export class Matchmaker {
     return this.options.fillByGame?.[gameId] ?? this.options.fillStrategy;
   }
 
-  close(): void {
+  /** Takes this process's tickets out of their pools and stops pairing. */
+  async close(): Promise<void> {
+    this.closed = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    this.pools.clear();
+    const mine = [...this.mine.values()];
+    this.mine.clear();
+    for (const { fill } of mine) clearTimeout(fill);
+    await Promise.all(
+      mine.map(({ ticket }) => this.cluster.state.removeTicket(ticket.pool, ticket.id).catch(() => {})),
+    );
   }
 
-  private pair(key: string): void {
-    const pool = this.pools.get(key);
-    if (!pool?.length) return;
-    const { game, variant } = pool[0];
-    const seats = this.seatCount(game, variant);
-    for (let group = this.pairing(pool, seats); group; group = this.pairing(pool, seats)) {
-      if (group.some((a, i) => group.slice(i + 1).some((b) => !mayMeet(a, b)))) {
-        throw new Error("the pairing rule seated a token against itself without self-play");
+  /** A ticket of this process was seated (here, or by the peer `owner` that opened its match). */
+  private seated(ticketId: string, match: string, seat: number, owner: string): void {
+    const waiting = this.mine.get(ticketId);
+    if (!waiting) return;
+    clearTimeout(waiting.fill);
+    this.mine.delete(ticketId);
+    waiting.seated(match, seat, owner);
+  }
+
+  private guard(work: Promise<unknown>): void {
+    work.catch((error) => console.warn(`ludus: matchmaking failed: ${(error as Error).message}`));
+  }
+
+  /** Pairs `pool` after `ms`, once however often asked. */
+  private pairSoon(pool: string, ms: number): void {
+    if (this.closed || this.timers.has(pool)) return;
+    this.timers.set(
+      pool,
+      setTimeout(() => {
+        this.timers.delete(pool);
+        this.guard(this.pair(pool));
+      }, ms),
+    );
+  }
+
+  /** Runs `work` holding the pool's pairing lease; false (and a try shortly) while another process holds it. */
+  private async exclusively(pool: string, work: () => Promise<void>): Promise<boolean> {
+    const lease = `pair:${pool}`;
+    if (!await this.cluster.state.lease(lease, this.holder, PAIRING_LEASE_MS)) {
+      this.pairSoon(pool, PAIRING_BUSY_MS);
+      return false;
+    }
+    try {
+      await work();
+    } finally {
+      await this.cluster.state.release(lease, this.holder);
+    }
+    return true;
+  }
+
+  /**
+   * The pool's tickets, oldest first, without those whose process has stopped, or restarted since (dropped from the
+   * pool): their players are not waiting there any more.
+   */
+  private async waitingIn(pool: string): Promise<Ticket[]> {
+    const tickets = await this.cluster.state.tickets(pool);
+    const gone = tickets.filter((t) => this.cluster.outlived(t));
+    for (const t of gone) await this.cluster.state.removeTicket(pool, t.id);
+    return tickets.filter((t) => !gone.includes(t)).sort((a, b) => a.since - b.since || (a.id < b.id ? -1 : 1));
+  }
+
+  private async pair(pool: string): Promise<void> {
+    await this.exclusively(pool, async () => {
+      let waiting = await this.waitingIn(pool);
+      if (waiting.length === 0) return;
+      const seats = seatCount(waiting[0].game, waiting[0].variant);
+      for (let group = this.pairing(waiting, seats); group; group = this.pairing(waiting, seats)) {
+        if (group.some((a, i) => group.slice(i + 1).some((b) => !mayMeet(a, b)))) {
+          throw new Error("the pairing rule seated a token against itself without self-play");
+        }
+        const seated = await this.seat(pool, group, seats);
+        if (seated === "store down") return;
+        // Seated, or some ticket of the group left meanwhile: either way the pool is read again.
+        waiting = seated ? waiting.filter((t) => !group.includes(t)) : await this.waitingIn(pool);
       }
-      if (!this.seat(key, group, seats)) return;
-    }
-    const left = this.pools.get(key);
-    if (left && left.length >= seats && !this.timers.has(`repair:${key}`)) {
-      this.timers.set(
-        `repair:${key}`,
-        setTimeout(() => {
-          this.timers.delete(`repair:${key}`);
-          this.pair(key);
-        }, this.options.repairMs ?? 1000),
-      );
-    }
+      // A rule that widens its bands as tickets wait may pair them later without anyone new joining.
+      if (waiting.length >= seats) this.pairSoon(pool, this.options.repairMs ?? 1000);
+    });
   }
 
   /** A ticket waited long enough: it plays whoever else waits, and built-ins take the rest. */
-  private fill(ticket: Ticket): void {
-    this.timers.delete(ticket.id);
-    const key = poolKey(ticket);
-    const pool = this.pools.get(key);
-    if (!pool?.includes(ticket)) return;
-    const seats = this.seatCount(ticket.game, ticket.variant);
-    this.seat(key, compatibleGroup(pool, seats, ticket), seats);
-  }
-
-  /** The seed every match of a seed group's pool starts from: unpredictable, then fixed. */
-  private groupSeed(key: string): string {
-    let seed = this.groupSeeds.get(key);
-    if (seed === undefined) {
-      seed = BigInt(`0x${randomBytes(8).toString("hex")}`).toString();
-      if (this.groupSeeds.size >= MAX_GROUP_SEEDS) this.groupSeeds.delete(this.groupSeeds.keys().next().value!);
-      this.groupSeeds.set(key, seed);
+  private async fill(ticket: NewTicket): Promise<void> {
+    if (!this.mine.has(ticket.id)) return;
+    const done = await this.exclusively(ticket.pool, async () => {
+      const waiting = await this.waitingIn(ticket.pool);
+      const mine = waiting.find((t) => t.id === ticket.id);
+      if (!mine) return;
+      const seats = seatCount(ticket.game, ticket.variant);
+      await this.seat(ticket.pool, compatibleGroup(waiting, seats, mine), seats);
+    });
+    // Another process was pairing the pool: try the fill again once it is done.
+    if (!done && this.mine.has(ticket.id)) {
+      this.mine.get(ticket.id)!.fill = setTimeout(() => this.guard(this.fill(ticket)), PAIRING_BUSY_MS);
     }
-    return seed;
   }
 
-  /** Opens a match for `group`; false when the store refuses new matches (the group stays queued). */
-  private seat(key: string, group: readonly Ticket[], seats: number): boolean {
+  /**
+   * Opens a match for `group` (with built-ins in the seats nobody fills): true once seated, false when a ticket of
+   * the group had left the pool, "store down" when the store refuses new matches (the group stays queued and is
+   * tried again shortly).
+   */
+  private async seat(pool: string, group: readonly Ticket[], seats: number): Promise<boolean | "store down"> {
+    const { game, variant, group: seedGroup } = group[0];
+    if (!await this.cluster.state.takeTickets(pool, group.map((t) => t.id))) return false;
     // Random seat order: in asymmetric games (who bets first, who is the donor) nobody keeps an edge by queueing early.
     const order = Array.from({ length: seats }, (_, i) => i);
     for (let i = order.length - 1; i > 0; i--) {
@@ -206,47 +281,37 @@ export class Matchmaker {
     }
     const bySeat = new Array<Ticket | undefined>(seats).fill(undefined);
     group.forEach((t, i) => (bySeat[order[i]] = t));
-    const { game, variant, group: seedGroup } = group[0];
+    const seed = seedGroup === undefined
+      ? undefined
+      : await this.cluster.state.groupSeed(pool, BigInt(`0x${randomBytes(8).toString("hex")}`).toString());
     let match: Match;
     try {
       match = this.matches.create({
         game,
         variant,
         // A seed group's matches are practice (group-relative baselines for training); the public queue's count.
-        ...(seedGroup !== undefined ? { group: seedGroup, seed: this.groupSeed(key) } : { rated: true }),
+        ...(seedGroup !== undefined ? { group: seedGroup, seed } : { rated: true }),
         seats: bySeat.map((t) => t?.participant ?? { strategy: this.fillFor(game) }),
       });
     } catch (error) {
+      // The tickets go back to their pool, as they were; anything else is a bug, and the group is lost with it.
+      await Promise.all(group.map((t) => this.cluster.state.addTicket(pool, t)));
       if (!(error instanceof StoreUnavailableError)) throw error;
-      // The replay store is down: the group stays queued and is tried again shortly.
-      const retry = setTimeout(() => {
-        this.timers.delete(`retry:${key}`);
-        const pool = this.pools.get(key);
-        if (pool && group.every((t) => pool.includes(t))) this.seat(key, group, seats);
-        else this.pair(key);
-      }, RETRY_WHILE_STORE_DOWN_MS);
-      this.timers.set(`retry:${key}`, retry);
-      return false;
+      this.pairSoon(pool, RETRY_WHILE_STORE_DOWN_MS);
+      return "store down";
     }
-    const pool = this.pools.get(key)!;
-    for (const t of group) {
-      pool.splice(pool.indexOf(t), 1);
-      this.clearTimer(t.id);
-    }
-    if (pool.length === 0) this.pools.delete(key);
-    bySeat.forEach((t, seat) => t?.seated(match, seat));
+    bySeat.forEach((t, seat) => {
+      if (!t) return;
+      if (t.node === this.cluster.node) this.seated(t.id, match.id, seat, this.cluster.node);
+      else this.cluster.bus?.send(t.node, "queue.seated", { ticket: t.id, match: match.id, seat });
+    });
     return true;
   }
+}
 
-  private seatCount(game: string, variant: string): number {
-    const g = getGame(game);
-    return g.seatCount(configure(g, {}, variant).config);
-  }
-
-  private clearTimer(ticketId: string): void {
-    clearTimeout(this.timers.get(ticketId));
-    this.timers.delete(ticketId);
-  }
+function seatCount(game: string, variant: string): number {
+  const g = getGame(game);
+  return g.seatCount(configure(g, {}, variant).config);
 }
 
 /** A pool per game and variant, and one per seed group in it. */

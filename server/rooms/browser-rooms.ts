@@ -8,6 +8,7 @@ import { unstorable } from "../../db/storable.ts";
 import { requestRefusal } from "../match/live-matches.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
+import type { Cluster } from "../cluster/cluster.ts";
 import { RateLimit } from "../rate-limit.ts";
 import { MatchRoom, ROOM_OPTIONS } from "./match-room.ts";
 import { QueueRoom } from "./queue-room.ts";
@@ -72,6 +73,10 @@ function quietLogger() {
  * is chosen by its match id, never by Colyseus's filters, so a request without one opens a new private
  * match (it never lands in someone else's), and only the request that created a private match can take
  * its creator's seat. Colyseus's matchmaker is process-global: one BrowserRooms per process at a time.
+ *
+ * In a cluster the matchmaker uses Colyseus's Redis presence and driver: a match's room is made on the process
+ * that plays the match (the match's owner decides placement; a room only mirrors it), any process reserves a
+ * seat in it, and the reservation names that process's public address, where the page's socket goes.
  */
 export class BrowserRooms {
   private readonly creates = new Map<string, RateLimit>();
@@ -81,22 +86,55 @@ export class BrowserRooms {
   private constructor(
     private readonly transport: WebSocketTransport,
     private readonly context: RoomContext,
+    private readonly cluster: Cluster,
     private readonly createsPerSecond: number,
   ) {}
 
   static async start(
-    options: { matches: LiveMatches; matchmaker: Matchmaker; createsPerSecond?: number },
+    options: {
+      matches: LiveMatches;
+      matchmaker: Matchmaker;
+      cluster: Cluster;
+      holdMs: number;
+      createsPerSecond?: number;
+      /** Where browsers reach this process's rooms (in a cluster), e.g. `10.0.0.5:2567`. */
+      publicAddress?: string;
+    },
   ): Promise<BrowserRooms> {
     if (running) throw new Error("browser rooms are already running in this process");
     running = true;
     setLogger(quietLogger());
+    const { matches, cluster } = options;
     const transport = new WebSocketTransport({ noServer: true, maxPayload: 64 * 1024 });
-    await matchMaker.setup();
-    const context = new RoomContext(options.matches, options.matchmaker);
+    const shared = cluster.rooms;
+    await matchMaker.setup(
+      shared?.presence,
+      shared?.driver,
+      shared ? options.publicAddress : undefined,
+      // A match's room goes where the match is played; every other room (a new private match, the queue) here.
+      async (_room: string, clientOptions: { matchId?: unknown }) => {
+        const id = clientOptions?.matchId;
+        if (typeof id !== "string" || matches.get(id)) return matchMaker.processId;
+        const [owner] = await cluster.owners([id]);
+        return owner?.live && owner.rooms ? owner.rooms : matchMaker.processId;
+      },
+    );
+    const context = new RoomContext(matches, options.matchmaker, cluster.state, options.holdMs);
     for (const game of games) matchMaker.defineRoomType(game.id, MatchRoom, { context });
-    matchMaker.defineRoomType(QUEUE_ROOM, QueueRoom, { context });
+    // One queue room per process: a person waits on the process the page reached, in the cluster's pools.
+    matchMaker.defineRoomType(QUEUE_ROOM, QueueRoom, { context }).filterBy(["node"]);
     await matchMaker.accept();
-    return new BrowserRooms(transport, context, options.createsPerSecond ?? DEFAULT_ROOM_CREATES_PER_SECOND);
+    return new BrowserRooms(
+      transport,
+      context,
+      cluster,
+      options.createsPerSecond ?? DEFAULT_ROOM_CREATES_PER_SECOND,
+    );
+  }
+
+  /** This process's id in Colyseus's matchmaker (peers make the rooms of its matches there). */
+  get processId(): string {
+    return matchMaker.processId;
   }
 
   /** Takes the websocket upgrades of `http`, except those on `skipPath` (the bot gateway's). */
@@ -176,7 +214,7 @@ export class BrowserRooms {
       if (method === "reconnect") return await matchMaker.reconnect(room, clean);
       if (room === QUEUE_ROOM) {
         if (method === "joinById") throw new Refusal(400, "bad_request", "the queue is joined with joinOrCreate");
-        return await matchMaker.joinOrCreate(QUEUE_ROOM, clean, auth);
+        return await matchMaker.joinOrCreate(QUEUE_ROOM, { ...clean, node: this.cluster.node }, auth);
       }
       if (method === "joinById") return await this.matchRoom(undefined, room, clean, auth);
       if (!GAME_ROOMS.has(room)) {
@@ -224,16 +262,21 @@ export class BrowserRooms {
     return matchMaker.create(game, { ...options, creatorKey, creatorAddress: address }, auth as never);
   }
 
-  /** The room of live match `matchId` (made when no browser has opened it yet), and a seat reservation in it. */
+  /**
+   * The room of live match `matchId` (made where the match is played when no browser has opened it yet), and a seat
+   * reservation in it.
+   */
   private async matchRoom(game: string | undefined, matchId: string, options: Record<string, unknown>, auth: unknown) {
-    const match = this.context.matches.get(matchId);
-    if (!match) throw new Refusal(404, "unknown_match", `no live match \`${matchId}\``);
-    if (game !== undefined && match.game.id !== game) {
-      throw new Refusal(400, "bad_request", `match ${matchId} is a ${match.game.id} match, not ${game}`);
+    const { gameId, rooms } = await this.placeOf(matchId);
+    if (game !== undefined && gameId !== game) {
+      throw new Refusal(400, "bad_request", `match ${matchId} is a ${gameId} match, not ${game}`);
     }
     while (this.opening.has(matchId)) await this.opening.get(matchId)!.catch(() => {});
-    if (!matchMaker.getLocalRoomById(matchId)) {
-      const opened = matchMaker.createRoom(match.game.id, { matchId });
+    const listed = await matchMaker.getRoomById(matchId);
+    // A room left listed by a process that no longer plays the match (it stopped, a peer took the match over).
+    if (listed && listed.processId !== rooms) await matchMaker.driver.remove(matchId);
+    if (!listed || listed.processId !== rooms) {
+      const opened = matchMaker.createRoom(gameId, { matchId });
       this.opening.set(matchId, opened);
       try {
         await opened;
@@ -242,6 +285,23 @@ export class BrowserRooms {
       }
     }
     return await matchMaker.joinById(matchId, { ...options, matchId }, auth as never);
+  }
+
+  /** The game of live match `matchId` and the rooms' process of the node playing it. */
+  private async placeOf(matchId: string): Promise<{ gameId: string; rooms: string }> {
+    const match = this.context.matches.get(matchId);
+    if (match && !match.suspended) return { gameId: match.game.id, rooms: matchMaker.processId };
+    const [owner] = this.cluster.rooms ? await this.cluster.owners([matchId]) : [];
+    const record = owner && await this.context.matches.store?.match(matchId);
+    if (!owner || !record) throw new Refusal(404, "unknown_match", `no live match \`${matchId}\``);
+    if (!owner.live || !owner.rooms) {
+      throw new Refusal(
+        503,
+        "server_stopping",
+        `match ${matchId} is being moved to another server process after its own stopped; try again shortly`,
+      );
+    }
+    return { gameId: record.game, rooms: owner.rooms };
   }
 
   async close(): Promise<void> {

@@ -80,12 +80,14 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     this.setMetadata({ match: this.match.id });
     this.state = new MatchState();
     syncPublicState(this.state, this.match);
-    this.unsubscribe = this.match.subscribe((event) =>
+    this.unsubscribe = this.match.subscribe((event) => {
+      // Another process plays the match now (this one lost its lease): its pages find it there.
+      if (event.kind === "handed_over") return void this.disconnect();
       this.match.deliver(() => {
         syncPublicState(this.state, this.match);
         if (event.kind === "step" || event.kind === "end") this.sendViews();
-      })
-    );
+      });
+    });
     this.onMessage("act", (client, message: unknown) => this.act(client, message));
     this.onMessage("*", (client, type) =>
       this.sendError(client, {
@@ -104,7 +106,7 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     return created.match;
   }
 
-  override onJoin(client: Client, options: MatchRoomOptions & CreatorOptions = {}): void {
+  override async onJoin(client: Client, options: MatchRoomOptions & CreatorOptions = {}): Promise<void> {
     const link: SeatLink = { send: (frame) => client.send(frame.type, frame), text: false };
     const name = (options.name ?? "").trim().slice(0, 40) || "guest";
     let seat: number | null = null;
@@ -127,7 +129,7 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
         if (this.viewers.get(client.sessionId)?.link === link) this.match.connect(mine, link);
       });
     } else if (options.ticket !== undefined) {
-      seat = this.context.redeem(options.ticket, this.match.id);
+      seat = await this.context.redeem(options.ticket, this.match.id);
     } else if (options.invite !== undefined) {
       if (this.context.matches.find(options.invite).match !== this.match) {
         throw new Error(`invite \`${options.invite}\` is not for match ${this.match.id}`);

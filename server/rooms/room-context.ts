@@ -1,17 +1,24 @@
 import { randomBytes } from "node:crypto";
+import type { ClusterState } from "../cluster/state.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import type { Match } from "../match/match.ts";
 import type { Matchmaker } from "../matchmaking/matchmaker.ts";
 
 /**
- * What every browser room shares: the live matches, the queue, the seat tickets handed to browsers, and
- * the private matches each address has waiting for players.
+ * What every browser room shares: the live matches, the queue, the seat tickets handed to browsers (in the
+ * cluster's state: the queue may seat a person in a match another process plays, whose room redeems it), and the
+ * private matches each address has waiting for players.
  */
 export class RoomContext {
-  private readonly tickets = new Map<string, { readonly matchId: string; readonly seat: number }>();
   private readonly waitingByAddress = new Map<string, Set<Match>>();
 
-  constructor(readonly matches: LiveMatches, readonly matchmaker: Matchmaker) {}
+  constructor(
+    readonly matches: LiveMatches,
+    readonly matchmaker: Matchmaker,
+    private readonly state: ClusterState,
+    /** How long a seat is held for a player who has not come: an unused ticket is of no use after it. */
+    private readonly holdMs: number,
+  ) {}
 
   liveMatch(id: string): Match {
     const match = this.matches.get(id);
@@ -20,18 +27,17 @@ export class RoomContext {
   }
 
   /** A one-time ticket for a seat already claimed for a browser, which it redeems on joining the match's room. */
-  issue(match: Match, seat: number): string {
+  async issue(matchId: string, seat: number): Promise<string> {
     const ticket = randomBytes(12).toString("base64url");
-    this.tickets.set(ticket, { matchId: match.id, seat });
     // Unused tickets go once the seat's hold is over; the match has applied its policy by then.
-    setTimeout(() => this.tickets.delete(ticket), match.conduct.holdMs * 2).unref?.();
+    await this.state.putSeat(ticket, JSON.stringify({ matchId, seat }), this.holdMs * 2);
     return ticket;
   }
 
-  redeem(ticket: string, matchId: string): number {
-    const entry = this.tickets.get(ticket);
+  async redeem(ticket: string, matchId: string): Promise<number> {
+    const kept = await this.state.takeSeat(ticket);
+    const entry = kept === null ? undefined : JSON.parse(kept) as { matchId: string; seat: number };
     if (!entry || entry.matchId !== matchId) throw new Error(`ticket is not valid for match ${matchId}`);
-    this.tickets.delete(ticket);
     return entry.seat;
   }
 

@@ -9,26 +9,9 @@ import type { Sql } from "../../db/sql.ts";
 import { ReplayStore, StoreError } from "../../db/store.ts";
 import { seedStore } from "../support/seed-store.ts";
 import { BACKENDS, emptyStoreOptions, openTestStore, type TestStore, UNDO_LEAGUE_SCHEMA } from "../support/stores.ts";
-import { matchHeader } from "../support/match-header.ts";
+import { matchHeader, stepRow as step } from "../support/match-header.ts";
 
 const header = (id: string, createdAt = new Date()): MatchRecord => matchHeader(id, { createdAt });
-
-const step = (matchId: string, seq: number, action: unknown = { type: "cooperate" }): StepRecordRow => ({
-  matchId,
-  seq,
-  turn: Math.floor((seq - 1) / 2),
-  seat: (seq - 1) % 2,
-  observation: { round: seq },
-  action,
-  legal: true,
-  error: null,
-  attempts: [],
-  defaulted: null,
-  latencyMs: 1,
-  meta: null,
-  rewards: null,
-  at: new Date(),
-});
 
 for (const backend of BACKENDS) {
   describe(`the replay store (${backend})`, () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Participant } from "../../server/match/match.ts";
 import type { Ticket } from "../../server/matchmaking/matchmaker.ts";
 import { ratedPairing } from "../../server/matchmaking/rated-pairing.ts";
 import { RawBot } from "../support/raw-bot.ts";
@@ -11,10 +10,11 @@ const ticket = (name: string, since: number, tokenId = name, selfPlay = false): 
   id: name,
   game: "kuhn-poker",
   variant: "standard",
-  participant: { kind: "bot", name, tokenId } as Participant,
+  participant: { kind: "bot", name, tokenId },
   selfPlay,
   since,
-  seated: () => {},
+  node: "n1",
+  epoch: 1,
 });
 
 describe("rating-aware pairing", () => {

@@ -118,7 +118,10 @@ export class DocsBot {
     socket.on("message", (data: Buffer, binary: boolean) => {
       const frame = (binary ? packr.unpack(data) : JSON.parse(data.toString("utf8"))) as ServerFrame;
       if ("match" in frame && frame.match) {
-        this.note(frame.match, `<= ${frame.type} ${"seq" in frame ? frame.seq : ""}`);
+        this.note(
+          frame.match,
+          `<= ${frame.type} ${"seq" in frame ? frame.seq : ""}${"code" in frame ? frame.code : ""}`,
+        );
       }
       this.receive(frame);
       this.changed();
@@ -181,6 +184,12 @@ export class DocsBot {
   }
 
   private refused(frame: ErrorFrame): void {
+    if (frame.code === "server_stopping" && frame.match !== undefined && this.seats.has(frame.match)) {
+      // docs/protocol.md: a match of ours is being moved to another server process: resume it again shortly (a
+      // reconnect resumes every match).
+      this.socket?.close();
+      return;
+    }
     if (frame.code === "store_unavailable" || frame.code === "server_stopping") {
       // A new match was refused for now: try again shortly.
       this.starting = Math.max(0, this.starting - 1);

@@ -1,4 +1,4 @@
-import type { MatchRecord } from "../../db/records.ts";
+import type { MatchRecord, StepRecordRow } from "../../db/records.ts";
 
 /**
  * A match row as the server writes it when the match is created (nothing played, nothing ended): an IPD match of a
@@ -29,3 +29,21 @@ export const matchHeader = (id: string, fields: Partial<MatchRecord> = {}): Matc
     seats,
   };
 };
+
+/** An IPD decision's row (seats alternating) as group commit takes it, for store tests. */
+export const stepRow = (matchId: string, seq: number, action: unknown = { type: "cooperate" }): StepRecordRow => ({
+  matchId,
+  seq,
+  turn: Math.floor((seq - 1) / 2),
+  seat: (seq - 1) % 2,
+  observation: { round: seq },
+  action,
+  legal: true,
+  error: null,
+  attempts: [],
+  defaulted: null,
+  latencyMs: 1,
+  meta: null,
+  rewards: null,
+  at: new Date(),
+});

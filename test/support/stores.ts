@@ -5,12 +5,18 @@ import process from "node:process";
 import postgres from "postgres";
 import { ReplayStore, type StoreOptions } from "../../db/store.ts";
 
-/** What migration 6 (players and tokens) adds, removed: back to schema 5. */
-export const UNDO_PLAYERS_SCHEMA = `
+/** What migration 7 (the cluster's nodes and match owners) adds, removed: back to schema 6. */
+export const UNDO_CLUSTER_SCHEMA = `
+  DROP TABLE nodes;
+  ALTER TABLE matches DROP COLUMN owner, DROP COLUMN owner_epoch;
+  DELETE FROM ludus_schema WHERE version = 7;`;
+
+/** What migrations 6 (players and tokens) and 7 add, removed: back to schema 5. */
+export const UNDO_PLAYERS_SCHEMA = `${UNDO_CLUSTER_SCHEMA}
   DROP TABLE players, tokens;
   DELETE FROM ludus_schema WHERE version = 6;`;
 
-/** What migrations 5 (the league) and 6 add, removed: for the tests that take a store back to an earlier schema. */
+/** What migrations 5 (the league), 6 and 7 add, removed: for the tests that take a store back to an earlier schema. */
 export const UNDO_LEAGUE_SCHEMA = `${UNDO_PLAYERS_SCHEMA}
   DROP TABLE tournaments, tournament_slots, ratings, rating_history, rated_matches, evolutions, evolution_generations;
   ALTER TABLE matches DROP COLUMN rated;

@@ -1,0 +1,227 @@
+import { type Sql, textArray } from "./sql.ts";
+
+/**
+ * The match directory: the server processes sharing a store (nodes) and which of them plays each live match
+ * (`matches.owner`). A node holds a lease it renews; once the lease lapses it can never be renewed, so a peer
+ * that sees it lapsed may take the node's matches, and the node, if it was only stalled, must join again.
+ */
+
+/** One life of a node: its id and the epoch it joined as. Records are written for this owner only. */
+export interface NodeLife {
+  readonly node: string;
+  readonly epoch: number;
+}
+
+export interface NodeRecord extends NodeLife {
+  readonly url: string;
+  /** Whether it shares the cluster's Redis. */
+  readonly shared: boolean;
+  /** Its browser rooms' process id in Colyseus's matchmaker, once it listens. */
+  readonly rooms: string | null;
+  readonly leaseUntil: Date;
+  readonly startedAt: Date;
+  /** Whether its lease still runs (by the database's clock). */
+  readonly live: boolean;
+  /** Unfinished matches it owns. */
+  readonly matches: number;
+}
+
+/** Who plays an unfinished match: its owner's life, where that is reached, and whether its lease runs. */
+export interface MatchOwner extends NodeLife {
+  readonly match: string;
+  readonly url: string;
+  readonly rooms: string | null;
+  readonly live: boolean;
+}
+
+/** A node id: what `--node` takes. Short and printable, for logs and URLs. */
+export const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+/** A process that may not join the store's processes as it is (one alone beside peers, or the other way round). */
+export class NodeConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NodeConflictError";
+  }
+}
+
+const OWNER_SELECT = `SELECT m.id AS match, n.id AS node, m.owner_epoch AS epoch, n.url, n.rooms,
+  n.lease_until > clock_timestamp() AND n.epoch = m.owner_epoch AS live
+  FROM matches m JOIN nodes n ON n.id = m.owner`;
+
+type OwnerRow = { match: string; node: string; epoch: number; url: string; rooms: string | null; live: boolean };
+
+export class NodeDirectory {
+  constructor(private readonly sql: Sql) {}
+
+  /** The name this store's processes share Redis under (made with the store). */
+  async clusterId(): Promise<string> {
+    const [row] = await this.sql.query<{ id: string }>("SELECT id FROM cluster LIMIT 1");
+    return row.id;
+  }
+
+  /**
+   * Joins as a new life of `node` (the epoch after its last), reachable at `url`, its lease running `leaseMs`.
+   * `shared`: whether it shares the cluster's Redis. A process without it may not join while another process's
+   * lease runs on this store, nor one with it while a process without it runs: they could not reach each other,
+   * and each would take matches the other plays.
+   */
+  async join(node: string, options: { url: string; shared: boolean; leaseMs: number }): Promise<NodeLife> {
+    return await this.sql.transaction(async (tx) => {
+      // One join at a time, so two processes starting together both see each other.
+      await tx.query("LOCK TABLE nodes IN SHARE ROW EXCLUSIVE MODE");
+      const peers = await tx.query<{ id: string; shared: boolean }>(
+        "SELECT id, shared FROM nodes WHERE id <> $1 AND lease_until > clock_timestamp() ORDER BY id",
+        [node],
+      );
+      const alone = peers.filter((p) => !p.shared);
+      if (!options.shared && peers.length > 0) {
+        throw new NodeConflictError(
+          `server process ${peers.map((p) => p.id).join(", ")} already plays on this store: processes that share a ` +
+            "store must share a Redis too (`ludus serve --redis-url`, or REDIS_URL), or each use a store of its own",
+        );
+      }
+      if (options.shared && alone.length > 0) {
+        throw new NodeConflictError(
+          `server process ${
+            alone.map((p) => p.id).join(", ")
+          } plays on this store without Redis: stop it, or start it with the same --redis-url, before others join it`,
+        );
+      }
+      const [{ epoch }] = await tx.query<{ epoch: number }>(
+        `INSERT INTO nodes (id, epoch, url, shared, lease_until, started_at)
+         VALUES ($1, 1, $2, $3, clock_timestamp() + $4 * interval '1 millisecond', clock_timestamp())
+         ON CONFLICT (id) DO UPDATE SET epoch = nodes.epoch + 1, url = EXCLUDED.url, shared = EXCLUDED.shared,
+           rooms = NULL, lease_until = EXCLUDED.lease_until, started_at = EXCLUDED.started_at
+         RETURNING epoch`,
+        [node, options.url, options.shared, options.leaseMs],
+      );
+      return { node, epoch };
+    });
+  }
+
+  /**
+   * Extends the lease by `leaseMs` from now. False when it had lapsed (or a newer life of the node joined): the
+   * node's matches may be a peer's already, and it must join again before it writes anything more.
+   */
+  async renew(life: NodeLife, leaseMs: number): Promise<boolean> {
+    const rows = await this.sql.query(
+      `UPDATE nodes SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'
+       WHERE id = $1 AND epoch = $2 AND lease_until > clock_timestamp() RETURNING 1`,
+      [life.node, life.epoch, leaseMs],
+    );
+    return rows.length === 1;
+  }
+
+  /** Records where the node is reached (known once it listens) and its browser rooms' process id. */
+  async advertise(life: NodeLife, url: string, rooms: string | null): Promise<void> {
+    await this.sql.query("UPDATE nodes SET url = $3, rooms = $4 WHERE id = $1 AND epoch = $2", [
+      life.node,
+      life.epoch,
+      url,
+      rooms,
+    ]);
+  }
+
+  /** Lets the lease lapse now: a stopping node's matches go to its peers at their next look. */
+  async leave(life: NodeLife): Promise<void> {
+    await this.sql.query(
+      "UPDATE nodes SET lease_until = clock_timestamp() WHERE id = $1 AND epoch = $2",
+      [life.node, life.epoch],
+    );
+  }
+
+  /**
+   * Takes the unfinished matches of nodes whose lease lapsed, and with `start` also those of this node's
+   * earlier lives and those nobody owns (written before there were owners, or by a process that is not a
+   * server), up to `limit`. Returns their ids, oldest first. The lapsed nodes' rows are locked first, so a
+   * renewal racing this waits and then finds its lease lapsed; group commit's writes lock the match rows they
+   * write, so a lapsed owner's batch lands before the match changes hands or not at all.
+   */
+  async claim(life: NodeLife, { start = false, limit = 100_000 } = {}): Promise<string[]> {
+    return await this.sql.transaction(async (tx) => {
+      const lapsed = await tx.query<{ id: string }>(
+        "SELECT id FROM nodes WHERE id <> $1 AND lease_until < clock_timestamp() ORDER BY id FOR UPDATE",
+        [life.node],
+      );
+      const from = lapsed.map((n) => n.id);
+      if (start) from.push(life.node);
+      const rows = await tx.query<{ id: string }>(
+        `UPDATE matches SET owner = $1, owner_epoch = $2
+         WHERE id IN (
+           SELECT id FROM matches
+           WHERE ended_at IS NULL AND (owner = ANY($3::text[]) OR ($4 AND owner IS NULL))
+             AND (owner IS DISTINCT FROM $1 OR owner_epoch < $2)
+           ORDER BY created_at, id LIMIT $5
+         )
+         RETURNING id, created_at`,
+        [life.node, life.epoch, textArray(from), start, limit],
+      );
+      return rows.map((r) => r.id);
+    });
+  }
+
+  /** Every node the store has seen, with its lease and how many unfinished matches it owns. */
+  async nodes(): Promise<NodeRecord[]> {
+    const rows = await this.sql.query<{
+      id: string;
+      epoch: number;
+      url: string;
+      shared: boolean;
+      rooms: string | null;
+      lease_until: Date;
+      started_at: Date;
+      live: boolean;
+      matches: number;
+    }>(
+      `SELECT n.id, n.epoch, n.url, n.shared, n.rooms, n.lease_until, n.started_at,
+         n.lease_until > clock_timestamp() AS live,
+         (SELECT count(*) FROM matches m WHERE m.owner = n.id AND m.ended_at IS NULL)::integer AS matches
+       FROM nodes n ORDER BY n.id`,
+    );
+    return rows.map((r) => ({
+      node: r.id,
+      epoch: r.epoch,
+      url: r.url,
+      shared: r.shared,
+      rooms: r.rooms,
+      leaseUntil: new Date(r.lease_until),
+      startedAt: new Date(r.started_at),
+      live: r.live,
+      matches: r.matches,
+    }));
+  }
+
+  /** The owners of those of `ids` that are unfinished and owned (others are left out). */
+  async owners(ids: readonly string[]): Promise<MatchOwner[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.sql.query<OwnerRow>(
+      `${OWNER_SELECT} WHERE m.id = ANY($1::text[]) AND m.ended_at IS NULL`,
+      [textArray(ids)],
+    );
+    return rows.map(ownerOf);
+  }
+
+  /** Who plays an unfinished match, or undefined when none does (unknown, ended, never owned). */
+  async ownerOf(matchId: string): Promise<MatchOwner | undefined> {
+    return (await this.owners([matchId]))[0];
+  }
+
+  /** Who plays the unfinished match an invite is for, if any. */
+  async ownerOfInvite(invite: string): Promise<MatchOwner | undefined> {
+    const [row] = await this.sql.query<OwnerRow>(
+      `${OWNER_SELECT} WHERE m.invite = $1 AND m.ended_at IS NULL`,
+      [invite],
+    );
+    return row && ownerOf(row);
+  }
+}
+
+const ownerOf = (r: OwnerRow): MatchOwner => ({
+  match: r.match,
+  node: r.node,
+  epoch: r.epoch,
+  url: r.url,
+  rooms: r.rooms,
+  live: r.live,
+});

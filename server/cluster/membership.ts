@@ -1,0 +1,181 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { NODE_ID, type NodeLife, type NodeRecord } from "../../db/nodes.ts";
+import type { ReplayStore } from "../../db/store.ts";
+import type { LiveMatches } from "../match/live-matches.ts";
+
+/** How long a node's lease runs without a renewal before its peers take its matches over. */
+export const DEFAULT_LEASE_MS = 10_000;
+
+/**
+ * The node id a server takes when none is given: kept in its data directory, so that a restarted process is the
+ * same node and takes its own unfinished matches back at once (a peer would wait for the lease to lapse).
+ */
+export function defaultNodeId(dataDir: string): string {
+  const file = join(dataDir, "node-id");
+  if (existsSync(file)) {
+    const id = readFileSync(file, "utf8").trim();
+    if (NODE_ID.test(id)) return id;
+  }
+  const host = hostname().replace(/[^A-Za-z0-9_.-]/g, "").slice(0, 40) || "ludus";
+  const id = `${host}-${randomBytes(4).toString("hex")}`;
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${id}\n`);
+  return id;
+}
+
+/** Refuses an id `--node` would refuse, saying what is allowed. */
+export function checkNodeId(node: string): void {
+  if (!NODE_ID.test(node)) {
+    throw new Error(
+      `node id ${JSON.stringify(node)}: use 1 to 64 letters, digits and _ . : - (starting with a letter or digit)`,
+    );
+  }
+}
+
+export type Restored = Awaited<ReturnType<LiveMatches["restore"]>>;
+
+export interface MembershipOptions {
+  readonly node: string;
+  readonly leaseMs?: number;
+  /** Whether this process shares the cluster's Redis with its peers (see NodeDirectory.join). */
+  readonly shared: boolean;
+  /** Told of the matches this process restored (at start, or taken over from a lapsed peer). */
+  readonly onRestored?: (ids: readonly string[]) => void;
+  /** Told of the nodes as each look at the directory found them. */
+  readonly onNodes?: (nodes: readonly NodeRecord[]) => void;
+}
+
+/**
+ * This server process as a node of the match directory (db/nodes.ts): it joins, renews its lease, and takes
+ * over the matches of peers whose lease lapsed, restoring them here. Should its own lease lapse (a stall longer
+ * than the lease), it hands every match over and joins again as a new life, taking back what no peer took.
+ * On an embedded store, which no other process can open, it only joins: there is nobody to take from or fence.
+ */
+export class Membership {
+  private timer?: ReturnType<typeof setInterval>;
+  private ticking?: Promise<void>;
+  private url = "";
+  private rooms: string | null = null;
+  private stopped = false;
+  private peers: readonly NodeRecord[] = [];
+
+  private constructor(
+    private readonly store: ReplayStore,
+    private readonly matches: LiveMatches,
+    private life: NodeLife,
+    private readonly options: MembershipOptions & { readonly leaseMs: number },
+  ) {}
+
+  /**
+   * Joins as a new life of `options.node` and restores what it takes at the start: its own earlier lives'
+   * matches, those of lapsed peers and those nobody owns.
+   */
+  static async join(
+    store: ReplayStore,
+    matches: LiveMatches,
+    options: MembershipOptions,
+  ): Promise<{ membership: Membership; restored: Restored }> {
+    checkNodeId(options.node);
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    const life = await store.nodes.join(options.node, { url: "", shared: options.shared, leaseMs });
+    const membership = new Membership(store, matches, life, { ...options, leaseMs });
+    store.writer.owner = life;
+    const restored = await membership.restore(await store.nodes.claim(life, { start: true }));
+    if (store.backend === "postgres") {
+      await membership.look();
+      membership.timer = setInterval(() => membership.tick(), Math.max(50, leaseMs / 4));
+    }
+    return { membership, restored };
+  }
+
+  get node(): string {
+    return this.life.node;
+  }
+
+  get epoch(): number {
+    return this.life.epoch;
+  }
+
+  get leaseMs(): number {
+    return this.options.leaseMs;
+  }
+
+  /** The nodes as the last look at the directory found them (this one included). */
+  get nodes(): readonly NodeRecord[] {
+    return this.peers;
+  }
+
+  /** Says where this node is reached and its browser rooms' process (peers send players and rooms there). */
+  async advertise(url: string, rooms: string | null): Promise<void> {
+    this.url = url;
+    this.rooms = rooms;
+    await this.store.nodes.advertise(this.life, url, rooms);
+    if (this.store.backend === "postgres") await this.look();
+  }
+
+  private async restore(ids: readonly string[]): Promise<Restored> {
+    const restored = await this.matches.restore(ids);
+    if (ids.length > 0) this.options.onRestored?.(ids);
+    return restored;
+  }
+
+  private async look(): Promise<void> {
+    this.peers = await this.store.nodes.nodes();
+    this.options.onNodes?.(this.peers);
+  }
+
+  /** Renews the lease, then takes over what lapsed peers left; one tick at a time. */
+  private tick(): void {
+    if (this.ticking || this.stopped) return;
+    this.ticking = this.renewAndClaim()
+      .catch((error) => console.warn(`ludus: node ${this.life.node}: ${(error as Error).message}`))
+      .finally(() => (this.ticking = undefined));
+  }
+
+  private async renewAndClaim(): Promise<void> {
+    if (!await this.store.nodes.renew(this.life, this.leaseMs)) await this.rejoin();
+    if (this.stopped) return;
+    const ids = await this.store.nodes.claim(this.life);
+    await this.look();
+    if (ids.length === 0) return;
+    const { restored, failed } = await this.restore(ids);
+    console.error(
+      `ludus: node ${this.life.node} took over ${restored.length} matches of lapsed peers` +
+        (failed.length ? ` (${failed.length} could not be restored and were closed)` : ""),
+    );
+  }
+
+  /** The lease lapsed: every match may be a peer's now. Hands them all over, then joins as a new life. */
+  private async rejoin(): Promise<void> {
+    const lapsed = this.life;
+    console.warn(
+      `ludus: node ${lapsed.node}: its lease lapsed (the process stalled for over ${this.leaseMs} ms): handing its ` +
+        "matches over and joining again",
+    );
+    this.matches.handOverAll();
+    this.life = await this.store.nodes.join(lapsed.node, {
+      url: this.url,
+      shared: this.options.shared,
+      leaseMs: this.leaseMs,
+    });
+    this.store.writer.owner = this.life;
+    await this.store.nodes.advertise(this.life, this.url, this.rooms);
+    await this.restore(await this.store.nodes.claim(this.life, { start: true }));
+  }
+
+  /**
+   * Stops renewing and lets the lease lapse at once, so that peers take over at their next look what this
+   * process leaves unfinished (a stop keeps its matches in the store).
+   */
+  async leave(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    await this.store.nodes.leave(this.life).catch((error) =>
+      console.warn(`ludus: node ${this.life.node}: could not give up its lease: ${(error as Error).message}`)
+    );
+  }
+}

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { GroupCommit, MatchMovedError } from "../../db/group-commit.ts";
+import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
+import { matchHeader, stepRow } from "../support/match-header.ts";
+
+/**
+ * The match directory (db/nodes.ts) with two server processes' writers on one store: a match changes hands
+ * only once its owner's lease lapsed, the lapsed owner can neither renew nor write to it afterwards, and a
+ * restarted node takes back its own earlier life's matches at once, never a live peer's.
+ */
+
+const LONG = 60_000;
+
+for (const backend of BACKENDS) {
+  describe(`the match directory (${backend})`, () => {
+    const open: TestStore[] = [];
+    afterEach(async () => {
+      for (const store of open.splice(0)) await store.close();
+    });
+
+    /** A store with two nodes joined, `a` through the store's own writer and `b` through a second one. */
+    const twoNodes = async () => {
+      const test = await openTestStore(backend);
+      open.push(test);
+      const { store } = test;
+      const a = await store.nodes.join("a", { url: "http://a", shared: true, leaseMs: LONG });
+      const b = await store.nodes.join("b", { url: "http://b", shared: true, leaseMs: LONG });
+      store.writer.owner = a;
+      const other = new GroupCommit(store.sql, "writer-b");
+      other.owner = b;
+      const lapse = (node: string) =>
+        store.sql.query("UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second' WHERE id = $1", [node]);
+      return { store, a, b, other, lapse };
+    };
+
+    // The embedded store admits one process, so no peer can take a match from it: its decisions go by COPY, unfenced.
+    it.skipIf(backend === "pglite")(
+      "moves a match only once its owner's lease lapsed, and fences the lapsed owner's writes",
+      async () => {
+        const { store, a, b, other, lapse } = await twoNodes();
+        await store.writer.writeMatch(matchHeader("m1"));
+        await store.writer.appendStep(stepRow("m1", 1));
+        expect(await store.nodes.claim(b)).toEqual([]); // a's lease runs
+        expect((await store.nodes.ownerOf("m1"))?.node).toBe("a");
+
+        await lapse("a");
+        expect(await store.nodes.claim(b)).toEqual(["m1"]);
+        // The lapsed owner's next decision and its end are refused as moved, and nothing of them is written.
+        await expect(store.writer.appendStep(stepRow("m1", 2, { type: "defect" }))).rejects.toThrow(MatchMovedError);
+        await expect(store.writer.writeMatch(matchHeader("m1", { endedAt: new Date(), endReason: "completed" })))
+          .rejects.toThrow(MatchMovedError);
+        await other.appendStep(stepRow("m1", 2));
+        expect((await store.steps("m1")).map((s) => [s.seq, s.action])).toEqual([
+          [1, { type: "cooperate" }],
+          [2, { type: "cooperate" }],
+        ]);
+        expect((await store.unfinished(["m1"])).map((m) => m.id)).toEqual(["m1"]);
+        // A lapsed lease is never renewed: the node must join again, as a new life that takes nothing of b's.
+        expect(await store.nodes.renew(a, LONG)).toBe(false);
+        expect(await store.nodes.renew(b, LONG)).toBe(true);
+        const again = await store.nodes.join("a", { url: "http://a", shared: true, leaseMs: LONG });
+        expect(again.epoch).toBe(a.epoch + 1);
+        expect(await store.nodes.claim(again, { start: true })).toEqual([]);
+        await other.close();
+      },
+    );
+
+    it("gives a restarted node its earlier life's matches at once, and unowned ones, but no live peer's", async () => {
+      const { store, a, other } = await twoNodes();
+      await store.writer.writeMatch(matchHeader("mine"));
+      await other.writeMatch(matchHeader("peers"));
+      store.writer.owner = undefined; // a process that is not a server writes a match nobody owns
+      await store.writer.writeMatch(matchHeader("nobodys"));
+      await store.writer.writeMatch(matchHeader("ended", { endedAt: new Date(), endReason: "completed" }));
+      const restarted = await store.nodes.join("a", { url: "http://a", shared: true, leaseMs: LONG });
+      expect((await store.nodes.claim(restarted, { start: true })).sort()).toEqual(["mine", "nobodys"]);
+      expect(await store.nodes.claim(restarted)).toEqual([]);
+      const listed = await store.nodes.nodes();
+      expect(listed.map((n) => [n.node, n.epoch, n.live, n.matches])).toEqual([
+        ["a", a.epoch + 1, true, 2],
+        ["b", 1, true, 1],
+      ]);
+      // Leaving lets the lease lapse at once: a peer takes the matches at its next look.
+      await store.nodes.leave(restarted);
+      expect((await store.nodes.claim((await store.nodes.nodes())[1])).sort()).toEqual(["mine", "nobodys"]);
+      await other.close();
+    });
+  });
+}
