@@ -74,6 +74,7 @@ export class Cluster {
     });
     this.membership = membership;
     this.bus?.on<string[]>("matches.moved", (ids) => this.tellMoved(ids));
+    this.bus?.on("nodes.changed", () => membership.refresh());
     return restored;
   }
 
@@ -150,14 +151,17 @@ export class Cluster {
   roomsProcess?: string;
 
   /** Says where this node is reached and its rooms' process id in Colyseus. */
-  advertise(url: string, rooms: string): Promise<void> {
+  async advertise(url: string, rooms: string): Promise<void> {
     this.roomsProcess = rooms;
-    return this.membership!.advertise(url, rooms);
+    await this.membership!.advertise(url, rooms);
+    // Peers look at the directory at once, rather than at their next tick: they may send players here now.
+    this.bus?.broadcast("nodes.changed");
   }
 
   /** Lets the lease lapse, so peers take over what is left (see Membership.leave). */
   async leave(): Promise<void> {
     await this.membership?.leave();
+    this.bus?.broadcast("nodes.changed");
   }
 
   /** Closes the connections to Redis (after the rooms, which use them, have stopped). */

@@ -127,6 +127,13 @@ export class Membership {
     this.options.onNodes?.(this.peers);
   }
 
+  /** Looks at the directory now, not at the next tick (a peer said it joined or left). */
+  refresh(): void {
+    if (!this.stopped && this.store.backend === "postgres") {
+      this.look().catch((error) => console.warn(`ludus: node ${this.life.node}: ${(error as Error).message}`));
+    }
+  }
+
   /** Renews the lease, then takes over what lapsed peers left; one tick at a time. */
   private tick(): void {
     if (this.ticking || this.stopped) return;

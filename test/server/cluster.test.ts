@@ -2,20 +2,26 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { afterAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import type { ClientFrame } from "../../protocol/frames.ts";
+import { buildWebApp, launchBrowser, openPage, playToEnd, screenshot } from "../support/browser.ts";
 import { createTokens } from "../support/tokens.ts";
 import { DocsBot } from "../support/docs-bot.ts";
-import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { freePort, runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { freshDatabase } from "../support/stores.ts";
 
 /**
- * Three real `ludus serve` processes sharing one PostgreSQL store (docs/cluster.md), bots written from the docs
- * playing on each. One process is killed with SIGKILL mid-run: a peer takes its matches over once its lease
- * lapses, the bots that played there reconnect to the survivors and resume, and every match finishes. Nothing
- * acknowledged is lost, no match is played by two processes, and a node restarted while its peers run takes
- * back nothing of theirs.
+ * Three real `ludus serve` processes of one cluster (docs/cluster.md): one PostgreSQL store, one Redis, each process
+ * its own port and public address. Bots and people connected to different processes play each other (the queue pairs
+ * across processes, invites open matches another process plays, a page on one process plays a match another plays);
+ * a token's limits count over every process. Then one process is killed with SIGKILL mid-run: a peer takes its
+ * matches over once its lease lapses, bots that played there reconnect to the survivors and resume, bots that were
+ * connected to a survivor get their matches back over the same connection, and every match finishes. Nothing
+ * acknowledged is lost, no match is played by two processes, and the killed node, started again while its peers run,
+ * takes back nothing of theirs.
  */
 
 const LEASE_S = 2;
@@ -41,6 +47,7 @@ const VS_BUILTINS: { name: string; lanes: number; frame: ClientFrame }[] = [
 interface Node {
   readonly id: string;
   readonly dataDir: string;
+  port: number;
   server?: ServerProcess;
 }
 
@@ -49,54 +56,210 @@ async function getJson<T>(url: string): Promise<T> {
   return await response.json() as T;
 }
 
-describe.skipIf(!process.env.DATABASE_URL)("three server processes sharing one PostgreSQL store", () => {
-  const nodes: Node[] = ["n1", "n2", "n3"].map((id) => ({ id, dataDir: mkdtempSync(join(tmpdir(), `ludus-${id}-`)) }));
-  let dropDatabase: (() => Promise<void>) | undefined;
+const cooperate = () => ({ type: "cooperate" });
+
+describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three server processes of one cluster", () => {
+  const nodes: Node[] = ["n1", "n2", "n3"].map((id) => ({
+    id,
+    dataDir: mkdtempSync(join(tmpdir(), `ludus-${id}-`)),
+    port: 0,
+  }));
+  let db: Awaited<ReturnType<typeof freshDatabase>>;
+  let browser: Browser | undefined;
+  const start = async (node: Node) => {
+    node.port ||= await freePort();
+    node.server = await startServerProcess([
+      "--data-dir",
+      node.dataDir,
+      "--database-url",
+      db.url,
+      "--node",
+      node.id,
+      "--lease",
+      String(LEASE_S),
+      "--hold",
+      "300",
+      "--fill-after",
+      "0",
+      "--token-frames",
+      "300",
+      "--port",
+      String(node.port),
+      // Each process's own address for the rooms of the matches it plays (no balancer routes them here).
+      "--public-url",
+      `http://127.0.0.1:${node.port}`,
+    ], { REDIS_URL: process.env.REDIS_URL! });
+  };
+  const tokens = (names: string[], maxMatches?: number) =>
+    createTokens({ dataDir: nodes[0].dataDir, databaseUrl: db.url }, names, "bot", maxMatches);
+
+  beforeAll(async () => {
+    buildWebApp();
+    db = await freshDatabase();
+    for (const node of nodes) await start(node);
+  }, 180_000);
+
   afterAll(async () => {
+    await browser?.close();
     for (const node of nodes) node.server?.child.kill("SIGKILL");
-    await dropDatabase?.();
+    await db?.drop();
     for (const node of nodes) rmSync(node.dataDir, { recursive: true, force: true });
+  });
+
+  it("lists every process in GET /cluster, each a live node of the cluster", async () => {
+    const cluster = await getJson<{ shared: boolean; nodes: { node: string; live: boolean; url: string }[] }>(
+      `${nodes[1].server!.url}/cluster`,
+    );
+    expect(cluster.shared).toBe(true);
+    expect(cluster.nodes.map((n) => [n.node, n.live])).toEqual([["n1", true], ["n2", true], ["n3", true]]);
+    expect(cluster.nodes.map((n) => n.url)).toEqual(nodes.map((n) => `http://127.0.0.1:${n.port}`));
+  });
+
+  it("pairs bots queued on different processes, seats an invite's guest on another, and lists every live match", async () => {
+    const [a, b, host, guest] = await tokens(["queue-a", "queue-b", "host", "guest"]);
+    // The queue: each on its own process, nobody filled in; they can only meet each other.
+    const qa = await RawBot.connect(nodes[0].server!.wsUrl, a);
+    const qb = await RawBot.connect(nodes[1].server!.wsUrl, b);
+    for (const bot of [qa, qb]) bot.send({ type: "queue", game: "ipd" });
+    const [sa, sb] = await Promise.all([qa.next("match_start"), qb.next("match_start")]);
+    expect(sa.match).toBe(sb.match);
+    expect(sa.seat + sb.seat).toBe(1);
+
+    // An invite made on the third process, taken on the first.
+    const h = await RawBot.connect(nodes[2].server!.wsUrl, host);
+    h.send({ type: "create", game: "ipd", config: { rounds: 5 }, opponents: { 1: "open" } });
+    const created = await h.next("created");
+    const g = await RawBot.connect(nodes[0].server!.wsUrl, guest);
+    const invite = await getJson<{ id: string; openSeats: number[] }>(
+      `${nodes[1].server!.url}/invites/${created.invite}`,
+    );
+    expect(invite).toMatchObject({ id: created.match, openSeats: [1] });
+    g.send({ type: "join", match: created.invite });
+    const joined = await g.next("match_start");
+    expect(joined).toMatchObject({ match: created.match, seat: 1 });
+
+    // Every process lists both matches, whichever plays them.
+    for (const node of nodes) {
+      const live = await getJson<{ matches: { id: string }[] }>(`${node.server!.url}/live`);
+      expect(live.matches.map((m) => m.id)).toEqual(expect.arrayContaining([sa.match, created.match]));
+    }
+
+    for (const bot of [qa, qb, h, g]) bot.play(cooperate);
+    const ends = await Promise.all([qa, qb, h, g].map((bot) => bot.next("match_end")));
+    expect(ends.map((e) => e.reason)).toEqual(["completed", "completed", "completed", "completed"]);
+    expect(ends[0].returns).toEqual(ends[1].returns);
+    for (const bot of [qa, qb, h, g]) {
+      expect(bot.frames.filter((f) => f.type === "error")).toEqual([]);
+      bot.close();
+    }
+  });
+
+  it("a person on one process plays a bot whose match another process plays, through the invite link", async () => {
+    const [host] = await tokens(["page-host"]);
+    const bot = await RawBot.connect(nodes[2].server!.wsUrl, host);
+    bot.send({ type: "create", game: "ipd", config: { rounds: 4 }, opponents: { 1: "open" } });
+    const { match, invite } = await bot.next("created");
+    bot.play(cooperate);
+    browser = await launchBrowser();
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${nodes[1].server!.url}/invite/${invite}`);
+    await page.getByRole("button", { name: /Take a seat/ }).click();
+    await page.locator(".table-page[data-phase=playing]").waitFor();
+    const moves = await playToEnd(page);
+    expect(moves).toBe(4);
+    await screenshot(page, "cluster-person-on-another-process");
+    const end = await bot.next("match_end");
+    expect(end).toMatchObject({ match, reason: "completed" });
+    // The page's room was the playing process's: its socket went there, not to the process that served the page.
+    expect(errors).toEqual([]);
+    const store = await ReplayStore.open({ dataDir: nodes[0].dataDir, databaseUrl: db.url });
+    try {
+      const [row] = await store.sql.query<{ owner: string }>("SELECT owner FROM matches WHERE id = $1", [match]);
+      expect(row.owner).toBe("n3");
+      expect((await store.match(match))?.seats[1]?.kind).toBe("human");
+    } finally {
+      await store.close();
+    }
+    bot.close();
+  });
+
+  it("counts a token's matches against its limit over every process", async () => {
+    const [token] = await tokens(["limited"], 2);
+    const bots = await Promise.all(nodes.map((n) => RawBot.connect(n.server!.wsUrl, token)));
+    const create: ClientFrame = { type: "create", game: "ipd", config: { rounds: 3 }, opponents: { 1: "open" } };
+    bots[0].send(create);
+    const first = await bots[0].next("created");
+    bots[1].send(create);
+    const second = await bots[1].next("created");
+    bots[2].send(create);
+    const refused = await bots[2].next("error");
+    expect(refused.code).toBe("too_many_matches");
+    expect(refused.message).toMatch(/may be in 2 matches or queues at once; it is in 2/);
+    // Every process's welcome lists the token's live matches, wherever they are played.
+    const late = await RawBot.connect(nodes[2].server!.wsUrl, token);
+    expect((await late.next("welcome", () => true, { from: 0 })).matches.sort()).toEqual(
+      [first.match, second.match].sort(),
+    );
+    // Withdrawn, the waiting matches end (aborted), and their slots are the token's again.
+    bots[0].send({ type: "withdraw", match: first.match, reason: "done" });
+    bots[1].send({ type: "withdraw", match: second.match, reason: "done" });
+    await Promise.all([bots[0].next("match_end"), bots[1].next("match_end")]);
+    bots[2].send(create);
+    expect((await bots[2].next("created")).seats).toEqual([0]);
+    bots[2].send({
+      type: "withdraw",
+      match: (await bots[2].next("created", () => true, { from: 0 })).match,
+      reason: "done",
+    });
+    await bots[2].next("match_end");
+    for (const bot of [...bots, late]) bot.close();
+  });
+
+  it("counts a token's frames a second over its connections on every process", async () => {
+    const [token] = await tokens(["chatty"]);
+    const bots = await Promise.all(nodes.map((n) => RawBot.connect(n.server!.wsUrl, token)));
+    // 1,000 pings a second from each connection for 1.5 s: each far under its own limit (2,000), the token's 3,000
+    // a second over its 300. The processes add up their counts every 100 ms, so the token is held near its limit.
+    for (let tick = 0; tick < 75; tick++) {
+      for (let i = 0; i < 20; i++) for (const bot of bots) bot.send({ type: "ping", id: i });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const notices = await Promise.all(
+      bots.map((bot) =>
+        bot.next("error", (e) => e.code === "rate_limited", { timeoutMs: 5000 }).catch(() => undefined)
+      ),
+    );
+    const refused = notices.filter((n) => n !== undefined);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]!.message).toMatch(/at most 300 frames a second for this token, over all its connections/);
+    const answered = bots.reduce((n, bot) => n + bot.frames.filter((f) => f.type === "pong").length, 0);
+    console.info(`frames per token: ${answered} of 4,500 pings over 1.5 s answered (limit 300 a second)`);
+    expect(answered).toBeLessThan(1500);
+    for (const bot of bots) bot.close();
   });
 
   it(
     "takes a killed process's matches over on a peer, where its bots resume and finish them, losing nothing acknowledged",
     async () => {
-      const db = await freshDatabase();
-      dropDatabase = db.drop;
-      const start = (node: Node) =>
-        startServerProcess([
-          "--data-dir",
-          node.dataDir,
-          "--database-url",
-          db.url,
-          "--node",
-          node.id,
-          "--lease",
-          String(LEASE_S),
-          "--hold",
-          "300",
-        ]);
-      for (const node of nodes) node.server = await start(node);
-      const cluster = await getJson<{ nodes: { node: string; live: boolean; url: string }[] }>(
-        `${nodes[1].server!.url}/cluster`,
-      );
-      expect(cluster.nodes.map((n) => [n.node, n.live])).toEqual([["n1", true], ["n2", true], ["n3", true]]);
-      expect(cluster.nodes.map((n) => n.url)).toEqual(nodes.map((n) => n.server!.url));
-
       // Each bot starts on a process of its own; after a drop it tries the live processes in turn.
       const plans = nodes.flatMap((_, home) => VS_BUILTINS.map((plan) => ({ ...plan, home })));
-      const tokens = await createTokens(
-        { dataDir: nodes[0].dataDir, databaseUrl: db.url },
-        plans.map((p, i) => `${p.name}-${i}`),
-      );
-      const bots = plans.map(({ lanes, frame, home }, i) => {
+      const names = plans.map((p, i) => `${p.name}-${i}`);
+      // Two more, on survivors, meet in the queue: their matches may be played by the process that is killed.
+      const queued = [1, 2].map((home) => ({
+        name: `queued-${home}`,
+        lanes: 1,
+        frame: { type: "queue", game: "ipd" } as ClientFrame,
+        home,
+      }));
+      const botTokens = await tokens([...names, ...queued.map((q) => q.name)]);
+      const bots = [...plans, ...queued].map(({ lanes, frame, home }, i) => {
         let planned = 0;
         let tries = 0;
         const url = () => {
-          const live = nodes.filter((n) => n.server && !n.server.child.killed && n.server.child.exitCode === null);
+          const live = nodes.filter((n) => n.server && n.server.child.exitCode === null && !n.server.child.killed);
           return (live.includes(nodes[home]) ? nodes[home] : live[tries++ % live.length]).server!.wsUrl;
         };
-        return new DocsBot(url, tokens[i], { lanes, plan: () => (planned++ < 4 ? frame : undefined) });
+        return new DocsBot(url, botTokens[i], { lanes, plan: () => (planned++ < 4 ? frame : undefined) });
       });
       bots.forEach((bot) => bot.start());
       const acks = () => bots.reduce((n, bot) => n + bot.ackCount, 0);
@@ -117,9 +280,9 @@ describe.skipIf(!process.env.DATABASE_URL)("three server processes sharing one P
       );
 
       // The killed node comes back while its peers run: it takes back nothing of theirs.
-      killed.server = await start(killed);
-      expect(killed.server.stderr()).not.toMatch(/restored \d+ unfinished matches/);
-      expect(killed.server.stderr()).toMatch(/node n1 \(epoch 2\)/);
+      await start(killed);
+      expect(killed.server!.stderr()).not.toMatch(/restored \d+ unfinished matches/);
+      expect(killed.server!.stderr()).toMatch(/node n1 \(epoch 2\)/);
 
       bots.forEach((bot) => bot.stop());
       for (const node of nodes) {
@@ -163,7 +326,7 @@ describe.skipIf(!process.env.DATABASE_URL)("three server processes sharing one P
         "--database-url",
         db.url,
       ]);
-      expect(verify.out + verify.err).toMatch(/: 0 differences in 0 matches/);
+      expect(verify.out + verify.err).toMatch(/: 0 differences in \d+ matches/);
       expect(verify.code).toBe(0);
     },
     10 * 60_000,

@@ -88,3 +88,45 @@ export async function openPage(
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
+
+/** Waits until it is the page's turn (returns its seq) or the match is over (null). */
+export async function nextTurn(page: Page, after = ""): Promise<string | null> {
+  const turn = `.board-area[data-turn-seq]:not([data-turn-seq=""]):not([data-turn-seq="${after}"])`;
+  // One selector for both, so that no wait is left running once the other has come.
+  await page.locator(`${turn}, [data-result]`).first().waitFor();
+  if (await page.locator("[data-result]").count()) return null;
+  return await page.locator(".board-area").getAttribute("data-turn-seq");
+}
+
+/** Makes some legal move with whatever controls the table offers, as a person would. */
+export async function playAMove(page: Page, move: number): Promise<void> {
+  const cells = page.locator(".ttt-cell.open");
+  if (await cells.count()) return await cells.first().click();
+  const fixed = page.locator(".fixed-actions button.action");
+  const text = page.locator(".text-control textarea");
+  if (await text.count()) {
+    await text.fill(`hello from move ${move}`);
+    return await page.locator(".text-control button[type=submit]").click();
+  }
+  const count = await fixed.count();
+  if (count) return await fixed.nth(move % count).click();
+  const exchange = page.locator(".exchange-control");
+  if (await exchange.count()) {
+    await exchange.locator(".exchange-side").nth(0).locator("button[aria-label^='more']").first().click();
+    await exchange.locator(".exchange-side").nth(1).locator("button[aria-label^='more']").first().click();
+    return await exchange.locator("button[type=submit]").click();
+  }
+  const form = page.locator(".amount-control, .split-control").first();
+  await form.locator("button[type=submit]").click();
+}
+
+/** Plays until the match ends (by clicking); returns how many moves the page made. */
+export async function playToEnd(page: Page, maxMoves = 400): Promise<number> {
+  let seq: string | null = "";
+  let moves = 0;
+  while ((seq = await nextTurn(page, seq ?? "")) !== null) {
+    if (moves >= maxMoves) throw new Error(`still playing after ${maxMoves} moves`);
+    await playAMove(page, moves++);
+  }
+  return moves;
+}

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { GATEWAY_PATH } from "../../protocol/frames.ts";
 
 /** The real Deno binary (not npm's Node wrapper), so the PID we hold is the server's own. */
@@ -79,6 +80,18 @@ export function startServerProcess(
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
+    });
+  });
+}
+
+/** A TCP port free on 127.0.0.1 now (for a process whose address must be known before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
     });
   });
 }
