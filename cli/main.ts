@@ -32,6 +32,8 @@ import { LeagueError } from "../server/league/scheduler.ts";
 import { TournamentError } from "../server/league/tournament/run.ts";
 import { registerTrain, TrainError } from "./commands/train.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
+import { UsageError } from "./options.ts";
+import { NodeConflictError } from "../db/nodes.ts";
 
 /** `ludus <command>`: the one entry point to every part of Ludus. */
 
@@ -81,9 +83,18 @@ const USAGE_ERRORS = [
   LeagueError,
   EvolutionError,
   ScenarioError,
+  UsageError,
 ];
 /** Failures a person can act on that arose while running (a port taken, a server refusing or gone). */
-const RUN_FAILURES = [ServeError, LudusError, StoreError, ExportError, LlmRunError, TrainError];
+const RUN_FAILURES = [
+  ServeError,
+  LudusError,
+  StoreError,
+  ExportError,
+  LlmRunError,
+  TrainError,
+  NodeConflictError,
+];
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 usage). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {

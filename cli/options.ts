@@ -5,6 +5,14 @@ import { readFileSync } from "node:fs";
 
 /** Parsers for option values: each explains what is allowed when a value is refused. */
 
+/** Flags that are each fine but do not go together (exit 2, the message says what is missing or wrong). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
 export function integerIn(min: number, max: number): (value: string) => number {
   return (value) => {
     const n = Number(value);

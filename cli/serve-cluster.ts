@@ -4,6 +4,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import type { Io } from "./io.ts";
+import { ServeError } from "../server/http.ts";
 
 /**
  * `ludus serve --cluster <n>`: a cluster on one machine, for trying it. It starts n `ludus serve` processes sharing
@@ -118,7 +119,9 @@ export async function serveCluster(flags: ClusterFlags, io: Io): Promise<void> {
       child.once("exit", (code, signal) => {
         member.child = undefined;
         member.url = undefined;
-        if (!listening) return failed(new Error(`node ${member.node} exited (${code ?? signal}) before it listened`));
+        if (!listening) {
+          return failed(new ServeError(`node ${member.node} exited (${code ?? signal}) before it listened`));
+        }
         if (stopping) return;
         // Up a minute or more: a fresh failure, restarted at once; else the wait doubles.
         if (performance.now() - member.startedAt > 60_000) member.restarts = 0;
@@ -206,7 +209,7 @@ function balance(flags: ClusterFlags, members: readonly Member[]): Promise<Serve
   return new Promise((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
-        new Error(
+        new ServeError(
           error.code === "EADDRINUSE"
             ? `port ${flags.port} is already in use on ${flags.host}; choose another with --port`
             : `cannot listen on ${flags.host}:${flags.port}: ${error.message}`,

@@ -10,7 +10,7 @@ import { DEFAULT_ROOM_CREATES_PER_SECOND } from "../../server/rooms/browser-room
 import process from "node:process";
 import { DEFAULT_GROUP_COMMIT } from "../../db/group-commit.ts";
 import type { Io } from "../io.ts";
-import { integerIn, jsonObject, oneOf } from "../options.ts";
+import { integerIn, jsonObject, oneOf, UsageError } from "../options.ts";
 import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
 import { NODE_ID } from "../../db/nodes.ts";
 import { DEFAULT_LEASE_MS, defaultNodeId } from "../../server/cluster/membership.ts";
@@ -316,7 +316,7 @@ export function registerServe(program: Command, io: Io): void {
       const explicit = (flag: string) => command.getOptionValueSource(flag) === "cli";
       if (flags.cluster !== undefined) return await startCluster(flags, explicit, io);
       if (explicit("redisUrl") && !flags.databaseUrl) {
-        throw new InvalidArgumentError(
+        throw new UsageError(
           "--redis-url is for processes sharing a PostgreSQL store (--database-url); the embedded store is one " +
             "process's alone",
         );
@@ -418,7 +418,7 @@ export function registerServe(program: Command, io: Io): void {
 /** `--cluster n`: the processes of a cluster on this machine, behind one port (cli/serve-cluster.ts). */
 async function startCluster(flags: ServeFlags, explicit: (flag: string) => boolean, io: Io): Promise<void> {
   if (!flags.databaseUrl || !flags.redisUrl) {
-    throw new InvalidArgumentError(
+    throw new UsageError(
       `--cluster runs processes that share one PostgreSQL store and one Redis: give ${
         [!flags.databaseUrl && "--database-url", !flags.redisUrl && "--redis-url"].filter(Boolean).join(" and ")
       } (or DATABASE_URL, REDIS_URL)`,

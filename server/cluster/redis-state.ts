@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { redactUrl } from "../../db/sql.ts";
+import { ServeError } from "../http.ts";
 import { type ClusterState, PENDING_SLOT_MS, type PooledTicket, type Slot } from "./state.ts";
 
 /**
@@ -46,10 +47,12 @@ export async function connectRedis(url: string, clusterId: string): Promise<Redi
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`Redis URL ${JSON.stringify(redactUrl(url))}: expected redis://[user:password@]host[:port][/db]`);
+    throw new ServeError(
+      `Redis URL ${JSON.stringify(redactUrl(url))}: expected redis://[user:password@]host[:port][/db]`,
+    );
   }
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
-    throw new Error(`Redis URL ${redactUrl(url)}: expected redis:// or rediss://, not ${parsed.protocol}`);
+    throw new ServeError(`Redis URL ${redactUrl(url)}: expected redis:// or rediss://, not ${parsed.protocol}`);
   }
   const redis = new Redis(url, {
     keyPrefix: `ludus:${clusterId}:`,
@@ -70,7 +73,7 @@ export async function connectRedis(url: string, clusterId: string): Promise<Redi
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${(error as Error).message}`);
+    throw new ServeError(`cannot reach Redis at ${redactUrl(url)}: ${(error as Error).message}`);
   }
   return redis;
 }

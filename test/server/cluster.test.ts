@@ -197,7 +197,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
     expect(refused.message).toMatch(/may be in 2 matches or queues at once; it is in 2/);
     // Every process's welcome lists the token's live matches, wherever they are played.
     const late = await RawBot.connect(nodes[2].server!.wsUrl, token);
-    expect((await late.next("welcome", () => true, { from: 0 })).matches.sort()).toEqual(
+    expect([...(await late.next("welcome", () => true, { from: 0 })).matches].sort()).toEqual(
       [first.match, second.match].sort(),
     );
     // Withdrawn, the waiting matches end (aborted), and their slots are the token's again.
