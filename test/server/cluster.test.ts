@@ -12,6 +12,7 @@ import { DocsBot } from "../support/docs-bot.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { freePort, runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { freshDatabase } from "../support/stores.ts";
+import { until } from "../support/until.ts";
 
 /**
  * Three real `ludus serve` processes of one cluster (docs/cluster.md): one PostgreSQL store, one Redis, each process
@@ -43,6 +44,28 @@ const VS_BUILTINS: { name: string; lanes: number; frame: ClientFrame }[] = [
     frame: { type: "create", game: "leduc-poker", config: { hands: 3 }, opponents: { 1: "strategy:random" } },
   },
 ];
+
+const LEAGUE = {
+  game: "kuhn-poker",
+  members: [{ player: "nash", role: "main" }, { player: "always-call", role: "fixed" }],
+  live: 2,
+  ratePerSecond: 20,
+};
+
+/** Which processes opened league matches (Kuhn between built-ins only) created after `since`, and how many. */
+async function leagueOwners(url: string, since: Date): Promise<Record<string, number>> {
+  const store = await ReplayStore.open({ dataDir: mkdtempSync(join(tmpdir(), "ludus-peek-")), databaseUrl: url });
+  try {
+    const rows = await store.sql.query<{ owner: string; n: number }>(
+      `SELECT owner, count(*)::integer AS n FROM matches
+       WHERE game = 'kuhn-poker' AND seats::text NOT LIKE '%"tokenId"%' AND created_at > $1 GROUP BY owner`,
+      [since],
+    );
+    return Object.fromEntries(rows.map((r) => [r.owner, r.n]));
+  } finally {
+    await store.close();
+  }
+}
 
 interface Node {
   readonly id: string;
@@ -83,6 +106,9 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
       "0",
       "--token-frames",
       "300",
+      // The same league on every process: one of them runs it at a time.
+      "--league",
+      JSON.stringify(LEAGUE),
       "--port",
       String(node.port),
       // Each process's own address for the rooms of the matches it plays (no balancer routes them here).
@@ -265,12 +291,22 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
       const acks = () => bots.reduce((n, bot) => n + bot.ackCount, 0);
       await Promise.race(bots.map((bot) => bot.until(() => acks() >= 150, "150 acknowledged decisions", 120_000)));
 
+      // The league runs on one process.
+      const leader = Object.keys(
+        await until("league matches", async () => {
+          const owners = await leagueOwners(db.url, new Date(0));
+          return Object.keys(owners).length > 0 && owners;
+        }),
+      );
+      expect(leader).toHaveLength(1);
+
       // SIGKILL the first process mid-run.
       const killed = nodes[0];
       const before = await getJson<{ nodes: { node: string; matches: number }[] }>(`${nodes[1].server!.url}/cluster`);
       const orphans = before.nodes.find((n) => n.node === killed.id)!.matches;
       killed.server!.child.kill("SIGKILL");
       await killed.server!.exited;
+      const killedAt = new Date();
 
       await Promise.all(bots.map((bot, i) => bot.until(() => bot.done, `bot ${i} to finish its matches`, 180_000)));
       const taken = nodes.slice(1).map((n) => n.server!.stderr()).join("").match(/took over (\d+) matches/g) ?? [];
@@ -278,6 +314,14 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
         `cluster: ${orphans} live matches on the killed process, takeovers: ${taken.join(", ") || "none"}; ` +
           `${acks()} acknowledged decisions`,
       );
+
+      // The league went on, led by one survivor (the same one, or another if the killed process led it).
+      const after = await until("league matches after the kill", async () => {
+        const owners = await leagueOwners(db.url, new Date(killedAt.getTime() + 1000 * LEASE_S));
+        return Object.keys(owners).length > 0 && owners;
+      });
+      expect(Object.keys(after)).toHaveLength(1);
+      expect(Object.keys(after)[0]).not.toBe(killed.id);
 
       // The killed node comes back while its peers run: it takes back nothing of theirs.
       await start(killed);
