@@ -451,6 +451,15 @@ export class ReplayStore {
     return rows.map(toMatch);
   }
 
+  /** Which of `ids` the store has, each with whether it has ended. */
+  async ended(ids: readonly string[]): Promise<Map<string, boolean>> {
+    const rows = await this.sql.query<{ id: string; ended: boolean }>(
+      "SELECT id, ended_at IS NOT NULL AS ended FROM matches WHERE id = ANY($1::text[])",
+      [textArray(ids)],
+    );
+    return new Map(rows.map((r) => [r.id, r.ended]));
+  }
+
   /**
    * Writes everything waiting (for at most `timeoutMs`), then closes the database. Returns how many records
    * could not be written in time (none of them had been acknowledged).

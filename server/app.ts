@@ -169,6 +169,10 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     fillStrategy: options.fillStrategy ?? DEFAULT_FILL_STRATEGY,
     fillByGame: options.fillByGame,
     pairing: ratedPairing({ ratingOf: (game, variant, player) => ratings.skill(game, variant, player) }),
+    unclaimed: (match, ticket) => {
+      const token = ticket.participant.tokenId;
+      if (token) void gateway.seatHeld(match, token).catch(() => false);
+    },
   });
   let tasks: Leadership[];
   try {

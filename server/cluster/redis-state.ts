@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { redactUrl } from "../../db/sql.ts";
 import { ServeError } from "../http.ts";
-import { type ClusterState, PENDING_SLOT_MS, type PooledTicket, type Slot } from "./state.ts";
+import { type ClusterState, type HeldSlot, PENDING_SLOT_MS, type PooledTicket, type Slot } from "./state.ts";
 
 /**
  * The cluster's shared state in Redis (see state.ts). Every key is under `ludus:<cluster id>:` (the store's, see
@@ -14,14 +14,28 @@ for _, id in ipairs(ARGV) do if redis.call('HEXISTS', KEYS[1], id) == 0 then ret
 redis.call('HDEL', KEYS[1], unpack(ARGV))
 return 1`;
 
-// ARGV: slot, max, now, the slot's score (when it lapses; +inf for one that stays until released).
+/**
+ * A token's slots are a sorted set scored by when each lapses: a pending slot's time, or HELD + since (epoch ms) for
+ * one held until released, which no lapse ever reaches. ARGV: slot, max, now, the new slot's score.
+ */
+const HELD = 1e15;
 const RESERVE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+  redis.call('ZADD', KEYS[1], 'NX', ARGV[4], ARGV[1])
   return {}
 end
-return redis.call('ZRANGE', KEYS[1], 0, -1)`;
+return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')`;
+
+/** Members and scores (as ZRANGE WITHSCORES gives them) as held slots. */
+function heldSlots(flat: readonly string[]): HeldSlot[] {
+  const held: HeldSlot[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    const score = Number(flat[i + 1]);
+    held.push({ slot: flat[i] as Slot, since: score >= HELD ? score - HELD : score - PENDING_SLOT_MS });
+  }
+  return held;
+}
 
 const LEASE = `
 local holder = redis.call('GET', KEYS[1])
@@ -121,23 +135,24 @@ export class RedisState implements ClusterState {
     await this.scripts.releaseLease(`lease:${name}`, holder);
   }
 
-  async reserve(token: string, slot: Slot, max: number): Promise<true | Slot[]> {
+  async reserve(token: string, slot: Slot, max: number): Promise<true | HeldSlot[]> {
     const now = Date.now();
-    const score = slot.startsWith("p:") ? String(now + PENDING_SLOT_MS) : "+inf";
-    const held = await this.scripts.reserveSlot(`slots:${token}`, slot, max, now, score);
-    return held.length === 0 ? true : held as Slot[];
+    const score = slot.startsWith("p:") ? now + PENDING_SLOT_MS : HELD + now;
+    const held = await this.scripts.reserveSlot(`slots:${token}`, slot, max, now, String(score));
+    return held.length === 0 ? true : heldSlots(held);
   }
 
   async hold(token: string, slot: Slot): Promise<void> {
-    await this.redis.zadd(`slots:${token}`, "+inf", slot);
+    // Held since it was first held: a match restored elsewhere keeps its age.
+    await this.redis.zadd(`slots:${token}`, "NX", HELD + Date.now(), slot);
   }
 
   async releaseSlot(token: string, slot: Slot): Promise<void> {
     await this.redis.zrem(`slots:${token}`, slot);
   }
 
-  async slots(token: string): Promise<Slot[]> {
-    return await this.redis.zrangebyscore(`slots:${token}`, Date.now(), "+inf") as Slot[];
+  async slots(token: string): Promise<HeldSlot[]> {
+    return heldSlots(await this.redis.zrangebyscore(`slots:${token}`, Date.now(), "+inf", "WITHSCORES"));
   }
 
   async putSeat(ticket: string, value: string, ttlMs: number): Promise<void> {

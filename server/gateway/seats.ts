@@ -65,6 +65,8 @@ export function internalError(error: unknown, frame: ClientFrame): ServerFrame {
 export class LocalSeats implements Seats {
   private readonly links = new Map<number, SeatLink>();
   private readonly unsubscribe: () => void;
+  /** Set once the connection let go (closed, or the match moved): nothing is attached from then on. */
+  private closed = false;
 
   constructor(private readonly live: Match, private readonly holder: SeatHolder) {
     // A long-lived connection plays thousands of matches: each is forgotten once its `match_end` is out (not
@@ -72,6 +74,7 @@ export class LocalSeats implements Seats {
     this.unsubscribe = live.subscribe((event) => {
       if (event.kind === "handed_over") {
         this.detach();
+        this.links.clear();
         holder.moved(live.id, this);
       } else if (event.kind === "end") live.deliver(() => holder.done(live.id, this));
     });
@@ -82,6 +85,7 @@ export class LocalSeats implements Seats {
   }
 
   sit(seats: readonly number[]): void {
+    if (this.closed) return;
     for (const seat of seats) {
       const link: SeatLink = {
         send: (frame) => this.holder.send(frame),
@@ -115,7 +119,8 @@ export class LocalSeats implements Seats {
     const match = this.live;
     match.deliver(() => {
       this.holder.send({ type: "created", match: match.id, invite: match.invite, seat: seats[0] ?? null, seats });
-      if (sit && seats.length > 0) this.sit(seats);
+      // Not on a server stopping meanwhile: the match is at rest, and its players resume it after the restart.
+      if (sit && seats.length > 0 && !match.suspended) this.sit(seats);
     });
   }
 
@@ -161,14 +166,14 @@ export class LocalSeats implements Seats {
   }
 
   close(): void {
-    this.unsubscribe();
+    this.detach();
     for (const [seat, link] of this.links) this.live.disconnect(seat, link);
     this.links.clear();
   }
 
-  /** The match went to another process: nothing here is attached to it any more. */
+  /** Nothing of this connection is attached to the match from now on (it closed, or the match moved). */
   private detach(): void {
+    this.closed = true;
     this.unsubscribe();
-    this.links.clear();
   }
 }

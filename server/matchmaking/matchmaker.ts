@@ -58,6 +58,8 @@ export interface MatchmakerOptions {
    * bands as tickets wait (rated pairing) may pair them later without anyone new joining.
    */
   readonly repairMs?: number;
+  /** Told of a seated ticket nobody waits on any more (see `seat`). */
+  readonly unclaimed?: (match: Match, ticket: Ticket) => void;
 }
 
 /** How often a paired group retries while the replay store refuses new matches. */
@@ -66,6 +68,8 @@ const RETRY_WHILE_STORE_DOWN_MS = 1000;
 const PAIRING_LEASE_MS = 5000;
 /** How soon a pool another process is pairing is tried again. */
 const PAIRING_BUSY_MS = 25;
+/** How long a ticket's process has to take the word that it was seated. */
+const SEATED_MS = 2000;
 
 /**
  * A queue per game and variant that pairs waiting players into matches. The pools are the cluster's (Redis, or this
@@ -179,13 +183,17 @@ export class Matchmaker {
     );
   }
 
-  /** A ticket of this process was seated (here, or by the peer `owner` that opened its match). */
-  private seated(ticketId: string, match: string, seat: number, owner: string): void {
+  /**
+   * A ticket of this process was seated (here, or by the peer `owner` that opened its match); false when nobody
+   * waits on it here any more (its connection closed as it was paired, or this is a later life of the process).
+   */
+  private seated(ticketId: string, match: string, seat: number, owner: string): boolean {
     const waiting = this.mine.get(ticketId);
-    if (!waiting) return;
+    if (!waiting) return false;
     clearTimeout(waiting.fill);
     this.mine.delete(ticketId);
     waiting.seated(match, seat, owner);
+    return true;
   }
 
   private guard(work: Promise<unknown>): void {
@@ -302,8 +310,16 @@ export class Matchmaker {
     }
     bySeat.forEach((t, seat) => {
       if (!t) return;
-      if (t.node === this.cluster.node) this.seated(t.id, match.id, seat, this.cluster.node);
-      else this.cluster.bus?.send(t.node, "queue.seated", { ticket: t.id, match: match.id, seat });
+      // A ticket whose process stopped as it was paired (it cannot have known yet) is told nothing: its seat goes to
+      // the token's connection wherever it is, as a tournament's seat does (a connection made later finds it in
+      // `welcome.matches`).
+      const unclaimed = () => this.options.unclaimed?.(match, t);
+      if (t.node === this.cluster.node) {
+        if (!this.seated(t.id, match.id, seat, this.cluster.node)) unclaimed();
+        return;
+      }
+      this.cluster.bus!.ask<boolean>(t.node, "queue.seated", { ticket: t.id, match: match.id, seat }, SEATED_MS)
+        .then((told) => told || unclaimed(), unclaimed);
     });
     return true;
   }

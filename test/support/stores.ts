@@ -37,9 +37,10 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-/** A fresh, empty database on the PostgreSQL server of DATABASE_URL; dropped by the returned function. */
-export async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = process.env.DATABASE_URL!;
+/** A fresh, empty database on the PostgreSQL server of `base` (DATABASE_URL's); dropped by the returned function. */
+export async function freshDatabase(
+  base = process.env.DATABASE_URL!,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `ludus_t_${Math.random().toString(36).slice(2, 10)}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${name}`);
