@@ -188,6 +188,8 @@ export interface WelcomeFrame {
     readonly frameBytes: number;
     readonly framesPerSecond: number;
     readonly burst: number;
+    /** Frames a second the token may send over all its connections, on every process of a cluster (0: no limit). */
+    readonly tokenFramesPerSecond: number;
     readonly maxMatches: number;
   };
   /** Matches this token still has a seat in (to `resume` after a reconnect). */

@@ -106,12 +106,20 @@ export class Bus {
   private publish(): void {
     this.flush = undefined;
     for (const [channel, batch] of this.outbox) {
-      this.presence.publish(channel, batch).catch((error: Error) =>
-        console.warn(`ludus: cluster bus: a message to ${channel} was lost: ${error.message}`)
+      this.presence.publish(channel, batch).then(
+        () => (this.failing = false),
+        (error: Error) => {
+          // Once while Redis is away, not once a batch.
+          if (!this.failing) console.warn(`ludus: cluster bus: messages to peers are lost: ${error.message}`);
+          this.failing = true;
+        },
       );
     }
     this.outbox.clear();
   }
+
+  /** Set while publishing fails (Redis away). */
+  private failing = false;
 
   private receive(batch: Envelope[]): void {
     if (!Array.isArray(batch)) return;

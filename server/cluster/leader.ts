@@ -47,17 +47,24 @@ export class Leadership {
     this.trying = true;
     this.state.lease(this.name, this.holder, this.leaseMs).then(
       (held) => this.settle(held),
-      () => this.settle(false),
+      // Redis unreachable: the lease may still be this process's; past its length it surely is not.
+      () => this.settle(performance.now() - this.heldAt < this.leaseMs ? "unknown" : false),
     ).finally(() => (this.trying = false));
   }
 
-  private settle(held: boolean): void {
-    if (this.stopped) return;
+  /** When the lease was last taken or renewed. */
+  private heldAt = -Infinity;
+
+  private settle(held: boolean | "unknown"): void {
+    if (this.stopped || held === "unknown") return;
+    if (held) this.heldAt = performance.now();
     if (held && !this.task) {
       this.task = this.make();
       this.task.start();
     } else if (!held && this.task) {
-      console.warn(`ludus: ${this.name}: another process leads it now; it stops here`);
+      console.warn(
+        `ludus: ${this.name}: this process no longer leads it (another does, or Redis is away); it stops here`,
+      );
       void this.task.stop();
       this.task = undefined;
     }

@@ -1,7 +1,8 @@
 import { Redis } from "ioredis";
 import { redactUrl } from "../../db/sql.ts";
 import { ServeError } from "../http.ts";
-import { type ClusterState, type HeldSlot, PENDING_SLOT_MS, type PooledTicket, type Slot } from "./state.ts";
+import { StoreUnavailableError } from "../match/live-matches.ts";
+import { type ClusterState, PENDING_SLOT_MS, type PooledTicket, type Slot } from "./state.ts";
 
 /**
  * The cluster's shared state in Redis (see state.ts). Every key is under `ludus:<cluster id>:` (the store's, see
@@ -14,28 +15,14 @@ for _, id in ipairs(ARGV) do if redis.call('HEXISTS', KEYS[1], id) == 0 then ret
 redis.call('HDEL', KEYS[1], unpack(ARGV))
 return 1`;
 
-/**
- * A token's slots are a sorted set scored by when each lapses: a pending slot's time, or HELD + since (epoch ms) for
- * one held until released, which no lapse ever reaches. ARGV: slot, max, now, the new slot's score.
- */
-const HELD = 1e15;
+// A token's slots: a sorted set scored by when each lapses (+inf: held until released). ARGV: slot, max, now, score.
 const RESERVE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], 'NX', ARGV[4], ARGV[1])
+  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
   return {}
 end
-return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')`;
-
-/** Members and scores (as ZRANGE WITHSCORES gives them) as held slots. */
-function heldSlots(flat: readonly string[]): HeldSlot[] {
-  const held: HeldSlot[] = [];
-  for (let i = 0; i < flat.length; i += 2) {
-    const score = Number(flat[i + 1]);
-    held.push({ slot: flat[i] as Slot, since: score >= HELD ? score - HELD : score - PENDING_SLOT_MS });
-  }
-  return held;
-}
+return redis.call('ZRANGE', KEYS[1], 0, -1)`;
 
 const LEASE = `
 local holder = redis.call('GET', KEYS[1])
@@ -52,8 +39,13 @@ interface Scripts {
   releaseLease(key: string, holder: string): Promise<number>;
 }
 
-/** How long a Redis command may wait for a connection before it fails (ioredis queues them meanwhile). */
+/** How long connecting to Redis may take at start. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long a command may wait for its answer (queued while Redis is unreachable, meanwhile) before it fails: a request
+ * that needs Redis is refused in that time rather than left hanging while it is away.
+ */
+const COMMAND_TIMEOUT_MS = 2_000;
 
 /** A Redis client for the cluster `clusterId`, connected (or a clear error naming the address and the cause). */
 export async function connectRedis(url: string, clusterId: string): Promise<Redis> {
@@ -72,7 +64,8 @@ export async function connectRedis(url: string, clusterId: string): Promise<Redi
     keyPrefix: `ludus:${clusterId}:`,
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    maxRetriesPerRequest: null, // a command waits out a Redis restart rather than failing after 20 tries
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: null, // a command waits (up to its timeout) for Redis to be back rather than fail at once
     enableOfflineQueue: true,
   });
   // ioredis reconnects by itself; its errors are said once each, not thrown at nobody.
@@ -104,78 +97,98 @@ export class RedisState implements ClusterState {
     this.scripts = redis as unknown as Scripts;
   }
 
-  async addTicket(pool: string, ticket: PooledTicket): Promise<void> {
-    await this.redis.hset(`pool:${pool}`, ticket.id, JSON.stringify(ticket));
+  addTicket(pool: string, ticket: PooledTicket): Promise<void> {
+    return this.run(async () => void await this.redis.hset(`pool:${pool}`, ticket.id, JSON.stringify(ticket)));
   }
 
-  async removeTicket(pool: string, id: string): Promise<boolean> {
-    return await this.redis.hdel(`pool:${pool}`, id) === 1;
+  removeTicket(pool: string, id: string): Promise<boolean> {
+    return this.run(async () => await this.redis.hdel(`pool:${pool}`, id) === 1);
   }
 
-  async tickets(pool: string): Promise<PooledTicket[]> {
-    const all = await this.redis.hvals(`pool:${pool}`);
-    return all.map((text) => JSON.parse(text) as PooledTicket);
+  tickets(pool: string): Promise<PooledTicket[]> {
+    return this.run(async () => (await this.redis.hvals(`pool:${pool}`)).map((text) => JSON.parse(text)));
   }
 
-  async takeTickets(pool: string, ids: readonly string[]): Promise<boolean> {
-    return await this.scripts.takeTickets(`pool:${pool}`, ...ids) === 1;
+  takeTickets(pool: string, ids: readonly string[]): Promise<boolean> {
+    return this.run(async () => await this.scripts.takeTickets(`pool:${pool}`, ...ids) === 1);
   }
 
-  async groupSeed(pool: string, fresh: string): Promise<string> {
-    const key = `seed:${pool}`;
-    await this.redis.set(key, fresh, "EX", 86_400, "NX");
-    return (await this.redis.get(key)) ?? fresh;
-  }
-
-  async lease(name: string, holder: string, ms: number): Promise<boolean> {
-    return await this.scripts.takeLease(`lease:${name}`, holder, Math.max(1, Math.round(ms))) === 1;
-  }
-
-  async release(name: string, holder: string): Promise<void> {
-    await this.scripts.releaseLease(`lease:${name}`, holder);
-  }
-
-  async reserve(token: string, slot: Slot, max: number): Promise<true | HeldSlot[]> {
-    const now = Date.now();
-    const score = slot.startsWith("p:") ? now + PENDING_SLOT_MS : HELD + now;
-    const held = await this.scripts.reserveSlot(`slots:${token}`, slot, max, now, String(score));
-    return held.length === 0 ? true : heldSlots(held);
-  }
-
-  async hold(token: string, slot: Slot): Promise<void> {
-    // Held since it was first held: a match restored elsewhere keeps its age.
-    await this.redis.zadd(`slots:${token}`, "NX", HELD + Date.now(), slot);
-  }
-
-  async releaseSlot(token: string, slot: Slot): Promise<void> {
-    await this.redis.zrem(`slots:${token}`, slot);
-  }
-
-  async slots(token: string): Promise<HeldSlot[]> {
-    return heldSlots(await this.redis.zrangebyscore(`slots:${token}`, Date.now(), "+inf", "WITHSCORES"));
-  }
-
-  async putSeat(ticket: string, value: string, ttlMs: number): Promise<void> {
-    await this.redis.set(`seat:${ticket}`, value, "PX", Math.max(1, Math.round(ttlMs)));
-  }
-
-  async takeSeat(ticket: string): Promise<string | null> {
-    return await this.redis.getdel(`seat:${ticket}`);
-  }
-
-  async countFrames(window: number, counts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
-    const batch = this.redis.pipeline();
-    for (const [token, n] of counts) {
-      batch.incrby(`frames:${token}:${window}`, n);
-      batch.pexpire(`frames:${token}:${window}`, 3000);
-    }
-    const results = (await batch.exec()) ?? [];
-    const totals = new Map<string, number>();
-    [...counts.keys()].forEach((token, i) => {
-      const [error, total] = results[2 * i] ?? [];
-      if (!error) totals.set(token, Number(total));
+  groupSeed(pool: string, fresh: string): Promise<string> {
+    return this.run(async () => {
+      const key = `seed:${pool}`;
+      await this.redis.set(key, fresh, "EX", 86_400, "NX");
+      return (await this.redis.get(key)) ?? fresh;
     });
-    return totals;
+  }
+
+  lease(name: string, holder: string, ms: number): Promise<boolean> {
+    return this.run(async () =>
+      await this.scripts.takeLease(`lease:${name}`, holder, Math.max(1, Math.round(ms))) === 1
+    );
+  }
+
+  release(name: string, holder: string): Promise<void> {
+    return this.run(async () => void await this.scripts.releaseLease(`lease:${name}`, holder));
+  }
+
+  reserve(token: string, slot: Slot, max: number): Promise<true | Slot[]> {
+    return this.run(async () => {
+      const now = Date.now();
+      const score = slot.startsWith("p:") ? String(now + PENDING_SLOT_MS) : "+inf";
+      const held = await this.scripts.reserveSlot(`slots:${token}`, slot, max, now, score);
+      return held.length === 0 ? true : held as Slot[];
+    });
+  }
+
+  hold(token: string, slot: Slot): Promise<void> {
+    return this.run(async () => void await this.redis.zadd(`slots:${token}`, "+inf", slot));
+  }
+
+  releaseSlot(token: string, slot: Slot): Promise<void> {
+    return this.run(async () => void await this.redis.zrem(`slots:${token}`, slot));
+  }
+
+  slots(token: string): Promise<Slot[]> {
+    return this.run(async () => await this.redis.zrangebyscore(`slots:${token}`, Date.now(), "+inf") as Slot[]);
+  }
+
+  putSeat(ticket: string, value: string, ttlMs: number): Promise<void> {
+    return this.run(async () =>
+      void await this.redis.set(`seat:${ticket}`, value, "PX", Math.max(1, Math.round(ttlMs)))
+    );
+  }
+
+  takeSeat(ticket: string): Promise<string | null> {
+    return this.run(() => this.redis.getdel(`seat:${ticket}`));
+  }
+
+  countFrames(window: number, counts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+    return this.run(async () => {
+      const batch = this.redis.pipeline();
+      for (const [token, n] of counts) {
+        batch.incrby(`frames:${token}:${window}`, n);
+        batch.pexpire(`frames:${token}:${window}`, 3000);
+      }
+      const results = (await batch.exec()) ?? [];
+      const totals = new Map<string, number>();
+      [...counts.keys()].forEach((token, i) => {
+        const [error, total] = results[2 * i] ?? [];
+        if (!error) totals.set(token, Number(total));
+      });
+      return totals;
+    });
+  }
+
+  /** Runs a command: a failure (Redis unreachable, a timeout) is StoreUnavailableError, as the store's are. */
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      throw new StoreUnavailableError(
+        "store_unavailable",
+        `the cluster's Redis cannot be used just now (${(error as Error).message}); try again shortly`,
+      );
+    }
   }
 
   async close(): Promise<void> {

@@ -42,12 +42,6 @@ export const ticketSlot = (id: string, pool: string): Slot => `t:${id}|${pool}`;
 export const pendingSlot = (): Slot => `p:${randomBytes(9).toString("base64url")}`;
 export const PENDING_SLOT_MS = 30_000;
 
-/** A slot a token holds, and since when (epoch ms; a pending slot: when it lapses). */
-export interface HeldSlot {
-  readonly slot: Slot;
-  readonly since: number;
-}
-
 export interface ClusterState {
   /** Whether other processes share this state (Redis), rather than this process alone. */
   readonly shared: boolean;
@@ -73,11 +67,11 @@ export interface ClusterState {
    * Holds `slot` for `token` if it holds fewer than `max` (a pending one lapses after PENDING_SLOT_MS): true, or
    * the slots it holds now.
    */
-  reserve(token: string, slot: Slot, max: number): Promise<true | HeldSlot[]>;
+  reserve(token: string, slot: Slot, max: number): Promise<true | Slot[]>;
   /** Holds `slot` for `token` whatever it holds already (a match it was seated in). */
   hold(token: string, slot: Slot): Promise<void>;
   releaseSlot(token: string, slot: Slot): Promise<void>;
-  slots(token: string): Promise<HeldSlot[]>;
+  slots(token: string): Promise<Slot[]>;
 
   // ---- seats the queue reserved for browsers, redeemed once ----
   putSeat(ticket: string, value: string, ttlMs: number): Promise<void>;
@@ -96,7 +90,7 @@ export class LocalState implements ClusterState {
   private readonly pools = new Map<string, Map<string, PooledTicket>>();
   private readonly seeds = new Map<string, string>();
   private readonly leases = new Map<string, { holder: string; until: number }>();
-  private readonly tokenSlots = new Map<string, Map<Slot, { until: number; since: number }>>();
+  private readonly tokenSlots = new Map<string, Map<Slot, number>>();
   private readonly seats = new Map<string, { value: string; until: number }>();
   private readonly frames = new Map<string, { window: number; n: number }>();
 
@@ -149,32 +143,25 @@ export class LocalState implements ClusterState {
     return Promise.resolve();
   }
 
-  /** A token's slots, without those lapsed: each with when it lapses (Infinity: held until released) and since. */
-  private live(token: string): Map<Slot, { until: number; since: number }> {
-    const slots = this.tokenSlots.get(token) ?? new Map<Slot, { until: number; since: number }>();
+  /** A token's slots, without those lapsed, each with when it lapses (Infinity: held until released). */
+  private live(token: string): Map<Slot, number> {
+    const slots = this.tokenSlots.get(token) ?? new Map<Slot, number>();
     const now = Date.now();
-    for (const [slot, { until }] of slots) if (until <= now) slots.delete(slot);
+    for (const [slot, until] of slots) if (until <= now) slots.delete(slot);
     return slots;
   }
 
-  private held(slots: Map<Slot, { until: number; since: number }>): HeldSlot[] {
-    return [...slots].map(([slot, { since }]) => ({ slot, since }));
-  }
-
-  reserve(token: string, slot: Slot, max: number): Promise<true | HeldSlot[]> {
+  reserve(token: string, slot: Slot, max: number): Promise<true | Slot[]> {
     const slots = this.live(token);
-    if (!slots.has(slot) && slots.size >= max) return Promise.resolve(this.held(slots));
-    const now = Date.now();
-    if (!slots.has(slot)) {
-      slots.set(slot, { until: slot.startsWith("p:") ? now + PENDING_SLOT_MS : Infinity, since: now });
-    }
+    if (!slots.has(slot) && slots.size >= max) return Promise.resolve([...slots.keys()]);
+    slots.set(slot, slot.startsWith("p:") ? Date.now() + PENDING_SLOT_MS : Infinity);
     this.tokenSlots.set(token, slots);
     return Promise.resolve(true);
   }
 
   hold(token: string, slot: Slot): Promise<void> {
     const slots = this.live(token);
-    slots.set(slot, { until: Infinity, since: slots.get(slot)?.since ?? Date.now() });
+    slots.set(slot, Infinity);
     this.tokenSlots.set(token, slots);
     return Promise.resolve();
   }
@@ -186,8 +173,8 @@ export class LocalState implements ClusterState {
     return Promise.resolve();
   }
 
-  slots(token: string): Promise<HeldSlot[]> {
-    return Promise.resolve(this.held(this.live(token)));
+  slots(token: string): Promise<Slot[]> {
+    return Promise.resolve([...this.live(token).keys()]);
   }
 
   putSeat(ticket: string, value: string, ttlMs: number): Promise<void> {

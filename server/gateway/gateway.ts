@@ -74,12 +74,13 @@ export class Gateway {
       const session = new BotSession(socket, this);
       this.sessions.set(session.id, session);
     });
-    this.slots = new TokenSlots(cluster.state, matches.store);
+    this.slots = new TokenSlots(cluster.state, matches.store, (ids) => this.playing(ids), (t) => matches.heldBy(t));
     this.rates = new TokenRates(cluster.state, limits.tokenFramesPerSecond);
     const bus = cluster.bus;
     if (bus) {
       this.host = new SeatsHost(bus, matches);
       bus.on<SeatsNews>("seats.to", (news, from) => this.sessions.get(news.c)?.news(news, from));
+      bus.on<string[]>("matches.playing", (ids) => this.playingHere(ids));
       bus.on<{ token: string; match: string; seats: number[] }>(
         "seats.take",
         ({ token, match, seats }, from) => this.take(token, match, from, seats),
@@ -143,6 +144,27 @@ export class Gateway {
       if (taken) return true;
     }
     return false;
+  }
+
+  /** Those of `ids` this process plays now. */
+  private playingHere(ids: readonly string[]): string[] {
+    return ids.filter((id) => {
+      const match = this.matches.get(id);
+      return match !== undefined && !match.ended && !match.suspended;
+    });
+  }
+
+  /** Those of `ids` some live process plays now: this one's, then each peer's (one that does not answer, none). */
+  private async playing(ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set(this.playingHere(ids));
+    const left = ids.filter((id) => !found.has(id));
+    const bus = this.cluster.bus;
+    if (left.length === 0 || !bus) return found;
+    const answers = await Promise.all(
+      this.cluster.peers().map((peer) => bus.ask<string[]>(peer, "matches.playing", left, 1000).catch(() => [])),
+    );
+    for (const id of answers.flat()) found.add(id);
+    return found;
   }
 
   /** Finds where `match` is played now for `session`, and resumes it there (BotSession.found). */

@@ -251,6 +251,7 @@ export class BotSession {
         frameBytes: this.gateway.frameBytes(bot.kind),
         framesPerSecond: l.framesPerSecond,
         burst: l.burst,
+        tokenFramesPerSecond: l.tokenFramesPerSecond,
         maxMatches: bot.maxMatches,
       },
       matches: [...matches],

@@ -1,4 +1,5 @@
 import type { ClusterState } from "../cluster/state.ts";
+import { quietWhileAway } from "../match/live-matches.ts";
 
 /** How often each process adds its tokens' frames to the cluster's counts and reads the totals back. */
 const SYNC_MS = 100;
@@ -51,7 +52,7 @@ export class TokenRates {
     this.state.countFrames(window, counts).then((totals) => {
       if (window !== this.window) return;
       for (const [token, total] of totals) this.totals.set(token, total);
-    }, (error: Error) => console.warn(`ludus: frames per token could not be counted: ${error.message}`))
+    }, quietWhileAway("frames per token could not be counted"))
       .finally(() => (this.syncing = false));
   }
 

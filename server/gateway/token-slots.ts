@@ -1,24 +1,26 @@
 import type { ReplayStore } from "../../db/store.ts";
-import type { ClusterState, HeldSlot, Slot } from "../cluster/state.ts";
-
-/**
- * How long a match slot may go without its match in the store before it is taken for stale: a match is written as
- * it starts (a queue's, without waiting), so a young slot's match may not be there yet; one never written at all
- * (its process died before) is not played anywhere.
- */
-const UNWRITTEN_MS = 60_000;
+import type { ClusterState, Slot } from "../cluster/state.ts";
+import { quietWhileAway, StoreUnavailableError } from "../match/live-matches.ts";
 
 /**
  * A token's `maxMatches`, counted over every process of the cluster: the live matches it sits in and the tickets
  * it waits with are its slots (cluster/state.ts), held and released where they begin and end. A slot is taken before
  * a request that may make a match, so two requests on two processes cannot both take the last one.
  *
- * In a cluster a slot can outlive what it stood for (a process killed between a match's end and the slot's release):
- * when a token looks full, and when it connects, its slots are checked against the store and the pools, and the
- * stale ones let go.
+ * In a cluster a slot can outlive what it stood for (a process killed between a match's end and the slot's release,
+ * or before a new match was written at all): when a token looks full, and when it connects, its slots are checked,
+ * and the stale ones let go. A match is live if the store has it unfinished, or if a live process plays it (a match
+ * is written as it starts, without waiting, so a new one may not be in the store yet).
  */
 export class TokenSlots {
-  constructor(private readonly state: ClusterState, private readonly store?: ReplayStore) {}
+  constructor(
+    private readonly state: ClusterState,
+    private readonly store: ReplayStore | undefined,
+    /** Those of `ids` that some live process plays now (this one asked first). */
+    private readonly playing: (ids: readonly string[]) => Promise<Set<string>>,
+    /** The token's live matches this process plays: what `matches` answers while the cluster's state is away. */
+    private readonly here: (token: string) => string[],
+  ) {}
 
   /** Takes `slot` for `token` unless it is at `max`: true, or how many it holds. */
   async reserve(token: string, slot: Slot, max: number): Promise<true | number> {
@@ -33,36 +35,34 @@ export class TokenSlots {
 
   /** Gives a slot back (nothing waits for it). */
   release(token: string, slot: Slot): void {
-    this.state.releaseSlot(token, slot).catch((error: Error) =>
-      console.warn(`ludus: a token's slot could not be released: ${error.message}`)
-    );
+    this.state.releaseSlot(token, slot).catch(quietWhileAway("a token's slot could not be let go"));
   }
 
-  /** The live matches the token sits in, on any process. */
+  /** The live matches the token sits in, on any process (this one's alone while Redis is away). */
   async matches(token: string): Promise<string[]> {
-    const held = (await this.state.slots(token)).filter((h) => h.slot.startsWith("m:"));
-    if (!this.state.shared || held.length === 0) return held.map((h) => h.slot.slice(2));
-    // What ended without its slot let go is not live: left out, and let go now.
+    const slots = await this.state.slots(token).catch((error) => {
+      if (error instanceof StoreUnavailableError) return undefined;
+      throw error;
+    });
+    if (!slots) return this.here(token);
+    const held = slots.filter((s) => s.startsWith("m:"));
+    if (!this.state.shared || held.length === 0) return held.map((s) => s.slice(2));
+    // What ended, or was never written and is played nowhere, is not live: left out, and let go now.
+    // (The store or a peer not answering: every slot is listed; a resume of one that is gone says so.)
     const stale = new Set(await this.stale(held).catch(() => []));
     for (const s of stale) this.release(token, s);
-    return held.filter((h) => !stale.has(h.slot)).map((h) => h.slot.slice(2));
+    return held.filter((s) => !stale.has(s)).map((s) => s.slice(2));
   }
 
-  /**
-   * Slots whose match has ended (or was never written, long ago), and tickets no longer in their pool (seated, or
-   * their process gone).
-   */
-  private async stale(held: readonly HeldSlot[]): Promise<Slot[]> {
-    const matches = held.filter((h) => h.slot.startsWith("m:"));
-    const stored = matches.length && this.store
-      ? await this.store.ended(matches.map((h) => h.slot.slice(2)))
-      : new Map<string, boolean>();
-    const now = Date.now();
-    const stale: Slot[] = matches.filter((h) => {
-      const ended = stored.get(h.slot.slice(2));
-      return ended === true || (ended === undefined && now - h.since > UNWRITTEN_MS);
-    }).map((h) => h.slot);
-    for (const { slot } of held.filter((h) => h.slot.startsWith("t:"))) {
+  /** Slots of matches that are not live (see above), and of tickets no longer in their pool. */
+  private async stale(slots: readonly Slot[]): Promise<Slot[]> {
+    const matches = slots.filter((s) => s.startsWith("m:")).map((s) => s.slice(2));
+    const stored = matches.length && this.store ? await this.store.ended(matches) : new Map<string, boolean>();
+    const unwritten = matches.filter((id) => !stored.has(id));
+    const played = unwritten.length ? await this.playing(unwritten) : new Set<string>();
+    const stale: Slot[] = matches.filter((id) => stored.get(id) === true || (!stored.has(id) && !played.has(id)))
+      .map((id) => `m:${id}` as Slot);
+    for (const slot of slots.filter((s) => s.startsWith("t:"))) {
       const [id, pool] = [slot.slice(2, slot.indexOf("|")), slot.slice(slot.indexOf("|") + 1)];
       if (!(await this.state.tickets(pool)).some((t) => t.id === id)) stale.push(slot);
     }

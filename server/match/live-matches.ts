@@ -85,6 +85,14 @@ export interface LiveMatchesOptions {
   readonly state?: ClusterState;
 }
 
+/**
+ * Logs a failure, but for the store or Redis being away: that is said where it is found out, once (a slot left behind
+ * then is found out later, see gateway/token-slots.ts).
+ */
+export const quietWhileAway = (what: string) => (error: Error): void => {
+  if (!(error instanceof StoreUnavailableError)) console.warn(`ludus: ${what}: ${error.message}`);
+};
+
 /** How long a run waits for a full write buffer before it asks again (`createWhenWritable`). */
 const STORE_FULL_RETRY_MS = 100;
 
@@ -445,16 +453,16 @@ export class LiveMatches {
       if (held?.has(token)) continue;
       if (!held) this.slotsHeld.set(match.id, held = new Set());
       held.add(token);
-      state.hold(token, matchSlot(match.id)).catch((error: Error) =>
-        console.warn(`ludus: match ${match.id}: a token's slot could not be held: ${error.message}`)
+      state.hold(token, matchSlot(match.id)).catch(
+        quietWhileAway(`match ${match.id}: a token's slot could not be held`),
       );
     }
   }
 
   private releaseSlots(match: Match): void {
     for (const token of this.slotsHeld.get(match.id) ?? []) {
-      this.options.state!.releaseSlot(token, matchSlot(match.id)).catch((error: Error) =>
-        console.warn(`ludus: match ${match.id}: a token's slot could not be let go: ${error.message}`)
+      this.options.state!.releaseSlot(token, matchSlot(match.id)).catch(
+        quietWhileAway(`match ${match.id}: a token's slot could not be let go`),
       );
     }
     this.slotsHeld.delete(match.id);
@@ -462,6 +470,11 @@ export class LiveMatches {
 
   get(id: string): Match | undefined {
     return this.byId.get(id);
+  }
+
+  /** The ids of the live matches of this process a token sits in (a scan: for when the cluster's state is away). */
+  heldBy(tokenId: string): string[] {
+    return this.all().filter((m) => !m.ended && !m.suspended && m.seatsOf(tokenId).length > 0).map((m) => m.id);
   }
 
   /**

@@ -197,7 +197,12 @@ export class Matchmaker {
   }
 
   private guard(work: Promise<unknown>): void {
-    work.catch((error) => console.warn(`ludus: matchmaking failed: ${(error as Error).message}`));
+    work.catch((error) => {
+      // Redis away: its client says so; pairing is tried again once a ticket arrives or a fill falls due.
+      if (!(error instanceof StoreUnavailableError)) {
+        console.warn(`ludus: matchmaking failed: ${(error as Error).message}`);
+      }
+    });
   }
 
   /** Pairs `pool` after `ms`, once however often asked. */
@@ -212,11 +217,18 @@ export class Matchmaker {
     );
   }
 
-  /** Runs `work` holding the pool's pairing lease; false (and a try shortly) while another process holds it. */
+  /**
+   * Runs `work` holding the pool's pairing lease; false (and a try shortly) while another process holds it, or
+   * while the cluster's state cannot be reached.
+   */
   private async exclusively(pool: string, work: () => Promise<void>): Promise<boolean> {
     const lease = `pair:${pool}`;
-    if (!await this.cluster.state.lease(lease, this.holder, PAIRING_LEASE_MS)) {
-      this.pairSoon(pool, PAIRING_BUSY_MS);
+    const held = await this.cluster.state.lease(lease, this.holder, PAIRING_LEASE_MS).catch((error) => {
+      if (error instanceof StoreUnavailableError) return "away" as const;
+      throw error;
+    });
+    if (held !== true) {
+      this.pairSoon(pool, held === "away" ? RETRY_WHILE_STORE_DOWN_MS : PAIRING_BUSY_MS);
       return false;
     }
     try {

@@ -7,7 +7,8 @@ import { ReplayStore, type StoreOptions } from "../../db/store.ts";
 
 /** What migration 7 (the cluster's nodes and match owners) adds, removed: back to schema 6. */
 export const UNDO_CLUSTER_SCHEMA = `
-  DROP TABLE nodes;
+  DROP TABLE nodes, cluster;
+  DROP INDEX matches_by_invite;
   ALTER TABLE matches DROP COLUMN owner, DROP COLUMN owner_epoch;
   DELETE FROM ludus_schema WHERE version = 7;`;
 

@@ -173,7 +173,7 @@ class WelcomeFrame(TypedDict):
     bot: dict[str, Any]
     """``id``, ``name``, ``kind``."""
     limits: dict[str, int]
-    """``frameBytes``, ``framesPerSecond``, ``burst``, ``maxMatches``."""
+    """``frameBytes``, ``framesPerSecond``, ``burst``, ``tokenFramesPerSecond``, ``maxMatches``."""
     matches: list[str]
 
 
