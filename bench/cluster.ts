@@ -209,8 +209,23 @@ async function scaling() {
     log(`${n}: ${run.final.acksPerSecond} acks/s, ${run.final.serverCpuMicrosPerAck} µs server CPU per ack`);
     runs.push({ processes: n, ...figures(run.final) });
   }
+  // Light load (8 bots, 2 lanes each, answering after 50 ms on average): act → ack with nobody queueing, one process
+  // against all of them. The difference is what playing a match through another process adds to a frame.
+  const light = [];
+  for (const n of [1, PROCESSES]) {
+    const cluster = await startCluster(n);
+    const tokens = await tokensFor(cluster);
+    const run = await load(cluster.servers, tokens, { lanes: 2, "think-ms": 50, bots: 8 });
+    await stopCluster(cluster.servers);
+    light.push({ processes: n, actToAckMs: { p50: run.final.actToAckMs.p50Ms, p99: run.final.actToAckMs.p99Ms } });
+  }
   const one = runs[0];
   return {
+    lightLoad: {
+      what: "8 bots × 2 lanes answering after 50 ms on average: act → ack, one process against all of them",
+      runs: light,
+      addedP50Ms: round3(light[1].actToAckMs.p50 - light[0].actToAckMs.p50),
+    },
     echo: {
       sockets: BOTS,
       roundTripsPerSecond: Math.round(echoPerSecond),

@@ -119,16 +119,15 @@ export async function serveCluster(flags: ClusterFlags, io: Io): Promise<void> {
       child.once("exit", (code, signal) => {
         member.child = undefined;
         member.url = undefined;
-        if (!listening) {
-          return failed(new ServeError(`node ${member.node} exited (${code ?? signal}) before it listened`));
-        }
-        if (stopping) return;
+        if (!listening) failed(new ServeError(`node ${member.node} exited (${code ?? signal}) before it listened`));
+        // The first start's failure stops the cluster; any later exit is a restart, as often as it takes.
+        if (stopping || !announced) return;
         // Up a minute or more: a fresh failure, restarted at once; else the wait doubles.
         if (performance.now() - member.startedAt > 60_000) member.restarts = 0;
         const wait = Math.min(RESTART_MAX_MS, 1000 * 2 ** member.restarts++);
         io.err(`ludus: node ${member.node} exited (${code ?? signal}); starting it again in ${wait / 1000} s\n`);
         setTimeout(() => {
-          if (!stopping) start(member).catch((error) => io.err(`ludus: ${error.message}\n`));
+          if (!stopping) start(member).catch(() => {}); // its exit is handled above: another try
         }, wait);
       });
     });

@@ -285,11 +285,30 @@ export class GroupCommit {
   /** Players this writer has written, with what named them (see `unseenPlayers`). */
   private readonly seenPlayers = new Map<string, string>();
 
+  private life?: NodeLife;
+  /** The life each batch taken from the queue is written for (what was queued, then, was that life's). */
+  private readonly batchOwner = new WeakMap<Batch, NodeLife | undefined>();
+
   /**
    * The server process's life this writer writes for (see db/nodes.ts): new matches are recorded as its, and
    * records of a match that has another owner are not written (their waiters get MatchMovedError).
    */
-  owner?: NodeLife;
+  get owner(): NodeLife | undefined {
+    return this.life;
+  }
+
+  /**
+   * A new life of the process (it joined again after its lease lapsed): what an earlier life queued is of matches
+   * it handed over, and is never written now, under this life's name; its waiters get MatchMovedError.
+   */
+  set owner(life: NodeLife | undefined) {
+    const earlier = this.life;
+    this.life = life;
+    if (earlier === undefined) return;
+    const queued = this.next;
+    this.next = emptyBatch();
+    for (const w of queued.waiters) w.reject(new MatchMovedError(w.matchId));
+  }
 
   constructor(private readonly sql: Sql, readonly writer: string, options: GroupCommitOptions = {}) {
     this.options = { ...DEFAULT_GROUP_COMMIT, ...options };
@@ -451,6 +470,7 @@ export class GroupCommit {
     }
     const batch = this.take();
     if (isEmpty(batch)) return; // all of it waits on matches in flight
+    this.batchOwner.set(batch, this.life);
     this.inFlight.set(batch, performance.now());
     // Waiters are told only once the batch is no longer in flight, so `buffered` is true when they run.
     const settle: (() => void)[] = [];
@@ -460,12 +480,15 @@ export class GroupCommit {
     else if (!transient(outcome.error) && matchIds(batch).size > 1) {
       // Refused for good: write match by match, so that only the match whose record is at fault fails.
       const parts = byMatch(batch);
+      for (const part of parts) this.batchOwner.set(part, this.batchOwner.get(batch));
       for (let i = 0; i < parts.length && error === undefined; i++) {
         const part = await this.commit(parts[i]);
         if ("settle" in part) settle.push(part.settle);
         else if (transient(part.error)) {
           error = part.error;
-          this.requeue(parts.slice(i).reduce(merge));
+          const rest = parts.slice(i).reduce(merge);
+          this.batchOwner.set(rest, this.batchOwner.get(batch));
+          this.requeue(rest);
         } else settle.push(() => this.fail(parts[i], part.error));
       }
     } else if (transient(outcome.error)) {
@@ -505,7 +528,7 @@ export class GroupCommit {
       const copied = all.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(all);
       const steps = copied ? [] : all;
       if (steps.length > 0 || batch.matches.size > 0) {
-        const owner = this.owner;
+        const owner = this.batchOwner.get(batch);
         const matches = JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner)));
         const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
         const players = this.unseenPlayers(batch);
@@ -623,8 +646,15 @@ export class GroupCommit {
     });
   }
 
-  /** Puts a failed batch back in front of what gathered meanwhile (newer match rows win). */
+  /**
+   * Puts a failed batch back in front of what gathered meanwhile (newer match rows win); one of an earlier life of
+   * the process is dropped instead (see `owner`).
+   */
   private requeue(batch: Batch): void {
+    if (this.batchOwner.get(batch) !== this.life) {
+      for (const w of batch.waiters) w.reject(new MatchMovedError(w.matchId));
+      return;
+    }
     this.next = merge(batch, this.next);
   }
 

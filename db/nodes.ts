@@ -101,16 +101,19 @@ export class NodeDirectory {
   }
 
   /**
-   * Extends the lease by `leaseMs` from now. False when it had lapsed (or a newer life of the node joined): the
-   * node's matches may be a peer's already, and it must join again before it writes anything more.
+   * Extends the lease by `leaseMs` from now: "renewed"; or "lapsed" when it had (the node's matches may be a
+   * peer's already, and it must join again before it writes anything more); or "taken" when a newer life of the
+   * node joined meanwhile (another process runs with this node id).
    */
-  async renew(life: NodeLife, leaseMs: number): Promise<boolean> {
+  async renew(life: NodeLife, leaseMs: number): Promise<"renewed" | "lapsed" | "taken"> {
     const rows = await this.sql.query(
       `UPDATE nodes SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'
        WHERE id = $1 AND epoch = $2 AND lease_until > clock_timestamp() RETURNING 1`,
       [life.node, life.epoch, leaseMs],
     );
-    return rows.length === 1;
+    if (rows.length === 1) return "renewed";
+    const [now] = await this.sql.query<{ epoch: number }>("SELECT epoch FROM nodes WHERE id = $1", [life.node]);
+    return now && now.epoch > life.epoch ? "taken" : "lapsed";
   }
 
   /** Records where the node is reached (known once it listens) and its browser rooms' process id. */
@@ -134,11 +137,12 @@ export class NodeDirectory {
   /**
    * Takes the unfinished matches of nodes whose lease lapsed, and with `start` also those of this node's
    * earlier lives and those nobody owns (written before there were owners, or by a process that is not a
-   * server), up to `limit`. Returns their ids, oldest first. The lapsed nodes' rows are locked first, so a
-   * renewal racing this waits and then finds its lease lapsed; group commit's writes lock the match rows they
-   * write, so a lapsed owner's batch lands before the match changes hands or not at all.
+   * server), up to `limit`; `alone` (a store only this process can open): every unfinished match. Returns their
+   * ids, oldest first. The lapsed nodes' rows are locked first, so a renewal racing this waits and then finds its
+   * lease lapsed; group commit's writes lock the match rows they write, so a lapsed owner's batch lands before the
+   * match changes hands or not at all.
    */
-  async claim(life: NodeLife, { start = false, limit = 100_000 } = {}): Promise<string[]> {
+  async claim(life: NodeLife, { start = false, alone = false, limit = 100_000 } = {}): Promise<string[]> {
     return await this.sql.transaction(async (tx) => {
       const lapsed = await tx.query<{ id: string }>(
         "SELECT id FROM nodes WHERE id <> $1 AND lease_until < clock_timestamp() ORDER BY id FOR UPDATE",
@@ -150,12 +154,12 @@ export class NodeDirectory {
         `UPDATE matches SET owner = $1, owner_epoch = $2
          WHERE id IN (
            SELECT id FROM matches
-           WHERE ended_at IS NULL AND (owner = ANY($3::text[]) OR ($4 AND owner IS NULL))
+           WHERE ended_at IS NULL AND ($6 OR owner = ANY($3::text[]) OR ($4 AND owner IS NULL))
              AND (owner IS DISTINCT FROM $1 OR owner_epoch < $2)
            ORDER BY created_at, id LIMIT $5
          )
          RETURNING id, created_at`,
-        [life.node, life.epoch, textArray(from), start, limit],
+        [life.node, life.epoch, textArray(from), start, limit, alone],
       );
       return rows.map((r) => r.id);
     });

@@ -461,12 +461,9 @@ export class ReplayStore {
   }
 
   /**
-   * Writes everything waiting (for at most `timeoutMs`), then closes the database. Returns how many records
-   * could not be written in time (none of them had been acknowledged).
-   */
-  /**
-   * Writes what waits (for at most `timeoutMs`) and closes; `last` runs with everything written and the database
-   * still open (a server gives up its lease there, so a peer takes its matches over with their logs whole).
+   * Writes everything waiting (for at most `timeoutMs`), then closes the database; `last` runs with everything
+   * written and the database still open (a server gives up its lease there, so a peer takes its matches over with
+   * their logs whole). Returns how many records could not be written in time (none of them had been acknowledged).
    */
   async close(timeoutMs?: number, last?: () => Promise<void>): Promise<number> {
     clearInterval(this.analyzer);

@@ -76,7 +76,10 @@ export interface ServerOptions {
   readonly node?: string;
   /** How long its lease runs unrenewed before peers take its matches over (default 10 s). */
   readonly leaseMs?: number;
-  /** Where peers and players reach this process, when not the address it listens on (behind a proxy, say). */
+  /**
+   * Where browsers reach this process's rooms when not where they loaded the page (each process's own address, in a
+   * cluster behind a balancer that does not route rooms), and where the match directory says it is.
+   */
   readonly publicUrl?: string;
   /**
    * Redis, for several processes sharing one PostgreSQL store (a cluster, docs/cluster.md): ignored with the
@@ -179,7 +182,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     // A fill named for a game must seat there now: a typo is refused at start, not at a player's first wait.
     for (const [id, spec] of Object.entries(options.fillByGame ?? {})) {
       const game = getGame(id);
-      matches.checkInProcess(spec, game, configure(game, {}, undefined).config);
+      matches.checkInProcess(spec, game, configure(game, {}).config);
     }
     // So must a league's members (the first scheduler is checked now; each process that leads it makes its own).
     const leagues = (options.leagues ?? []).map((spec) => {
@@ -280,6 +283,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     cluster,
     restored,
     close: async (stop: StopOptions = {}) => {
+      cluster!.quiesce(); // a stopping process takes nothing more over from its peers
       await Promise.all(tasks.map((task) => task.end()));
       await matchmaker.close();
       matches.stopAccepting();

@@ -1,6 +1,6 @@
 /**
  * The cluster bench's load generator (bench/cluster.ts), a process apart from the servers it loads. Bots (a token
- * each) are spread round robin over the cluster's processes (`--urls`); each keeps `--lanes` matches going, one
+ * each, `--bots` of the tokens file's, all by default) are spread round robin over the cluster's processes (`--urls`); each keeps `--lanes` matches going, one
  * after another, of the kinds `--mix` names in turn: `queue:<game>` (the public queue, where bots of every process
  * meet: a match's seats are often on two processes) or `create:<game>` (a private match against a built-in). A turn
  * is answered with a uniformly random legal action after `--think-ms` (0: at once). As docs/protocol.md says, a bot
@@ -21,6 +21,7 @@ const { values } = parseArgs({
   options: {
     urls: { type: "string" },
     tokens: { type: "string" },
+    bots: { type: "string" },
     lanes: { type: "string", default: "4" },
     mix: { type: "string", default: "queue:kuhn-poker,create:kuhn-poker,queue:ipd,create:ipd" },
     "think-ms": { type: "string", default: "0" },
@@ -35,7 +36,7 @@ const { values } = parseArgs({
 });
 
 const URLS = values.urls!.split(",");
-const TOKENS: string[] = JSON.parse(Deno.readTextFileSync(values.tokens!));
+const TOKENS: string[] = JSON.parse(Deno.readTextFileSync(values.tokens!)).slice(0, values.bots && Number(values.bots));
 const LANES = Number(values.lanes);
 const THINK_MS = Number(values["think-ms"]);
 const SECONDS = Number(values.seconds);

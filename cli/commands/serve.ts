@@ -10,6 +10,7 @@ import { DEFAULT_ROOM_CREATES_PER_SECOND } from "../../server/rooms/browser-room
 import process from "node:process";
 import { DEFAULT_GROUP_COMMIT } from "../../db/group-commit.ts";
 import type { Io } from "../io.ts";
+import { ServeError } from "../../server/http.ts";
 import { integerIn, jsonObject, oneOf, UsageError } from "../options.ts";
 import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
 import { NODE_ID } from "../../db/nodes.ts";
@@ -378,6 +379,7 @@ export function registerServe(program: Command, io: Io): void {
           `ludus: replay store: ${server.store.backend} at ${server.store.where}\n`,
         ].join(""),
       );
+      let evicted: string | undefined;
       await new Promise<void>((resolve) => {
         // A first signal stops cleanly: matches stay in the store for the next start. A second one during a
         // stop that waits on an unreachable store exits at once (only unacknowledged records are left out).
@@ -410,8 +412,14 @@ export function registerServe(program: Command, io: Io): void {
         };
         Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
         Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+        // Another process joined with this node id: this one has handed its matches over, and stops (exit 1).
+        server.cluster.onEvicted((why) => {
+          evicted = why;
+          stop("its node id is another process's now");
+        });
         watchSupervisor(() => stop("the launching process is gone"));
       });
+      if (evicted) throw new ServeError(evicted);
     });
 }
 

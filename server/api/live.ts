@@ -99,7 +99,8 @@ export function liveRoutes(matches: LiveMatches, cluster?: Cluster): ApiRoute {
           cluster!.peers().map((peer) => bus.ask<LiveSummary[]>(peer, "live.list", game, PEER_MS).catch(() => [])),
         );
         const all = [...live(game), ...theirs.flat()];
-        all.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+        // A peer's times came as JSON (text), this process's are Dates.
+        all.sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime());
         return { matches: all };
       });
       return true;

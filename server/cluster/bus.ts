@@ -107,7 +107,11 @@ export class Bus {
     this.flush = undefined;
     for (const [channel, batch] of this.outbox) {
       this.presence.publish(channel, batch).then(
-        () => (this.failing = false),
+        () => {
+          if (!this.failing) return;
+          this.failing = false;
+          for (const listener of this.recovered) listener();
+        },
         (error: Error) => {
           // Once while Redis is away, not once a batch.
           if (!this.failing) console.warn(`ludus: cluster bus: messages to peers are lost: ${error.message}`);
@@ -120,6 +124,15 @@ export class Bus {
 
   /** Set while publishing fails (Redis away). */
   private failing = false;
+  private readonly recovered = new Set<() => void>();
+
+  /**
+   * Told when messages go out again after Redis was away: what was sent meanwhile, either way, was lost, so what
+   * depends on it must be asked again.
+   */
+  onRecovered(listener: () => void): void {
+    this.recovered.add(listener);
+  }
 
   private receive(batch: Envelope[]): void {
     if (!Array.isArray(batch)) return;

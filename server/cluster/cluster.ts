@@ -34,7 +34,8 @@ export interface RoomsBackend {
 
 export class Cluster {
   private membership?: Membership;
-  private readonly movedListeners = new Set<(ids: readonly string[]) => void>();
+  private readonly movedListeners = new Set<(ids: readonly string[], to: NodeLife) => void>();
+  private readonly evictedListeners = new Set<(why: string) => void>();
   private readonly nodesListeners = new Set<(nodes: readonly NodeRecord[]) => void>();
 
   private constructor(
@@ -69,22 +70,33 @@ export class Cluster {
       node: this.options.node,
       leaseMs: this.options.leaseMs,
       shared: this.state.shared,
-      onRestored: (ids) => this.bus ? this.bus.broadcast("matches.moved", ids) : this.tellMoved(ids),
+      onRestored: (ids, to) => this.bus ? this.bus.broadcast("matches.moved", { ids, to }) : this.tellMoved(ids, to),
       onNodes: (nodes) => this.nodesListeners.forEach((listener) => listener(nodes)),
+      onEvicted: (why) => this.evictedListeners.forEach((listener) => listener(why)),
     });
     this.membership = membership;
-    this.bus?.on<string[]>("matches.moved", (ids) => this.tellMoved(ids));
+    this.bus?.on<{ ids: string[]; to: NodeLife }>("matches.moved", ({ ids, to }) => this.tellMoved(ids, to));
     this.bus?.on("nodes.changed", () => membership.refresh());
     return restored;
   }
 
-  private tellMoved(ids: readonly string[]): void {
-    for (const listener of this.movedListeners) listener(ids);
+  private tellMoved(ids: readonly string[], to: NodeLife): void {
+    for (const listener of this.movedListeners) listener(ids, to);
   }
 
-  /** Told of matches some process restored (taken over from a stopped peer, or its own after a restart). */
-  onMoved(listener: (ids: readonly string[]) => void): void {
+  /** Told of matches some process restored (taken over from a stopped peer, or its own after a restart), and where. */
+  onMoved(listener: (ids: readonly string[], to: NodeLife) => void): void {
     this.movedListeners.add(listener);
+  }
+
+  /** Told that another process joined with this node id: this one has handed its matches over and must stop. */
+  onEvicted(listener: (why: string) => void): void {
+    this.evictedListeners.add(listener);
+  }
+
+  /** Takes nothing more over from peers: the server stops (its lease is renewed until it leaves). */
+  quiesce(): void {
+    this.membership?.quiesce();
   }
 
   /** Told of the nodes at each look at the directory (every quarter of a lease). */
@@ -167,6 +179,7 @@ export class Cluster {
   /** Closes the connections to Redis (after the rooms, which use them, have stopped). */
   async close(): Promise<void> {
     await this.bus?.close().catch(() => {});
+    // With Redis, the presence's publishing client is the state's and the driver's too: shutting it down quits both.
     if (this.rooms) this.rooms.presence.shutdown();
     else await this.state.close();
   }

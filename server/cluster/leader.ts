@@ -33,7 +33,7 @@ export class Leadership {
   }
 
   begin(): void {
-    this.timer = setInterval(() => this.attempt(), Math.max(50, this.leaseMs / 3));
+    this.timer = setInterval(() => this.attempt(), this.every);
     this.attempt();
   }
 
@@ -45,28 +45,40 @@ export class Leadership {
   private attempt(): void {
     if (this.trying || this.stopped) return;
     this.trying = true;
+    // The lease runs from no earlier than the request's sending: the task is stopped before it could have lapsed.
+    const sent = performance.now();
     this.state.lease(this.name, this.holder, this.leaseMs).then(
-      (held) => this.settle(held),
-      // Redis unreachable: the lease may still be this process's; past its length it surely is not.
-      () => this.settle(performance.now() - this.heldAt < this.leaseMs ? "unknown" : false),
+      (held) => this.settle(held ? sent : undefined),
+      () => this.settle(performance.now() < this.heldAt + this.leaseMs - this.every ? "unknown" : undefined),
     ).finally(() => (this.trying = false));
   }
 
-  /** When the lease was last taken or renewed. */
-  private heldAt = -Infinity;
+  /** How often the lease is taken or renewed. */
+  private get every(): number {
+    return Math.max(50, this.leaseMs / 3);
+  }
 
-  private settle(held: boolean | "unknown"): void {
+  /** When the request that last took or renewed the lease was sent. */
+  private heldAt = -Infinity;
+  /** A task being stopped: a new one starts only once it has. */
+  private stopping?: Promise<void>;
+
+  /** `held`: when the lease was taken (undefined: another holds it, or it may have lapsed). */
+  private settle(held: number | undefined | "unknown"): void {
     if (this.stopped || held === "unknown") return;
-    if (held) this.heldAt = performance.now();
-    if (held && !this.task) {
-      this.task = this.make();
-      this.task.start();
-    } else if (!held && this.task) {
+    if (held !== undefined) {
+      this.heldAt = held;
+      if (!this.task && !this.stopping) {
+        this.task = this.make();
+        this.task.start();
+      }
+    } else if (this.task) {
       console.warn(
         `ludus: ${this.name}: this process no longer leads it (another does, or Redis is away); it stops here`,
       );
-      void this.task.stop();
+      const task = this.task;
       this.task = undefined;
+      this.stopping = Promise.resolve(task.stop()).finally(() => (this.stopping = undefined));
     }
   }
 
@@ -74,6 +86,7 @@ export class Leadership {
   async end(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    await this.stopping;
     await this.task?.stop();
     this.task = undefined;
     await this.state.release(this.name, this.holder).catch(() => {});

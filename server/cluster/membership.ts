@@ -42,17 +42,23 @@ export interface MembershipOptions {
   readonly leaseMs?: number;
   /** Whether this process shares the cluster's Redis with its peers (see NodeDirectory.join). */
   readonly shared: boolean;
-  /** Told of the matches this process restored (at start, or taken over from a lapsed peer). */
-  readonly onRestored?: (ids: readonly string[]) => void;
+  /** Told of the matches this process restored (at start, or taken over from a lapsed peer), with its life. */
+  readonly onRestored?: (ids: readonly string[], life: NodeLife) => void;
   /** Told of the nodes as each look at the directory found them. */
   readonly onNodes?: (nodes: readonly NodeRecord[]) => void;
+  /** Told that another process joined with this node id: this one has handed its matches over and must stop. */
+  readonly onEvicted?: (why: string) => void;
 }
+
+/** A lease no peer can ever see lapse: an embedded store is this process's alone. */
+const FOR_GOOD_MS = 100 * 365 * 24 * 3600_000;
 
 /**
  * This server process as a node of the match directory (db/nodes.ts): it joins, renews its lease, and takes
  * over the matches of peers whose lease lapsed, restoring them here. Should its own lease lapse (a stall longer
- * than the lease), it hands every match over and joins again as a new life, taking back what no peer took.
- * On an embedded store, which no other process can open, it only joins: there is nobody to take from or fence.
+ * than the lease), it hands every match over and joins again as a new life, taking back what no peer took; should
+ * another process join with its node id, it hands them over and stops. On an embedded store, which no other process
+ * can open, it only joins, for good, and takes every unfinished match: there is nobody to take from or fence.
  */
 export class Membership {
   private timer?: ReturnType<typeof setInterval>;
@@ -60,7 +66,11 @@ export class Membership {
   private url = "";
   private rooms: string | null = null;
   private stopped = false;
+  /** Set once the server stops: it renews its lease until it leaves, but takes nothing more over. */
+  private quiet = false;
   private peers: readonly NodeRecord[] = [];
+  /** Matches this life claimed but could not restore yet (the store failed meanwhile): tried again each tick. */
+  private unrestored: string[] = [];
 
   private constructor(
     private readonly store: ReplayStore,
@@ -80,11 +90,16 @@ export class Membership {
   ): Promise<{ membership: Membership; restored: Restored }> {
     checkNodeId(options.node);
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    const life = await store.nodes.join(options.node, { url: "", shared: options.shared, leaseMs });
+    const alone = store.backend === "pglite";
+    const life = await store.nodes.join(options.node, {
+      url: "",
+      shared: options.shared,
+      leaseMs: alone ? FOR_GOOD_MS : leaseMs,
+    });
     const membership = new Membership(store, matches, life, { ...options, leaseMs });
     store.writer.owner = life;
-    const restored = await membership.restore(await store.nodes.claim(life, { start: true }));
-    if (store.backend === "postgres") {
+    const restored = await membership.restore(await store.nodes.claim(life, { start: true, alone }));
+    if (!alone) {
       await membership.look();
       membership.timer = setInterval(() => membership.tick(), Math.max(50, leaseMs / 4));
     }
@@ -113,12 +128,19 @@ export class Membership {
     this.url = url;
     this.rooms = rooms;
     await this.store.nodes.advertise(this.life, url, rooms);
-    if (this.store.backend === "postgres") await this.look();
+    if (this.timer) await this.look();
   }
 
-  private async restore(ids: readonly string[]): Promise<Restored> {
+  /**
+   * Restores what this life claimed (what a failing store left unrestored before included); a failure leaves the
+   * rest for the next tick. Tells of what it restored.
+   */
+  private async restore(claimed: readonly string[]): Promise<Restored> {
+    const ids = [...new Set([...this.unrestored, ...claimed])];
+    this.unrestored = ids;
     const restored = await this.matches.restore(ids);
-    if (ids.length > 0) this.options.onRestored?.(ids);
+    this.unrestored = [];
+    if (ids.length > 0) this.options.onRestored?.(ids, this.life);
     return restored;
   }
 
@@ -127,28 +149,34 @@ export class Membership {
     this.options.onNodes?.(this.peers);
   }
 
-  /** Looks at the directory now, not at the next tick (a peer said it joined or left). */
+  /** Looks at the directory (and takes what lapsed peers left) now, not at the next tick: a peer joined or left. */
   refresh(): void {
-    if (!this.stopped && this.store.backend === "postgres") {
-      this.look().catch((error) => console.warn(`ludus: node ${this.life.node}: ${(error as Error).message}`));
-    }
+    this.tick();
+  }
+
+  /** Takes nothing more over from now on (the server stops); the lease is renewed until `leave`. */
+  quiesce(): void {
+    this.quiet = true;
   }
 
   /** Renews the lease, then takes over what lapsed peers left; one tick at a time. */
   private tick(): void {
-    if (this.ticking || this.stopped) return;
+    if (this.ticking || this.stopped || !this.timer) return;
     this.ticking = this.renewAndClaim()
       .catch((error) => console.warn(`ludus: node ${this.life.node}: ${(error as Error).message}`))
       .finally(() => (this.ticking = undefined));
   }
 
   private async renewAndClaim(): Promise<void> {
-    if (!await this.store.nodes.renew(this.life, this.leaseMs)) await this.rejoin();
+    const lease = await this.store.nodes.renew(this.life, this.leaseMs);
+    if (lease === "taken") return this.evicted();
+    if (lease === "lapsed") await this.rejoin();
     if (this.stopped) return;
+    if (this.quiet) return await this.look();
     const ids = await this.store.nodes.claim(this.life);
-    await this.look();
-    if (ids.length === 0) return;
     const { restored, failed } = await this.restore(ids);
+    await this.look();
+    if (restored.length + failed.length === 0) return;
     console.error(
       `ludus: node ${this.life.node} took over ${restored.length} matches of lapsed peers` +
         (failed.length ? ` (${failed.length} could not be restored and were closed)` : ""),
@@ -163,6 +191,7 @@ export class Membership {
         "matches over and joining again",
     );
     this.matches.handOverAll();
+    this.unrestored = [];
     this.life = await this.store.nodes.join(lapsed.node, {
       url: this.url,
       shared: this.options.shared,
@@ -173,14 +202,27 @@ export class Membership {
     await this.restore(await this.store.nodes.claim(this.life, { start: true }));
   }
 
+  /** Another process joined with this node id: two processes would take each other's matches for ever. This stops. */
+  private evicted(): void {
+    const why = `another server process joined as node ${this.life.node}: each process needs a node id of its own ` +
+      "(--node); this one hands its matches over and stops";
+    console.error(`ludus: ${why}`);
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.matches.handOverAll();
+    this.options.onEvicted?.(why);
+  }
+
   /**
    * Stops renewing and lets the lease lapse at once, so that peers take over at their next look what this
    * process leaves unfinished (a stop keeps its matches in the store).
    */
   async leave(): Promise<void> {
+    const evicted = this.stopped;
     this.stopped = true;
     clearInterval(this.timer);
     await this.ticking;
+    if (evicted) return; // the lease is another life's now
     await this.store.nodes.leave(this.life).catch((error) =>
       console.warn(`ludus: node ${this.life.node}: could not give up its lease: ${(error as Error).message}`)
     );

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import type { MatchOwner, NodeRecord } from "../../db/nodes.ts";
+import type { MatchOwner, NodeLife, NodeRecord } from "../../db/nodes.ts";
 import type { PlayerKind, TokenStore } from "../../db/tokens.ts";
 import type { Cluster } from "../cluster/cluster.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
@@ -78,7 +78,7 @@ export class Gateway {
     this.rates = new TokenRates(cluster.state, limits.tokenFramesPerSecond);
     const bus = cluster.bus;
     if (bus) {
-      this.host = new SeatsHost(bus, matches);
+      this.host = new SeatsHost(bus, matches, () => cluster.epoch);
       bus.on<SeatsNews>("seats.to", (news, from) => this.sessions.get(news.c)?.news(news, from));
       bus.on<string[]>("matches.playing", (ids) => this.playingHere(ids));
       bus.on<{ token: string; match: string; seats: number[] }>(
@@ -86,7 +86,13 @@ export class Gateway {
         ({ token, match, seats }, from) => this.take(token, match, from, seats),
       );
     }
-    cluster.onMoved((ids) => this.moved(ids));
+    cluster.onMoved((ids, to) => this.moved(ids, to));
+    // Frames between processes were lost while Redis was away: every seat on a peer is resumed there afresh.
+    cluster.bus?.onRecovered(() => {
+      for (const session of this.sessions.values()) {
+        for (const seats of session.remoteSeats()) session.moved(seats.match);
+      }
+    });
     cluster.onNodes((nodes) => this.nodesSeen(nodes));
   }
 
@@ -192,13 +198,15 @@ export class Gateway {
     this.lookInFlight = true;
     const ids = new Set<string>();
     for (const mine of this.finding.values()) for (const id of mine.keys()) ids.add(id);
-    const owners = new Map<string, MatchOwner>((await this.cluster.owners([...ids])).map((o) => [o.match, o]));
+    // The store away: nothing is found this time, but patience runs out all the same.
+    const found = await this.cluster.owners([...ids]).catch(() => undefined);
+    const owners = new Map<string, MatchOwner>((found ?? []).map((o) => [o.match, o]));
     // A stopped process's matches go to a peer within its lease; past that and a margin, the bot is told to ask again.
     const patience = 2 * this.cluster.leaseMs + 10_000;
     for (const [session, mine] of [...this.finding]) {
       for (const [match, since] of [...mine]) {
         if (!ids.has(match)) continue; // asked for while this look was under way: the next look has it
-        if (session.found(match, owners.get(match))) mine.delete(match);
+        if (found && session.found(match, owners.get(match))) mine.delete(match);
         else if (performance.now() - since > patience) {
           mine.delete(match);
           session.lost(match);
@@ -208,11 +216,18 @@ export class Gateway {
     }
   }
 
-  /** Matches a process restored (taken over, or back after a restart): their seats here are found again there. */
-  private moved(ids: readonly string[]): void {
+  /**
+   * Matches a process restored (taken over, or back after a restart): their seats here are found again there (but
+   * those attached to that life already).
+   */
+  private moved(ids: readonly string[], to: NodeLife): void {
     const moved = new Set(ids);
     for (const session of this.sessions.values()) {
-      for (const seats of session.remoteSeats()) if (moved.has(seats.match)) session.moved(seats.match);
+      for (const seats of session.remoteSeats()) {
+        if (moved.has(seats.match) && (seats.owner.node !== to.node || seats.owner.epoch !== to.epoch)) {
+          session.moved(seats.match);
+        }
+      }
     }
     if (this.finding.size > 0) this.lookSoon(0);
   }
@@ -226,7 +241,7 @@ export class Gateway {
       }
     }
     for (const node of nodes) {
-      if (node.node !== this.cluster.node) this.host?.dropNode(node.node, live.has(node.node) ? node.epoch : Infinity);
+      if (node.node !== this.cluster.node) this.host?.dropNode(node.node, live.get(node.node));
     }
   }
 

@@ -45,8 +45,11 @@ export type SeatsNews =
   | { readonly c: string; readonly done: string }
   /** The match is not played here (any more): find where it is now. */
   | { readonly c: string; readonly moved: string }
-  /** A `join` by this invite took a seat of this match (its frames follow), or was refused (its error went before). */
-  | { readonly c: string; readonly joined: string; readonly invite: string }
+  /**
+   * A `join` by this invite took a seat of this match (its frames follow; `epoch`: the life of the process playing
+   * it), or was refused (its error went before).
+   */
+  | { readonly c: string; readonly joined: string; readonly invite: string; readonly epoch: number }
   | { readonly c: string; readonly refused: string };
 
 /** The edge's side: a connection's seats in a match a peer plays. */
@@ -105,7 +108,7 @@ export class SeatsHost {
   /** By edge node, then connection id. */
   private readonly edges = new Map<string, Map<string, Held>>();
 
-  constructor(private readonly bus: Bus, private readonly matches: LiveMatches) {
+  constructor(private readonly bus: Bus, private readonly matches: LiveMatches, private readonly epoch: () => number) {
     bus.on<SeatsOp>("seats", (op, from) => this.handle(op, from));
   }
 
@@ -139,13 +142,13 @@ export class SeatsHost {
     };
   }
 
-  /** The connection's seats in `match`, made when `make` (a sit or a resume); undefined when the match is not here. */
+  /** The connection's seats in `match`, made if need be; undefined when the match is not played here. */
   private seats(from: string, conn: RemoteConnection, match: string): LocalSeats | undefined {
-    const held = this.held(from, conn);
-    const kept = held.seats.get(match);
+    const kept = this.edges.get(from)?.get(conn.id)?.seats.get(match);
     if (kept) return kept;
     const live = this.matches.get(match);
     if (!live || live.suspended) return undefined;
+    const held = this.held(from, conn);
     const seats = new LocalSeats(live, this.holder(from, held));
     held.seats.set(match, seats);
     return seats;
@@ -188,22 +191,15 @@ export class SeatsHost {
   private join(from: string, conn: RemoteConnection, invite: string, participant: Participant): void {
     try {
       const { match, invited } = this.matches.find(invite);
-      if (!invited) {
-        // A match id rather than an invite: a resume, as on the bot's own process.
-        this.tell(from, { c: conn.id, joined: match.id, invite });
-        return this.seats(from, conn, match.id)!.resume();
-      }
-      const mine = match.seatsOf(conn.tokenId);
-      if (mine.length > 0) {
-        throw new MatchRequestError(
-          "already_seated",
-          `this token already sits in seat ${mine.join(" and ")} of match ${match.id}; an invite is for another ` +
-            'player (for self-play, create the match with `"self"` opponents or queue with `selfPlay`)',
-        );
-      }
+      if (match.suspended) throw new MatchRequestError("unknown_match", `no live match or invite \`${invite}\``);
+      const joined = () => {
+        this.tell(from, { c: conn.id, joined: match.id, invite, epoch: this.epoch() });
+        return this.seats(from, conn, match.id)!;
+      };
+      // A match id rather than an invite: a resume, as on the bot's own process.
+      if (!invited) return joined().resume();
       const { seat } = this.matches.joinByInvite(invite, participant);
-      this.tell(from, { c: conn.id, joined: match.id, invite });
-      this.seats(from, conn, match.id)!.sit([seat]);
+      joined().sit([seat]);
     } catch (error) {
       const frame: ClientFrame = { type: "join", match: invite };
       this.tell(from, { c: conn.id, frame: refusalFrame(error, frame) ?? internalError(error, frame) });
@@ -213,15 +209,19 @@ export class SeatsHost {
 
   /**
    * Lets go of the seats held by `node`'s connections of lives before `epoch` (all of them without one): that life
-   * of the node is gone, and its connections with it. Each seat is held for its player to resume, as after a drop.
+   * of the node is over. Each seat is held for its player to resume, as after a drop; a connection that outlived its
+   * node's life (the node joined again after its lease lapsed) is told to find its match again, as its current life.
    */
-  dropNode(node: string, epoch = Infinity): void {
+  dropNode(node: string, epoch?: number): void {
     const conns = this.edges.get(node);
     if (!conns) return;
     for (const [id, held] of conns) {
-      if (held.conn.epoch >= epoch) continue;
+      if (epoch !== undefined && held.conn.epoch >= epoch) continue;
       conns.delete(id);
-      for (const seats of held.seats.values()) seats.close();
+      for (const [match, seats] of held.seats) {
+        seats.close();
+        if (epoch !== undefined) this.tell(node, { c: id, moved: match });
+      }
     }
     if (conns.size === 0) this.edges.delete(node);
   }

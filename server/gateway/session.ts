@@ -24,6 +24,16 @@ import { RateLimit } from "../rate-limit.ts";
 import { internalError, LocalSeats, refusalFrame, type SeatHolder, type Seats } from "./seats.ts";
 import { joinRemote, type RemoteConnection, RemoteSeats, type SeatsNews } from "./remote-seats.ts";
 
+/** How long a join waits for the peer playing the invite's match to answer. */
+const JOIN_ANSWER_MS = 5000;
+
+/** The refusal of a request about a match whose process is gone and whose new one is not known yet. */
+const moving = (match: string) =>
+  new MatchRequestError(
+    "server_stopping",
+    `match ${match} is being moved to another server process after its own stopped; try again shortly`,
+  );
+
 /** Close codes a bot can act on (4000-4999 are the application's). */
 export const CLOSE = {
   badToken: 4001,
@@ -62,8 +72,8 @@ export class BotSession {
   private readonly finding = new Map<string, ClientFrame[]>();
   /** Waiting tickets, with the slot each holds. */
   private readonly tickets = new Map<string, Slot>();
-  /** Joins by invite that a peer answers, with the slot each holds until it does. */
-  private readonly joining = new Map<string, Slot>();
+  /** Joins by invite that a peer answers, with the slot each holds until it does, and its wait for the answer. */
+  private readonly joining = new Map<string, { slot: Slot; timer: ReturnType<typeof setTimeout> }>();
   private readonly limit: RateLimit;
   private lastRateNotice = -Infinity;
   private closed = false;
@@ -293,13 +303,16 @@ export class BotSession {
     return seats;
   }
 
-  /** This connection's seats in `match`, played here or by a peer (as the directory last said). */
-  private seatsAt(match: string, owner: string): Seats | undefined {
+  /**
+   * This connection's seats in `match`, played here or by the peer `owner` (in its life `epoch`, as the directory
+   * said; else as this process last saw it).
+   */
+  private seatsAt(match: string, owner: string, epoch?: number): Seats | undefined {
     if (owner === this.gateway.cluster.node) {
       const live = this.gateway.matches.get(match);
       return live && !live.suspended ? this.local(live) : undefined;
     }
-    const life = this.gateway.cluster.lifeOf(owner);
+    const life = epoch === undefined ? this.gateway.cluster.lifeOf(owner) : { node: owner, epoch };
     const bus = this.gateway.cluster.bus;
     if (!life || !bus) return undefined;
     this.seated.get(match)?.close();
@@ -316,10 +329,16 @@ export class BotSession {
     return taken !== undefined;
   }
 
-  /** Takes a slot of the token's `maxMatches`, or says it is full. */
-  private async reserve(slot: Slot): Promise<boolean> {
+  /**
+   * Takes a slot of the token's `maxMatches`, or says it is full. `briefly`: given back at once (a request this
+   * process answers now, whose match then holds a slot of its own).
+   */
+  private async reserve(slot: Slot, briefly = false): Promise<boolean> {
     const held = await this.gateway.slots.reserve(this.bot!.id, slot, this.bot!.maxMatches);
-    if (held === true) return true;
+    if (held === true) {
+      if (briefly) queueMicrotask(() => this.gateway.slots.release(this.bot!.id, slot));
+      return true;
+    }
     this.error(
       "too_many_matches",
       `this token may be in ${this.bot!.maxMatches} matches or queues at once; it is in ${held}`,
@@ -364,23 +383,18 @@ export class BotSession {
   }
 
   private async create(frame: CreateFrame): Promise<void> {
-    const slot = pendingSlot();
-    if (!await this.reserve(slot)) return;
-    try {
-      const { type: _, agents, ...request } = frame;
-      const { match, seats } = this.gateway.matches.createPrivate(
-        {
-          ...request,
-          ...(agents && {
-            agents: Object.fromEntries(Object.entries(agents).map(([seat, agent]) => [seat, recordedAgent(agent)])),
-          }),
-        },
-        this.participant(),
-      );
-      this.local(match).announce(seats, true);
-    } finally {
-      this.gateway.slots.release(this.bot!.id, slot);
-    }
+    if (!await this.reserve(pendingSlot(), true)) return;
+    const { type: _, agents, ...request } = frame;
+    const { match, seats } = this.gateway.matches.createPrivate(
+      {
+        ...request,
+        ...(agents && {
+          agents: Object.fromEntries(Object.entries(agents).map(([seat, agent]) => [seat, recordedAgent(agent)])),
+        }),
+      },
+      this.participant(),
+    );
+    this.local(match).announce(seats, true);
   }
 
   private async join(matchOrInvite: string): Promise<void> {
@@ -392,31 +406,25 @@ export class BotSession {
     }
     if (found && !found.invited) return this.resume(found.match.id);
     if (found) {
-      const match = found.match;
-      const mine = match.seatsOf(this.bot!.id);
-      if (mine.length > 0) {
-        throw new MatchRequestError(
-          "already_seated",
-          `this token already sits in seat ${mine.join(" and ")} of match ${match.id}; an invite is for another ` +
-            'player (for self-play, create the match with `"self"` opponents or queue with `selfPlay`)',
-        );
-      }
-      const slot = pendingSlot();
-      if (!await this.reserve(slot)) return;
-      try {
-        const { seat } = this.gateway.matches.joinByInvite(matchOrInvite, this.participant());
-        this.local(match).sit([seat]);
-      } finally {
-        this.gateway.slots.release(this.bot!.id, slot);
-      }
+      if (found.match.seatsOf(this.bot!.id).length === 0 && !await this.reserve(pendingSlot(), true)) return;
+      const { match, seat } = this.gateway.matches.joinByInvite(matchOrInvite, this.participant());
+      this.local(match).sit([seat]);
       return;
     }
     // Not here: the invite of a match a peer plays, or a match id (a resume), or nothing at all.
     const owner = await this.gateway.cluster.ownerOfInvite(matchOrInvite);
     if (!owner) return this.resume(matchOrInvite);
+    if (!owner.live) throw moving(owner.match);
     const slot = pendingSlot();
     if (!await this.reserve(slot)) return;
-    this.joining.set(matchOrInvite, slot);
+    // The peer answers with the seat (`joined`, its frames after it) or the refusal; one that does not answer in
+    // time (it stopped meanwhile) is said so, and the slot given back.
+    const timer = setTimeout(() => {
+      if (this.releaseJoin(matchOrInvite)) {
+        this.reportFailure(moving(owner.match), { type: "join", match: matchOrInvite });
+      }
+    }, JOIN_ANSWER_MS);
+    this.joining.set(matchOrInvite, { slot, timer });
     joinRemote(this.gateway.cluster.bus!, owner.node, this.remote, matchOrInvite, this.participant());
   }
 
@@ -449,7 +457,7 @@ export class BotSession {
     const waiting = this.finding.get(matchId);
     if (!waiting) return true;
     if (owner && !owner.live) return false;
-    const seats = owner && this.seatsAt(matchId, owner.node);
+    const seats = owner && this.seatsAt(matchId, owner.node, owner.epoch);
     if (owner && !seats) return false; // claimed here, still being restored
     this.finding.delete(matchId);
     const then = () => {
@@ -472,11 +480,7 @@ export class BotSession {
   /** A match being found was not found in time: its frames are refused, saying why. */
   lost(matchId: string): void {
     if (!this.finding.delete(matchId)) return;
-    this.error(
-      "server_stopping",
-      `match ${matchId} is being moved to another server process after its own stopped; resume it again shortly`,
-      { match: matchId },
-    );
+    this.reportFailure(moving(matchId), { type: "resume", match: matchId });
   }
 
   /** Matches being found, for the gateway's next look at the directory. */
@@ -506,15 +510,18 @@ export class BotSession {
     else if ("joined" in news) {
       this.releaseJoin(news.invite);
       // Its seat is taken there already: only the connection's side is made.
-      if (!this.closed) this.seatsAt(news.joined, from);
+      if (!this.closed) this.seatsAt(news.joined, from, news.epoch);
     } else this.releaseJoin(news.refused);
   }
 
-  /** A peer answered a join (it took a seat there, or refused): its slot is let go. */
-  private releaseJoin(invite: string): void {
-    const slot = this.joining.get(invite);
+  /** A join a peer answered (it took a seat there, or refused) or never will: its slot is let go. False: none. */
+  private releaseJoin(invite: string): boolean {
+    const waiting = this.joining.get(invite);
+    if (!waiting) return false;
     this.joining.delete(invite);
-    if (slot) this.gateway.slots.release(this.bot!.id, slot);
+    clearTimeout(waiting.timer);
+    this.gateway.slots.release(this.bot!.id, waiting.slot);
+    return true;
   }
 
   /** A resume of a match that is not live anywhere: its `match_end` from the store, if the token sat in it. */
@@ -569,6 +576,7 @@ export class BotSession {
     this.closed = true;
     clearTimeout(this.authTimer);
     for (const ticket of [...this.tickets.keys()]) void this.cancelTicket(ticket).catch(() => {});
+    for (const invite of [...this.joining.keys()]) this.releaseJoin(invite);
     for (const seats of this.seated.values()) seats.close();
     this.seated.clear();
     this.finding.clear();

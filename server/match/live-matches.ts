@@ -246,18 +246,22 @@ export class LiveMatches {
   /**
    * Brings back unfinished matches from their logs: those of `ids` (what this process claimed, see
    * db/nodes.ts), or every one. A match whose log no longer replays (its game changed) is closed in the store
-   * with reason `error`.
+   * with reason `error`; a store that fails meanwhile throws, leaving the rest for a later try.
    */
   async restore(ids?: readonly string[]): Promise<{ restored: Match[]; failed: { id: string; error: string }[] }> {
     const store = this.options.store;
     const restored: Match[] = [];
     const failed: { id: string; error: string }[] = [];
-    if (!store || ids?.length === 0) return { restored, failed };
-    for (const record of await store.unfinished(ids)) {
+    // Those already here were restored by an earlier try (this one goes on where a failing store cut it short).
+    const wanted = ids?.filter((id) => !this.byId.has(id));
+    if (!store || wanted?.length === 0) return { restored, failed };
+    for (const record of await store.unfinished(wanted)) {
+      // The store failing here is not the match's fault: it throws, and the match is restored at the next try.
+      const steps = await store.steps(record.id);
       let match: Match | undefined;
       try {
         match = this.rebuild(record);
-        match.restore(record, await store.steps(record.id));
+        match.restore(record, steps);
         this.track(match);
         restored.push(match);
       } catch (error) {
@@ -507,13 +511,21 @@ export class LiveMatches {
     throw new MatchRequestError("unknown_match", `no live match or invite \`${idOrInvite}\``);
   }
 
-  /** Takes the first open seat of the match an invite names. */
+  /** Takes the first open seat of the match an invite names (for a bot, one whose token sits there yet). */
   joinByInvite(invite: string, participant: Participant): { match: Match; seat: number } {
     const { match, invited } = this.find(invite);
     if (!invited) {
       throw new MatchRequestError(
         "unknown_match",
         `\`${invite}\` is a match id; an open seat is taken with its invite`,
+      );
+    }
+    const mine = participant.tokenId === undefined ? [] : match.seatsOf(participant.tokenId);
+    if (mine.length > 0) {
+      throw new MatchRequestError(
+        "already_seated",
+        `this token already sits in seat ${mine.join(" and ")} of match ${match.id}; an invite is for another ` +
+          'player (for self-play, create the match with `"self"` opponents or queue with `selfPlay`)',
       );
     }
     const seat = match.openSeats()[0];

@@ -702,7 +702,8 @@ export class Match {
    * db/nodes.ts): nothing more of it is written or sent here, and its transports find it again where it went.
    */
   handOver(): void {
-    if (this.phase === "ended" || this.phase === "suspended") return;
+    // An end that is durable is nothing to move; one still being written is the next owner's to play again.
+    if (this.phase === "suspended" || this.handedOver || (this.phase === "ended" && this.unwritten === 0)) return;
     this.handedOver = true;
     // What waits to be durable is not sent: the new owner has it if it was written, and the seats resume there.
     this.outbox.length = 0;

@@ -292,6 +292,10 @@ export class Matchmaker {
    */
   private async seat(pool: string, group: readonly Ticket[], seats: number): Promise<boolean | "store down"> {
     const { game, variant, group: seedGroup } = group[0];
+    // The group's seed first: nothing may fail between taking the tickets and seating them.
+    const seed = seedGroup === undefined
+      ? undefined
+      : await this.cluster.state.groupSeed(pool, BigInt(`0x${randomBytes(8).toString("hex")}`).toString());
     if (!await this.cluster.state.takeTickets(pool, group.map((t) => t.id))) return false;
     // Random seat order: in asymmetric games (who bets first, who is the donor) nobody keeps an edge by queueing early.
     const order = Array.from({ length: seats }, (_, i) => i);
@@ -301,9 +305,6 @@ export class Matchmaker {
     }
     const bySeat = new Array<Ticket | undefined>(seats).fill(undefined);
     group.forEach((t, i) => (bySeat[order[i]] = t));
-    const seed = seedGroup === undefined
-      ? undefined
-      : await this.cluster.state.groupSeed(pool, BigInt(`0x${randomBytes(8).toString("hex")}`).toString());
     let match: Match;
     try {
       match = this.matches.create({

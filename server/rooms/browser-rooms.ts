@@ -280,6 +280,9 @@ export class BrowserRooms {
       this.opening.set(matchId, opened);
       try {
         await opened;
+      } catch (error) {
+        // Another process had it made meanwhile: that room is the one to join.
+        if (!await matchMaker.getRoomById(matchId)) throw error;
       } finally {
         this.opening.delete(matchId);
       }

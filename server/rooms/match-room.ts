@@ -71,11 +71,16 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
   /** A person who creates a private match takes this seat on joining, with the creating request's key. */
   private creatorSeat: number | null = null;
   private creatorKey?: string;
+  /** Whether this is its match's room on this process (see RoomContext.roomOpened). */
+  private counted = false;
 
   override onCreate(options: MatchRoomOptions & CreatorOptions & { context: RoomContext }): void {
     this.context = options.context;
     this.maxMessagesPerSecond = MESSAGES_PER_SECOND;
     this.match = options.matchId !== undefined ? this.context.liveMatch(options.matchId) : this.createPrivate(options);
+    // Two processes may ask this one for the room of one match at once: the second asks in vain, and joins the first.
+    if (!this.context.roomOpened(this.match.id)) throw new Error(`match ${this.match.id} has its room already`);
+    this.counted = true;
     this.roomId = this.match.id;
     this.setMetadata({ match: this.match.id });
     this.state = new MatchState();
@@ -174,6 +179,7 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
 
   override onDispose(): void {
     this.unsubscribe?.();
+    if (this.counted) this.context.roomClosed(this.match.id);
     // The creator never came (a closed tab, a reservation never used): nobody can take that seat now.
     if (this.creatorSeat !== null && !this.match.started) this.match.abort();
   }

@@ -11,6 +11,8 @@ import type { Matchmaker } from "../matchmaking/matchmaker.ts";
  */
 export class RoomContext {
   private readonly waitingByAddress = new Map<string, Set<Match>>();
+  /** Matches with a room on this process (one room a match, however many processes ask for it at once). */
+  private readonly rooms = new Set<string>();
 
   constructor(
     readonly matches: LiveMatches,
@@ -24,6 +26,17 @@ export class RoomContext {
     const match = this.matches.get(id);
     if (!match) throw new Error(`no live match \`${id}\``);
     return match;
+  }
+
+  /** Counts a room for the match; false when it has one already. */
+  roomOpened(matchId: string): boolean {
+    if (this.rooms.has(matchId)) return false;
+    this.rooms.add(matchId);
+    return true;
+  }
+
+  roomClosed(matchId: string): void {
+    this.rooms.delete(matchId);
   }
 
   /** A one-time ticket for a seat already claimed for a browser, which it redeems on joining the match's room. */

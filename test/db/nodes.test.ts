@@ -56,17 +56,29 @@ for (const backend of BACKENDS) {
         ]);
         expect((await store.unfinished(["m1"])).map((m) => m.id)).toEqual(["m1"]);
         // A lapsed lease is never renewed: the node must join again, as a new life that takes nothing of b's.
-        expect(await store.nodes.renew(a, LONG)).toBe(false);
-        expect(await store.nodes.renew(b, LONG)).toBe(true);
+        expect(await store.nodes.renew(a, LONG)).toBe("lapsed");
+        expect(await store.nodes.renew(b, LONG)).toBe("renewed");
         const again = await store.nodes.join("a", { url: "http://a", shared: true, leaseMs: LONG });
         expect(again.epoch).toBe(a.epoch + 1);
         expect(await store.nodes.claim(again, { start: true })).toEqual([]);
+        // The life before, still running somewhere with the same node id, learns that another took its name.
+        expect(await store.nodes.renew(a, LONG)).toBe("taken");
         await other.close();
       },
     );
 
+    it("drops what an earlier life of the process queued: a new life never writes it under its name", async () => {
+      const { store, a } = await twoNodes();
+      await store.writer.writeMatch(matchHeader("kept"));
+      // Queued, not yet written, when the process joins again as a new life.
+      const late = store.writer.appendStep(stepRow("kept", 1));
+      store.writer.owner = { node: "a", epoch: a.epoch + 1 };
+      await expect(late).rejects.toThrow(MatchMovedError);
+      expect(await store.steps("kept")).toEqual([]);
+    });
+
     it("gives a restarted node its earlier life's matches at once, and unowned ones, but no live peer's", async () => {
-      const { store, a, other } = await twoNodes();
+      const { store, a, other, lapse } = await twoNodes();
       await store.writer.writeMatch(matchHeader("mine"));
       await other.writeMatch(matchHeader("peers"));
       store.writer.owner = undefined; // a process that is not a server writes a match nobody owns
@@ -83,6 +95,14 @@ for (const backend of BACKENDS) {
       // Leaving lets the lease lapse at once: a peer takes the matches at its next look.
       await store.nodes.leave(restarted);
       expect((await store.nodes.claim((await store.nodes.nodes())[1])).sort()).toEqual(["mine", "nobodys"]);
+      // A process alone on its store (the embedded one) takes every unfinished match, whoever wrote it.
+      await lapse("b");
+      const alone = await store.nodes.join("c", { url: "http://c", shared: false, leaseMs: LONG });
+      expect((await store.nodes.claim(alone, { start: true, alone: true })).sort()).toEqual([
+        "mine",
+        "nobodys",
+        "peers",
+      ]);
       await other.close();
     });
   });

@@ -142,6 +142,37 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("ludus serv
     expect(cluster!.stderr()).toMatch(/SIGTERM: stopping the cluster's 2 processes/);
   });
 
+  it("stops the older of two processes started with one node id, once the newer has taken its matches", async () => {
+    const same = await freshDatabase();
+    const dirs = [1, 2].map((i) => mkdtempSync(join(tmpdir(), `ludus-twin-${i}-`)));
+    const args = (dir: string) => ["--data-dir", dir, "--database-url", same.url, "--node", "twin", "--lease", "2"];
+    const env = { REDIS_URL: process.env.REDIS_URL! };
+    try {
+      const older = await startServerProcess(args(dirs[0]), env);
+      const [token] = await createTokens({ dataDir: dirs[0], databaseUrl: same.url }, ["twin-bot"]);
+      const bot = await RawBot.connect(older.wsUrl, token);
+      bot.send({ type: "create", game: "ipd", opponents: { 1: "strategy:tit-for-tat" } });
+      const { match } = await bot.next("created");
+      const newer = await startServerProcess(args(dirs[1]), env);
+      expect(newer.stderr()).toMatch(/node twin \(epoch 2\)/);
+      expect(await older.exited).toBe(1);
+      expect(older.stderr()).toMatch(
+        /another server process joined as node twin: each process needs a node id of its own/,
+      );
+      // The newer plays the match on.
+      const again = await RawBot.connect(newer.wsUrl, token);
+      expect((await again.next("welcome", () => true, { from: 0 })).matches).toEqual([match]);
+      again.send({ type: "resume", match });
+      expect((await again.next("match_start")).resumed).toBe(true);
+      again.close();
+      newer.child.kill("SIGKILL");
+      await newer.exited;
+    } finally {
+      await same.drop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a cluster without PostgreSQL and Redis, saying what is missing", async () => {
     const alone = await runLudus(["serve", "--cluster", "2", "--data-dir", dataDir], { REDIS_URL: "" });
     expect(alone.code).toBe(2);
