@@ -8,7 +8,7 @@ import { ReplayStore } from "../../db/store.ts";
 import type { ClientFrame } from "../../protocol/frames.ts";
 import { buildWebApp, launchBrowser, openPage, playToEnd, screenshot } from "../support/browser.ts";
 import { createTokens } from "../support/tokens.ts";
-import { DocsBot } from "../support/docs-bot.ts";
+import { DocsBot, expectNothingLost } from "../support/docs-bot.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { freePort, runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { freshDatabase } from "../support/stores.ts";
@@ -334,24 +334,9 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
         await node.server!.exited;
       }
 
-      for (const bot of bots) {
-        const why = bot.errors.slice(0, 2).map((e) => `${JSON.stringify(e)}\n${bot.trace.get(e.match!)?.join("\n")}`);
-        expect(bot.errors, why.join("\n")).toEqual([]);
-      }
       const store = await ReplayStore.open({ dataDir: nodes[0].dataDir, databaseUrl: db.url });
       try {
-        expect((await store.unfinished()).map((m) => m.id)).toEqual([]);
-        for (const bot of bots) {
-          for (const [match, seqs] of bot.acked) {
-            const stored = new Map((await store.steps(match)).map((s) => [s.seq, s.action]));
-            for (const [seq, action] of seqs) expect(stored.get(seq), `${match} seq ${seq}`).toEqual(action);
-          }
-          for (const [match, ends] of bot.ends) {
-            const record = (await store.match(match))!;
-            expect(record.endReason, `${match}: ${record.error}`).toBe("completed");
-            for (const end of ends.values()) expect(end.returns).toEqual(record.returns);
-          }
-        }
+        await expectNothingLost(store, bots);
         // Who finished what: the killed node's matches ended on a survivor.
         const owners = await store.sql.query<{ owner: string; n: number }>(
           "SELECT owner, count(*)::integer AS n FROM matches GROUP BY owner ORDER BY owner",

@@ -1,4 +1,6 @@
 import { Packr } from "msgpackr";
+import { expect } from "vitest";
+import type { ReplayStore } from "../../db/store.ts";
 import WebSocket from "ws";
 import { Rng } from "../../games/core/rng.ts";
 import { randomAction } from "../../clients/sdk/random.ts";
@@ -243,6 +245,30 @@ export class DocsBot {
       this.starting++;
       this.started++;
       this.send(frame);
+    }
+  }
+}
+
+/**
+ * What bots that lived through kills must find in the store: no error they did not expect, no match left
+ * unfinished, every acknowledged action stored as acknowledged, every match they saw end stored as completed with
+ * the returns they were told.
+ */
+export async function expectNothingLost(store: ReplayStore, bots: readonly DocsBot[]): Promise<void> {
+  for (const bot of bots) {
+    const why = bot.errors.slice(0, 2).map((e) => `${JSON.stringify(e)}\n${bot.trace.get(e.match!)?.join("\n")}`);
+    expect(bot.errors, why.join("\n")).toEqual([]);
+  }
+  expect((await store.unfinished()).map((m) => m.id)).toEqual([]);
+  for (const bot of bots) {
+    for (const [match, seqs] of bot.acked) {
+      const stored = new Map((await store.steps(match)).map((s) => [s.seq, s.action]));
+      for (const [seq, action] of seqs) expect(stored.get(seq), `${match} seq ${seq}`).toEqual(action);
+    }
+    for (const [match, ends] of bot.ends) {
+      const record = (await store.match(match))!;
+      expect(record.endReason, `${match}: ${record.error}`).toBe("completed");
+      for (const end of ends.values()) expect(end.returns).toEqual(record.returns);
     }
   }
 }
