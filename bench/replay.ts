@@ -2,9 +2,9 @@
  * The replay store's write and export paths, on PGlite (a temporary data directory) and on PostgreSQL
  * (a fresh database on the server of DATABASE_URL, dropped afterwards).
  *
- * Group commit: `--matches` live matches in this process, each a closed loop that writes its match row,
- * then its decisions one at a time, each awaited until durable (as the server acknowledges a decision),
- * then its end row, and starts the next match. Rows come from real IPD and Kuhn poker games
+ * Group commit: `--matches` live matches in this process (as a server process, owning them), each a closed
+ * loop that writes its match row, then its decisions one at a time, each awaited until durable (as the server
+ * acknowledges a decision), then its end row, and starts the next match. Rows come from real IPD and Kuhn poker games
  * (bench/replay/workload.ts). Measured for each `--windows` value of GroupCommitOptions.windowMs:
  * durable steps/s, the wait for durability (p50/p99/max), writes (statements and COPYs) and steps per write.
  *
@@ -106,10 +106,12 @@ interface GroupCommitFigures extends LiveMatchesResult {
 }
 
 async function groupCommit(store: ReplayStore): Promise<LiveMatchesResult[]> {
+  const owner = await store.nodes.join("bench", { url: "http://127.0.0.1", shared: false, leaseMs: 3_600_000 });
   const run = (windowMs: number, seconds: number) =>
     runLiveMatches({
       sql: store.sql,
       writerId: store.writerId,
+      owner,
       scripts,
       matches: MATCHES,
       windowMs,

@@ -92,19 +92,25 @@ const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0
  * atomic without BEGIN/COMMIT round trips, and both backends parse the JSON parameters the same way.
  * Steps already present are skipped (a retry after a lost reply); the count tells if any were. A match
  * closed in error stays closed: a row of it queued before the failure may commit after `closeInError`.
- * Only the match's owner writes (`$4`, `$5`, see db/nodes.ts): the rows of a stored match the batch touches are
- * locked first (`held`), so a peer taking the match over waits for this batch, and a batch that comes after it
- * writes nothing of that match and names it in `moved`.
+ * `fenced` (a server process on PostgreSQL, which several processes may share): only a live owner writes. The
+ * batch holds its owner life's node row (`$4`, `$5`, see db/nodes.ts) while its lease runs, and writes nothing
+ * when it does not: a peer takes a lapsed life's matches only after locking that row, so a batch of the lapsed
+ * owner lands before its matches change hands or not at all (`owned` says which). However many matches the batch
+ * touches, the fence is one lookup in a table of a few rows. The embedded store belongs to one
+ * process: nobody can take its matches. A match row is kept from being overwritten by another owner's either way.
  */
-const WRITE_BATCH = `
-WITH held AS (
-  SELECT id, owner IS NOT DISTINCT FROM $4 AND owner_epoch IS NOT DISTINCT FROM $5::integer AS ours FROM matches
-  WHERE id IN (SELECT id FROM json_to_recordset($1::text::json) AS r(id text)
-    UNION SELECT match_id FROM json_to_recordset($2::text::json) AS r(match_id text))
-  ORDER BY id FOR SHARE
-), m AS (
+function writeBatch(fenced: boolean): string {
+  const onlyIfOwned = fenced ? "\n  WHERE EXISTS (SELECT FROM fence)" : "";
+  return `
+WITH ${
+    fenced
+      ? `fence AS (
+  SELECT FROM nodes WHERE id = $4 AND epoch = $5::integer AND lease_until > clock_timestamp() FOR KEY SHARE
+), `
+      : ""
+  }m AS (
   INSERT INTO matches (${names(MATCH_COLUMNS)})
-  SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCH_COLUMNS})
+  SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCH_COLUMNS})${onlyIfOwned}
   ON CONFLICT (id) DO UPDATE SET seats = EXCLUDED.seats, statuses = EXCLUDED.statuses,
     returns = EXCLUDED.returns, end_reason = EXCLUDED.end_reason, culprit = EXCLUDED.culprit,
     steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, error = EXCLUDED.error
@@ -113,8 +119,7 @@ WITH held AS (
   RETURNING 1
 ), s AS (
   INSERT INTO steps (${names(STEP_COLUMNS)})
-  SELECT * FROM json_to_recordset($2::text::json) AS r(${STEP_COLUMNS})
-  WHERE r.match_id NOT IN (SELECT id FROM held WHERE NOT ours)
+  SELECT * FROM json_to_recordset($2::text::json) AS r(${STEP_COLUMNS})${onlyIfOwned}
   ON CONFLICT (match_id, seq) DO NOTHING
   RETURNING 1
 ), p AS (
@@ -123,7 +128,9 @@ WITH held AS (
   ON CONFLICT (id) DO UPDATE SET details = EXCLUDED.details WHERE players.details IS DISTINCT FROM EXCLUDED.details
 )
 SELECT (SELECT count(*) FROM s)::integer AS inserted,
-  (SELECT coalesce(json_agg(id), '[]') FROM held WHERE NOT ours)::text AS moved`;
+  ${fenced ? "EXISTS (SELECT FROM fence)" : "true"} AS owned`;
+}
+const WRITE_BATCH = { fenced: writeBatch(true), alone: writeBatch(false) };
 
 function matchRow(m: MatchRecord, owner: NodeLife | undefined): Record<string, unknown> {
   return {
@@ -532,17 +539,14 @@ export class GroupCommit {
         const matches = JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner)));
         const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
         const players = this.unseenPlayers(batch);
-        const [written] = await this.sql.prepared<{ inserted: number; moved: string }>(WRITE_BATCH, [
-          matches,
-          rows,
-          JSON.stringify(players),
-          owner?.node ?? null,
-          owner === undefined ? null : String(owner.epoch),
-        ]);
+        const fenced = this.sql.backend === "postgres" && owner !== undefined;
+        const [written] = await this.sql.prepared<{ inserted: number; owned: boolean }>(
+          fenced ? WRITE_BATCH.fenced : WRITE_BATCH.alone,
+          [matches, rows, JSON.stringify(players), ...(fenced ? [owner.node, String(owner.epoch)] : [])],
+        );
         for (const player of players) this.seenPlayers.set(player.id, JSON.stringify(player.details));
-        moved = new Set(JSON.parse(written.moved) as string[]);
-        const kept = moved.size ? steps.filter((s) => !moved.has(s.matchId)) : steps;
-        if (written.inserted < kept.length) conflicts = await this.conflicts(kept);
+        if (!written.owned) moved = matchIds(batch);
+        else if (written.inserted < steps.length) conflicts = await this.conflicts(steps);
       }
     } catch (caught) {
       return { error: caught ?? new Error("the replay store failed without saying why") };

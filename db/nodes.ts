@@ -139,8 +139,8 @@ export class NodeDirectory {
    * earlier lives and those nobody owns (written before there were owners, or by a process that is not a
    * server), up to `limit`; `alone` (a store only this process can open): every unfinished match. Returns their
    * ids, oldest first. The lapsed nodes' rows are locked first, so a renewal racing this waits and then finds its
-   * lease lapsed; group commit's writes lock the match rows they write, so a lapsed owner's batch lands before the
-   * match changes hands or not at all.
+   * lease lapsed; group commit's batches hold their life's row and write only while its lease runs, so a lapsed owner's
+   * batch lands before its matches change hands or not at all.
    */
   async claim(life: NodeLife, { start = false, alone = false, limit = 100_000 } = {}): Promise<string[]> {
     return await this.sql.transaction(async (tx) => {

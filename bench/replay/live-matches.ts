@@ -1,5 +1,6 @@
 import { GroupCommit } from "../../db/group-commit.ts";
 import type { Sql } from "../../db/sql.ts";
+import type { NodeLife } from "../../db/nodes.ts";
 import { Histogram, type LatencySummary } from "../selfplay/histogram.ts";
 import { type CoresBusy, measureCores } from "./cpu.ts";
 import { matchRecord, type MatchScript, newMatchId, stepRow } from "./workload.ts";
@@ -63,11 +64,13 @@ class MeteredSql {
  * `matches` live matches in one process, each a closed loop over the store's group commit (the same
  * class as `ReplayStore.writer`, here with the window under test): the match's start row, its decisions
  * one by one (each awaited until durable, as the server acknowledges a decision), its end row, then
- * the next match. Measures `seconds` after `warmup` seconds.
+ * the next match. It writes as `owner`, as a server process does (on PostgreSQL each write is then fenced by the
+ * owner's lease, db/group-commit.ts). Measures `seconds` after `warmup` seconds.
  */
 export async function runLiveMatches(options: {
   readonly sql: Sql;
   readonly writerId: string;
+  readonly owner: NodeLife;
   readonly scripts: readonly MatchScript[];
   readonly matches: number;
   readonly windowMs: number;
@@ -76,6 +79,7 @@ export async function runLiveMatches(options: {
 }): Promise<LiveMatchesResult> {
   const metered = new MeteredSql(options.sql);
   const writer = new GroupCommit(metered.sql, options.writerId, { windowMs: options.windowMs });
+  writer.owner = options.owner;
   const stepWait = new Histogram();
   const matchWait = new Histogram();
   let measuring = false;

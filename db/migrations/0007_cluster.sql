@@ -21,8 +21,8 @@ CREATE TABLE nodes (
   started_at   timestamptz NOT NULL
 );
 
--- The live match's owner: the node playing it and the epoch that took it. Only the owner writes its records
--- (group commit checks), so a stalled owner that lost its lease cannot add to a log a peer took over. Null for
+-- The live match's owner: the node playing it and the epoch that took it. Only the owner writes its records, and
+-- only while its lease runs (group commit checks), so a stalled owner cannot add to a log a peer took over. Null for
 -- a match written before this migration, or by a process that is not a server.
 ALTER TABLE matches ADD COLUMN owner text;
 ALTER TABLE matches ADD COLUMN owner_epoch integer;

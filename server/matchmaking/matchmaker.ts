@@ -84,7 +84,7 @@ export class Matchmaker {
     string,
     { readonly ticket: NewTicket; readonly seated: Seated; fill?: ReturnType<typeof setTimeout> }
   >();
-  /** Per pool: its next pairing, or its retry while the store refuses matches. */
+  /** Per pool, its next pairing soon and its next pairing later (see pairSoon). */
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly pairing: PairingRule;
   /** Names this process as a pool's pairing lease holder. */
@@ -205,13 +205,17 @@ export class Matchmaker {
     });
   }
 
-  /** Pairs `pool` after `ms`, once however often asked. */
+  /**
+   * Pairs `pool` after `ms`, once however often asked. A pairing asked for soon (a ticket came, another process was
+   * pairing) is not held back by one asked for later (a rule's bands to widen, a store to come back).
+   */
   private pairSoon(pool: string, ms: number): void {
-    if (this.closed || this.timers.has(pool)) return;
+    const key = `${ms <= PAIRING_BUSY_MS ? "soon" : "later"} ${pool}`;
+    if (this.closed || this.timers.has(key)) return;
     this.timers.set(
-      pool,
+      key,
       setTimeout(() => {
-        this.timers.delete(pool);
+        this.timers.delete(key);
         this.guard(this.pair(pool));
       }, ms),
     );

@@ -67,6 +67,21 @@ for (const backend of BACKENDS) {
       },
     );
 
+    it.skipIf(backend === "pglite")(
+      "refuses a lapsed owner's writes before any peer takes its matches: they are a peer's to take from then on",
+      async () => {
+        const { store, a, b, lapse } = await twoNodes();
+        await store.writer.writeMatch(matchHeader("m1"));
+        await lapse("a");
+        await expect(store.writer.appendStep(stepRow("m1", 1))).rejects.toThrow(MatchMovedError);
+        await expect(store.writer.writeMatch(matchHeader("m2"))).rejects.toThrow(MatchMovedError);
+        expect(await store.steps("m1")).toEqual([]);
+        expect(await store.unfinished(["m2"])).toEqual([]);
+        expect(await store.nodes.claim(b)).toEqual(["m1"]);
+        expect(await store.nodes.renew(a, LONG)).toBe("lapsed");
+      },
+    );
+
     it("drops what an earlier life of the process queued: a new life never writes it under its name", async () => {
       const { store, a } = await twoNodes();
       await store.writer.writeMatch(matchHeader("kept"));
