@@ -92,10 +92,10 @@ const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0
  * atomic without BEGIN/COMMIT round trips, and both backends parse the JSON parameters the same way.
  * Steps already present are skipped (a retry after a lost reply); the count tells if any were. A match
  * closed in error stays closed: a row of it queued before the failure may commit after `closeInError`.
- * `fenced` (a server process on PostgreSQL, which several processes may share): only a live owner writes. The
- * batch holds its owner life's node row (`$4`, `$5`, see db/nodes.ts) while its lease runs, and writes nothing
- * when it does not: a peer takes a lapsed life's matches only after locking that row, so a batch of the lapsed
- * owner lands before its matches change hands or not at all (`owned` says which). However many matches the batch
+ * `fenced` (a server process on PostgreSQL, which several processes may share): only the owner writes. The
+ * batch holds its owner life's node row (`$4`, `$5`, see db/nodes.ts) while no peer took that life over, and writes
+ * nothing once one did: a peer takes a lapsed life's matches only after locking that row and marking it taken over,
+ * so a batch of the lapsed owner lands before its matches change hands or not at all (`owned` says which). However many matches the batch
  * touches, the fence is one lookup in a table of a few rows. The embedded store belongs to one
  * process: nobody can take its matches. A match row is kept from being overwritten by another owner's either way.
  */
@@ -105,7 +105,7 @@ function writeBatch(fenced: boolean): string {
 WITH ${
     fenced
       ? `fence AS (
-  SELECT FROM nodes WHERE id = $4 AND epoch = $5::integer AND lease_until > clock_timestamp() FOR KEY SHARE
+  SELECT FROM nodes WHERE id = $4 AND epoch = $5::integer AND taken_at IS NULL FOR KEY SHARE
 ), `
       : ""
   }m AS (

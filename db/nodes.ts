@@ -2,8 +2,10 @@ import { type Sql, textArray } from "./sql.ts";
 
 /**
  * The match directory: the server processes sharing a store (nodes) and which of them plays each live match
- * (`matches.owner`). A node holds a lease it renews; once the lease lapses it can never be renewed, so a peer
- * that sees it lapsed may take the node's matches, and the node, if it was only stalled, must join again.
+ * (`matches.owner`). A node holds a lease it renews; once the lease lapsed, a peer that sees it may take the node's
+ * matches, marking that life taken over. A life taken over can never renew: the node, if it was only stalled, must
+ * join again. A life nobody took over renews a lapsed lease and plays on (a store outage lapses every lease at once,
+ * and a process alone on its store has nobody to hand over to).
  */
 
 /** One life of a node: its id and the epoch it joined as. Records are written for this owner only. */
@@ -92,7 +94,7 @@ export class NodeDirectory {
         `INSERT INTO nodes (id, epoch, url, shared, lease_until, started_at)
          VALUES ($1, 1, $2, $3, clock_timestamp() + $4 * interval '1 millisecond', clock_timestamp())
          ON CONFLICT (id) DO UPDATE SET epoch = nodes.epoch + 1, url = EXCLUDED.url, shared = EXCLUDED.shared,
-           rooms = NULL, lease_until = EXCLUDED.lease_until, started_at = EXCLUDED.started_at
+           rooms = NULL, lease_until = EXCLUDED.lease_until, started_at = EXCLUDED.started_at, taken_at = NULL
          RETURNING epoch`,
         [node, options.url, options.shared, options.leaseMs],
       );
@@ -101,19 +103,23 @@ export class NodeDirectory {
   }
 
   /**
-   * Extends the lease by `leaseMs` from now: "renewed"; or "lapsed" when it had (the node's matches may be a
-   * peer's already, and it must join again before it writes anything more); or "taken" when a newer life of the
-   * node joined meanwhile (another process runs with this node id).
+   * Extends the lease by `leaseMs` from now: "renewed"; "revived" when it had lapsed but no peer took the life
+   * over (it plays on, its matches still its own); "taken-over" when a peer took its matches (the node must join
+   * again before it writes anything more); or "superseded" when a newer life of the node joined meanwhile (another
+   * process runs with this node id).
    */
-  async renew(life: NodeLife, leaseMs: number): Promise<"renewed" | "lapsed" | "taken"> {
-    const rows = await this.sql.query(
+  async renew(life: NodeLife, leaseMs: number): Promise<"renewed" | "revived" | "taken-over" | "superseded"> {
+    // `was` is the row as it stood before this update: whether the lease still ran.
+    const rows = await this.sql.query<{ ran: boolean }>(
       `UPDATE nodes SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'
-       WHERE id = $1 AND epoch = $2 AND lease_until > clock_timestamp() RETURNING 1`,
+       FROM nodes was
+       WHERE nodes.id = $1 AND nodes.epoch = $2 AND nodes.taken_at IS NULL AND was.id = nodes.id
+       RETURNING was.lease_until > clock_timestamp() AS ran`,
       [life.node, life.epoch, leaseMs],
     );
-    if (rows.length === 1) return "renewed";
+    if (rows.length === 1) return rows[0].ran ? "renewed" : "revived";
     const [now] = await this.sql.query<{ epoch: number }>("SELECT epoch FROM nodes WHERE id = $1", [life.node]);
-    return now && now.epoch > life.epoch ? "taken" : "lapsed";
+    return now && now.epoch > life.epoch ? "superseded" : "taken-over";
   }
 
   /** Records where the node is reached (known once it listens) and its browser rooms' process id. */
@@ -138,9 +144,9 @@ export class NodeDirectory {
    * Takes the unfinished matches of nodes whose lease lapsed, and with `start` also those of this node's
    * earlier lives and those nobody owns (written before there were owners, or by a process that is not a
    * server), up to `limit`; `alone` (a store only this process can open): every unfinished match. Returns their
-   * ids, oldest first. The lapsed nodes' rows are locked first, so a renewal racing this waits and then finds its
-   * lease lapsed; group commit's batches hold their life's row and write only while its lease runs, so a lapsed owner's
-   * batch lands before its matches change hands or not at all.
+   * ids, oldest first. The lapsed nodes' rows are locked and their lives marked taken over first, so a renewal
+   * racing this waits and then finds its life taken over; group commit's batches hold their life's row and write
+   * only while it is not taken over, so a lapsed owner's batch lands before its matches change hands or not at all.
    */
   async claim(life: NodeLife, { start = false, alone = false, limit = 100_000 } = {}): Promise<string[]> {
     return await this.sql.transaction(async (tx) => {
@@ -149,6 +155,10 @@ export class NodeDirectory {
         [life.node],
       );
       const from = lapsed.map((n) => n.id);
+      await tx.query(
+        "UPDATE nodes SET taken_at = clock_timestamp() WHERE id = ANY($1::text[]) AND taken_at IS NULL",
+        [textArray(from)],
+      );
       if (start) from.push(life.node);
       const rows = await tx.query<{ id: string }>(
         `UPDATE matches SET owner = $1, owner_epoch = $2

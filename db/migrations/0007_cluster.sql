@@ -6,8 +6,9 @@ CREATE TABLE cluster (id text NOT NULL);
 INSERT INTO cluster (id) VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 16));
 
 -- A server process, by its node id (stable across its restarts), with the epoch of its current life. It holds
--- a lease it renews; a lease that lapsed is never renewed (the process must join again, as a new epoch), so
--- once a peer sees it lapsed the process's matches are the peer's to take.
+-- a lease it renews; once the lease lapsed, a peer may take the process's matches (and marks the life taken over).
+-- A life taken over is never renewed: the process must join again, as a new epoch. One whose lease lapsed but that
+-- nobody took over (its store was away, or it has no peers) renews it and plays on.
 CREATE TABLE nodes (
   id           text PRIMARY KEY,
   epoch        integer NOT NULL,
@@ -18,11 +19,13 @@ CREATE TABLE nodes (
   -- Its browser rooms' process id in Colyseus's matchmaker, so a match's room is made where the match is played.
   rooms        text,
   lease_until  timestamptz NOT NULL,
-  started_at   timestamptz NOT NULL
+  started_at   timestamptz NOT NULL,
+  -- When a peer took this life's matches over; null while none did.
+  taken_at     timestamptz
 );
 
 -- The live match's owner: the node playing it and the epoch that took it. Only the owner writes its records, and
--- only while its lease runs (group commit checks), so a stalled owner cannot add to a log a peer took over. Null for
+-- only while no peer took its life over (group commit checks), so a stalled owner cannot add to a log a peer took. Null for
 -- a match written before this migration, or by a process that is not a server.
 ALTER TABLE matches ADD COLUMN owner text;
 ALTER TABLE matches ADD COLUMN owner_epoch integer;

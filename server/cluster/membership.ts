@@ -56,7 +56,8 @@ const FOR_GOOD_MS = 100 * 365 * 24 * 3600_000;
 /**
  * This server process as a node of the match directory (db/nodes.ts): it joins, renews its lease, and takes
  * over the matches of peers whose lease lapsed, restoring them here. Should its own lease lapse (a stall longer
- * than the lease), it hands every match over and joins again as a new life, taking back what no peer took; should
+ * than the lease, or a store that was away) it renews it if no peer took its matches meanwhile, and plays on; if one
+ * did, it hands every match over and joins again as a new life, taking back what no peer took; should
  * another process join with its node id, it hands them over and stops. On an embedded store, which no other process
  * can open, it only joins, for good, and takes every unfinished match: there is nobody to take from or fence.
  */
@@ -169,8 +170,14 @@ export class Membership {
 
   private async renewAndClaim(): Promise<void> {
     const lease = await this.store.nodes.renew(this.life, this.leaseMs);
-    if (lease === "taken") return this.evicted();
-    if (lease === "lapsed") await this.rejoin();
+    if (lease === "superseded") return this.evicted();
+    if (lease === "taken-over") await this.rejoin();
+    if (lease === "revived") {
+      console.warn(
+        `ludus: node ${this.life.node}: its lease had lapsed (no renewal for over ${this.leaseMs} ms) and no peer ` +
+          "took its matches: renewed, it plays on",
+      );
+    }
     if (this.stopped) return;
     if (this.quiet) return await this.look();
     const ids = await this.store.nodes.claim(this.life);
@@ -183,12 +190,12 @@ export class Membership {
     );
   }
 
-  /** The lease lapsed: every match may be a peer's now. Hands them all over, then joins as a new life. */
+  /** A peer took this life over: any match may be a peer's now. Hands them all over, then joins as a new life. */
   private async rejoin(): Promise<void> {
     const lapsed = this.life;
     console.warn(
-      `ludus: node ${lapsed.node}: its lease lapsed (the process stalled for over ${this.leaseMs} ms): handing its ` +
-        "matches over and joining again",
+      `ludus: node ${lapsed.node}: its lease lapsed (no renewal for over ${this.leaseMs} ms) and a peer took its ` +
+        "matches over: handing them over and joining again",
     );
     this.matches.handOverAll();
     this.unrestored = [];

@@ -7,10 +7,11 @@ import { until } from "../support/until.ts";
 
 /**
  * A server process whose lease lapses while it runs (a stall longer than the lease, made here by ageing the lease
- * in the store) must assume a peer took its matches: it puts them to rest and joins again as a new life that takes
- * back what no peer took. Its bot's connection stays open and is given the match again where it now lives (here:
- * the new life of the same process), as a `match_start` with `resumed: true` that it did not have to ask for,
- * then its open turn. The match finishes, and every decision acknowledged before and after is in the store once.
+ * in the store) and whose matches a peer took meanwhile (a stand-in peer, written into the store, that then dies
+ * at once) puts its matches to rest and joins again as a new life, which takes back what the lapsed peer left.
+ * Its bot's connection stays open and is given the match again where it now lives (here: the new life of the same
+ * process), as a `match_start` with `resumed: true` that it did not have to ask for, then its open turn. The match
+ * finishes, and every decision acknowledged before and after is in the store once.
  */
 describe.skipIf(!process.env.DATABASE_URL)("a server whose lease lapses while it runs (postgres)", () => {
   let test: TestServer | undefined;
@@ -37,9 +38,18 @@ describe.skipIf(!process.env.DATABASE_URL)("a server whose lease lapses while it
     const open = await bot.next("turn");
 
     const from = bot.frames.length;
+    // What a peer's claim does, in one statement so that the server cannot renew in between: it marks the lapsed
+    // life taken over and makes the match its own. Its own lease has lapsed too: it died once it had the match.
     await server.store.sql.query(
-      "UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second' WHERE id = $1",
-      [server.cluster.node],
+      `WITH peer AS (
+         INSERT INTO nodes (id, epoch, url, shared, lease_until, started_at)
+         VALUES ('peer', 1, '', true, clock_timestamp() - interval '1 second', clock_timestamp())
+       ), lapsed AS (
+         UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second', taken_at = clock_timestamp()
+         WHERE id = $1
+       )
+       UPDATE matches SET owner = 'peer', owner_epoch = 1 WHERE id = $2`,
+      [server.cluster.node, match],
     );
     const start = await bot.next("match_start", (f) => f.match === match, { from });
     expect(start.resumed).toBe(true);
