@@ -53,8 +53,12 @@ export class BotSession {
   readonly id = randomBytes(9).toString("base64url");
   private format: Format = "json";
   private bot?: TokenRecord & { kind: PlayerKind };
-  /** While a token is being checked: the frames that came after it, handled once it is. */
-  private authenticating?: [ClientFrame, boolean][];
+  /**
+   * While a frame's answer waits on something (its token being checked, a token slot taken in the cluster's state,
+   * a peer's answer to a join): the frames that came after it, handled once it is answered. A connection's frames
+   * are answered in the order they came, which clients count on (a `ping` after a request says it was taken).
+   */
+  private held?: [ClientFrame, boolean][];
   private text = false;
   /** Whether this connection asked for the numeric face (tensors and legal ids in its turns). */
   private numeric = false;
@@ -73,7 +77,10 @@ export class BotSession {
   /** Waiting tickets, with the slot each holds. */
   private readonly tickets = new Map<string, Slot>();
   /** Joins by invite that a peer answers, with the slot each holds until it does, and its wait for the answer. */
-  private readonly joining = new Map<string, { slot: Slot; timer: ReturnType<typeof setTimeout> }>();
+  private readonly joining = new Map<
+    string,
+    { slot: Slot; timer: ReturnType<typeof setTimeout>; answered: () => void }
+  >();
   private readonly limit: RateLimit;
   private lastRateNotice = -Infinity;
   private closed = false;
@@ -136,9 +143,7 @@ export class BotSession {
       if (error instanceof FrameError) return this.error(error.code, error.message);
       throw error;
     }
-    // Frames that come while the token is checked wait for the answer, so they are handled in order.
-    if (this.authenticating) this.authenticating.push([frame, binary]);
-    else this.dispatch(frame, binary);
+    this.dispatch(frame, binary);
   }
 
   /** One notice a second: answering every refused frame would amplify the flood. */
@@ -149,12 +154,32 @@ export class BotSession {
   }
 
   private dispatch(frame: ClientFrame, binary: boolean): void {
+    if (this.held) return void this.held.push([frame, binary]);
+    const pending = this.run(frame, binary);
+    if (pending) this.hold(pending);
+  }
+
+  /** Handles a frame, its failure included; what it returns is pending while its answer waits. */
+  private run(frame: ClientFrame, binary: boolean): Promise<void> | undefined {
     try {
-      const pending = this.handle(frame, binary);
-      pending?.catch((error) => this.reportFailure(error, frame));
+      return this.handle(frame, binary)?.catch((error) => this.reportFailure(error, frame));
     } catch (error) {
       this.reportFailure(error, frame);
     }
+  }
+
+  /** Holds the frames that come until `pending` is answered, then handles them in order; returns those held. */
+  private hold(pending: Promise<void>): [ClientFrame, boolean][] {
+    const held: [ClientFrame, boolean][] = this.held = [];
+    void pending.finally(() => {
+      this.held = undefined;
+      for (let i = 0; i < held.length && !this.closed; i++) {
+        const next = this.run(...held[i]);
+        // It waits in turn: the rest wait behind it.
+        if (next) return void this.hold(next).push(...held.slice(i + 1));
+      }
+    });
+    return held;
   }
 
   /** Turns the known failures of a request into its error frame; anything else is a bug, logged. */
@@ -193,11 +218,10 @@ export class BotSession {
     }
   }
 
-  private auth(frame: AuthFrame, binary: boolean): void {
+  private auth(frame: AuthFrame, binary: boolean): Promise<void> | void {
     if (this.bot) return this.error("already_authenticated", `this connection is already ${this.bot.name}`);
     if (binary) this.format = "msgpack";
-    const held: [ClientFrame, boolean][] = this.authenticating = [];
-    this.gateway.tokens.verify(frame.token).then(
+    return this.gateway.tokens.verify(frame.token).then(
       async (record) => {
         const matches = record && record.kind !== "admin" ? await this.gateway.slots.matches(record.id) : [];
         this.authenticated(frame, record, matches);
@@ -206,13 +230,7 @@ export class BotSession {
         console.error("ludus: a token could not be checked:", error);
         this.error("store_unavailable", "the server could not check the token just now; send `auth` again");
       },
-    ).catch((error) => this.reportFailure(error, frame)).finally(() => {
-      this.authenticating = undefined;
-      for (const [next, binary] of held) {
-        if (this.closed) return;
-        this.dispatch(next, binary);
-      }
-    });
+    );
   }
 
   private authenticated(
@@ -418,14 +436,16 @@ export class BotSession {
     const slot = pendingSlot();
     if (!await this.reserve(slot)) return;
     // The peer answers with the seat (`joined`, its frames after it) or the refusal; one that does not answer in
-    // time (it stopped meanwhile) is said so, and the slot given back.
-    const timer = setTimeout(() => {
-      if (this.releaseJoin(matchOrInvite)) {
-        this.reportFailure(moving(owner.match), { type: "join", match: matchOrInvite });
-      }
-    }, JOIN_ANSWER_MS);
-    this.joining.set(matchOrInvite, { slot, timer });
-    joinRemote(this.gateway.cluster.bus!, owner.node, this.remote, matchOrInvite, this.participant());
+    // time (it stopped meanwhile) is said so, and the slot given back. Later frames wait for the answer.
+    await new Promise<void>((answered) => {
+      const timer = setTimeout(() => {
+        if (this.releaseJoin(matchOrInvite)) {
+          this.reportFailure(moving(owner.match), { type: "join", match: matchOrInvite });
+        }
+      }, JOIN_ANSWER_MS);
+      this.joining.set(matchOrInvite, { slot, timer, answered });
+      joinRemote(this.gateway.cluster.bus!, owner.node, this.remote, matchOrInvite, this.participant());
+    });
   }
 
   /**
@@ -521,6 +541,7 @@ export class BotSession {
     this.joining.delete(invite);
     clearTimeout(waiting.timer);
     this.gateway.slots.release(this.bot!.id, waiting.slot);
+    waiting.answered();
     return true;
   }
 

@@ -142,7 +142,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
   });
 
   it("pairs bots queued on different processes, seats an invite's guest on another, and lists every live match", async () => {
-    const [a, b, host, guest] = await tokens(["queue-a", "queue-b", "host", "guest"]);
+    const [a, b, host, guest, latecomer] = await tokens(["queue-a", "queue-b", "host", "guest", "latecomer"]);
     // The queue: each on its own process, nobody filled in; they can only meet each other.
     const qa = await RawBot.connect(nodes[0].server!.wsUrl, a);
     const qb = await RawBot.connect(nodes[1].server!.wsUrl, b);
@@ -163,6 +163,13 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
     g.send({ type: "join", match: created.invite });
     const joined = await g.next("match_start");
     expect(joined).toMatchObject({ match: created.match, seat: 1 });
+    // A join the playing process refuses is answered before a frame sent after it, as on one process.
+    const late = await RawBot.connect(nodes[1].server!.wsUrl, latecomer);
+    late.send({ type: "join", match: created.invite });
+    late.send({ type: "ping", id: 1 });
+    await late.next("pong");
+    expect(late.frames.map((f) => f.type === "error" ? f.code : f.type)).toEqual(["welcome", "match_full", "pong"]);
+    late.close();
 
     // Every process lists both matches, whichever plays them.
     for (const node of nodes) {

@@ -143,6 +143,32 @@ describe("limits a stranger meets", () => {
     selfish.close();
   });
 
+  it("answers a connection's frames in the order they came: a request's answer or refusal before a later pong", async () => {
+    const bot = await RawBot.connect(server.wsUrl, await server.token("orderly"));
+    bot.send({ type: "create", game: "kuhn-poker", opponents: { 1: "open" } });
+    bot.send({ type: "join", match: "no-such-invite" });
+    bot.send({ type: "queue", game: "ipd" });
+    bot.send({ type: "cancel", ticket: "no-such-ticket" });
+    bot.send({ type: "ping", id: 1 });
+    await bot.next("pong", (p) => p.id === 1);
+    const created = await bot.next("created");
+    bot.send({ type: "join", match: created.invite }); // its own match: refused
+    bot.send({ type: "ping", id: 2 });
+    await bot.next("pong", (p) => p.id === 2);
+    // `created` waits for the match to be stored, as an `ack` for its decision: it is no answer at once.
+    const answers = bot.frames.filter((f) => f.type !== "created");
+    expect(answers.map((f) => f.type === "error" ? f.code : f.type)).toEqual([
+      "welcome",
+      "unknown_match",
+      "queued",
+      "unknown_ticket",
+      "pong",
+      "already_seated",
+      "pong",
+    ]);
+    bot.close();
+  });
+
   it("keeps a resumed turn's deadline, and sends epoch times as msgpack integers", async () => {
     const token = await server.token("clockwatcher");
     const bot = await RawBot.connect(server.wsUrl, token, { format: "msgpack" });
