@@ -24,7 +24,10 @@ export interface NodeRecord extends NodeLife {
   readonly startedAt: Date;
   /** Whether its lease still runs (by the database's clock). */
   readonly live: boolean;
-  /** Unfinished matches it owns. */
+}
+
+/** A node as `GET /cluster` lists it: with the unfinished matches it owns. */
+export interface NodeListing extends NodeRecord {
   readonly matches: number;
 }
 
@@ -147,14 +150,18 @@ export class NodeDirectory {
    * ids, oldest first. The lapsed nodes' rows are locked and their lives marked taken over first, so a renewal
    * racing this waits and then finds its life taken over; group commit's batches hold their life's row and write
    * only while it is not taken over, so a lapsed owner's batch lands before its matches change hands or not at all.
+   * A life taken over owns no unfinished match (all moved here, and it writes no more), so it is never looked at
+   * again: run every tick, this reads only the few rows of `nodes` unless a peer has just lapsed.
    */
-  async claim(life: NodeLife, { start = false, alone = false, limit = 100_000 } = {}): Promise<string[]> {
+  async claim(life: NodeLife, { start = false, alone = false } = {}): Promise<string[]> {
     return await this.sql.transaction(async (tx) => {
       const lapsed = await tx.query<{ id: string }>(
-        "SELECT id FROM nodes WHERE id <> $1 AND lease_until < clock_timestamp() ORDER BY id FOR UPDATE",
+        `SELECT id FROM nodes WHERE id <> $1 AND lease_until < clock_timestamp() AND taken_at IS NULL
+         ORDER BY id FOR UPDATE`,
         [life.node],
       );
       const from = lapsed.map((n) => n.id);
+      if (from.length === 0 && !start && !alone) return [];
       await tx.query(
         "UPDATE nodes SET taken_at = clock_timestamp() WHERE id = ANY($1::text[]) AND taken_at IS NULL",
         [textArray(from)],
@@ -164,46 +171,35 @@ export class NodeDirectory {
         `UPDATE matches SET owner = $1, owner_epoch = $2
          WHERE id IN (
            SELECT id FROM matches
-           WHERE ended_at IS NULL AND ($6 OR owner = ANY($3::text[]) OR ($4 AND owner IS NULL))
+           WHERE ended_at IS NULL AND ($5 OR owner = ANY($3::text[]) OR ($4 AND owner IS NULL))
              AND (owner IS DISTINCT FROM $1 OR owner_epoch < $2)
-           ORDER BY created_at, id LIMIT $5
+           ORDER BY created_at, id
          )
          RETURNING id, created_at`,
-        [life.node, life.epoch, textArray(from), start, limit, alone],
+        [life.node, life.epoch, textArray(from), start, alone],
       );
       return rows.map((r) => r.id);
     });
   }
 
-  /** Every node the store has seen, with its lease and how many unfinished matches it owns. */
+  /** Every node the store has seen, with its lease: what each process looks at every tick (a few rows). */
   async nodes(): Promise<NodeRecord[]> {
-    const rows = await this.sql.query<{
-      id: string;
-      epoch: number;
-      url: string;
-      shared: boolean;
-      rooms: string | null;
-      lease_until: Date;
-      started_at: Date;
-      live: boolean;
-      matches: number;
-    }>(
+    const rows = await this.sql.query<NodeRow>(
+      `SELECT id, epoch, url, shared, rooms, lease_until, started_at, lease_until > clock_timestamp() AS live
+       FROM nodes ORDER BY id`,
+    );
+    return rows.map(nodeRecord);
+  }
+
+  /** Every node the store has seen, with how many unfinished matches it owns (`GET /cluster`; it reads them all). */
+  async listing(): Promise<NodeListing[]> {
+    const rows = await this.sql.query<NodeRow & { matches: number }>(
       `SELECT n.id, n.epoch, n.url, n.shared, n.rooms, n.lease_until, n.started_at,
          n.lease_until > clock_timestamp() AS live,
          (SELECT count(*) FROM matches m WHERE m.owner = n.id AND m.ended_at IS NULL)::integer AS matches
        FROM nodes n ORDER BY n.id`,
     );
-    return rows.map((r) => ({
-      node: r.id,
-      epoch: r.epoch,
-      url: r.url,
-      shared: r.shared,
-      rooms: r.rooms,
-      leaseUntil: new Date(r.lease_until),
-      startedAt: new Date(r.started_at),
-      live: r.live,
-      matches: r.matches,
-    }));
+    return rows.map((r) => ({ ...nodeRecord(r), matches: r.matches }));
   }
 
   /** The owners of those of `ids` that are unfinished and owned (others are left out). */
@@ -230,6 +226,28 @@ export class NodeDirectory {
     return row && ownerOf(row);
   }
 }
+
+type NodeRow = {
+  id: string;
+  epoch: number;
+  url: string;
+  shared: boolean;
+  rooms: string | null;
+  lease_until: Date;
+  started_at: Date;
+  live: boolean;
+};
+
+const nodeRecord = (r: NodeRow): NodeRecord => ({
+  node: r.id,
+  epoch: r.epoch,
+  url: r.url,
+  shared: r.shared,
+  rooms: r.rooms,
+  leaseUntil: new Date(r.lease_until),
+  startedAt: new Date(r.started_at),
+  live: r.live,
+});
 
 const ownerOf = (r: OwnerRow): MatchOwner => ({
   match: r.match,

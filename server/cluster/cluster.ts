@@ -1,7 +1,7 @@
 import type { Presence } from "@colyseus/core";
 import { RedisDriver } from "@colyseus/redis-driver";
 import { RedisPresence } from "@colyseus/redis-presence";
-import type { MatchOwner, NodeLife, NodeRecord } from "../../db/nodes.ts";
+import type { MatchOwner, NodeLife, NodeListing, NodeRecord } from "../../db/nodes.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import { Bus } from "./bus.ts";
@@ -145,8 +145,8 @@ export class Cluster {
   }
 
   /** Every node the store has seen, read now. */
-  directory(): Promise<NodeRecord[]> {
-    return this.store.nodes.nodes();
+  directory(): Promise<NodeListing[]> {
+    return this.store.nodes.listing();
   }
 
   /** Where those of `ids` that are unfinished are played now. */

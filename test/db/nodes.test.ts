@@ -109,7 +109,7 @@ for (const backend of BACKENDS) {
       const restarted = await store.nodes.join("a", { url: "http://a", shared: true, leaseMs: LONG });
       expect((await store.nodes.claim(restarted, { start: true })).sort()).toEqual(["mine", "nobodys"]);
       expect(await store.nodes.claim(restarted)).toEqual([]);
-      const listed = await store.nodes.nodes();
+      const listed = await store.nodes.listing();
       expect(listed.map((n) => [n.node, n.epoch, n.live, n.matches])).toEqual([
         ["a", a.epoch + 1, true, 2],
         ["b", 1, true, 1],
