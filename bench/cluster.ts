@@ -21,8 +21,9 @@
  * Kill: N processes under load; after half the window one is killed with SIGKILL. The bots reconnect elsewhere and
  * resume; then nothing new starts and every match must end. Reported: the longest stall of a match (kill → its next
  * ack), every acknowledged action found in the store, no match left unfinished, who finished the killed process's.
- * Soak: N processes at a paced load for `--soak` seconds: each sample's acks a second, matches in play, p99, each
- * process's RSS; `flat` compares the last tenth of the run with the first (after a tenth's warm-up).
+ * Soak: N processes at a paced load for `--soak` seconds: each sample's acks a second, matches in play, lanes waiting
+ * for their request to become a match (with each kind's requests sent, answered and started), p99, each process's
+ * RSS; `flat` compares the last tenth of the run with the first (after a tenth's warm-up).
  */
 import { parseArgs } from "node:util";
 import process from "node:process";
@@ -133,6 +134,8 @@ function parseFinal(stdout: string) {
       acksPerSecond: number;
       matchesPerSecond: number;
       inPlay: number;
+      lanesWaiting: number;
+      requests: Record<"create" | "queue", { sent: number; answered: number; started: number }>;
       actToAckMs: { p50Ms: number; p99Ms: number; maxMs: number; samples: number };
       maxGapMs: number;
       errors: number;
@@ -312,6 +315,8 @@ async function soak() {
     samples: samples.map((s) => ({
       acksPerSecond: s.acksPerSecond,
       matchesInPlay: s.inPlay,
+      lanesWaiting: s.lanesWaiting,
+      requests: s.requests,
       p99Ms: s.actToAckMs.p99Ms,
       rssMiB: s.servers.map((p) => p.rssMiB),
       errors: s.errors,

@@ -71,6 +71,15 @@ class Period {
   readonly startedAt = performance.now();
 }
 
+/**
+ * Requests a lane made, by kind, and how far each got: answered (`created`, `queued`) and started (`match_start`).
+ * A lane whose request stops short of its start stays busy for good: these say where.
+ */
+const requests = {
+  create: { sent: 0, answered: 0, started: 0 },
+  queue: { sent: 0, answered: 0, started: 0 },
+};
+
 /** What is being counted: the whole run, and the current sample of a soak. */
 let counting: Period[] = [];
 let draining = false;
@@ -85,6 +94,8 @@ class Bot {
   /** Matches in play (a bot holds one seat of each), with when it last saw an ack there. */
   readonly playing = new Map<string, { lastAck: number }>();
   private readonly unacked = new Map<string, { match: string; seq: number; action: unknown; at: number }>();
+  /** Matches this bot created, until they start. */
+  private readonly created = new Set<string>();
   private url = 0;
 
   constructor(private readonly token: string, home: number) {
@@ -105,6 +116,11 @@ class Bot {
     };
   }
 
+  /** Lanes whose request has not become a match yet. */
+  get waiting(): number {
+    return this.lanesBusy;
+  }
+
   get done(): boolean {
     return this.playing.size === 0;
   }
@@ -116,7 +132,9 @@ class Bot {
   private fill(): void {
     while (!draining && this.lanesBusy + this.playing.size < LANES) {
       this.lanesBusy++;
-      this.send(MIX[this.next++ % MIX.length]);
+      const frame = MIX[this.next++ % MIX.length];
+      requests[frame.type === "queue" ? "queue" : "create"].sent++;
+      this.send(frame);
     }
   }
 
@@ -127,9 +145,17 @@ class Bot {
         for (const match of new Set([...frame.matches, ...this.playing.keys()])) this.send({ type: "resume", match });
         return this.fill();
       case "created":
+        requests.create.answered++;
+        this.created.add(frame.match);
+        return;
+      case "queued":
+        requests.queue.answered++;
         return;
       case "match_start": {
-        if (!this.playing.has(frame.match) && !frame.resumed) this.lanesBusy = Math.max(0, this.lanesBusy - 1);
+        if (!this.playing.has(frame.match) && !frame.resumed) {
+          this.lanesBusy = Math.max(0, this.lanesBusy - 1);
+          requests[this.created.delete(frame.match) ? "create" : "queue"].started++;
+        }
         if (!this.playing.has(frame.match)) this.playing.set(frame.match, { lastAck: now });
         for (const pending of this.unacked.values()) {
           if (pending.match === frame.match) {
@@ -244,6 +270,8 @@ function report(p: Period, counters: Map<number, ReturnType<typeof processCounte
     matches: p.matches,
     matchesPerSecond: round3(p.matches / seconds),
     inPlay: bots.reduce((n, b) => n + b.playing.size, 0),
+    lanesWaiting: bots.reduce((n, b) => n + b.waiting, 0),
+    requests: structuredClone(requests),
     actToAckMs: p.ack.summary(),
     maxGapMs: round3(p.maxGapMs),
     errors: p.errors,
