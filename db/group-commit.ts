@@ -95,8 +95,8 @@ const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0
  * `fenced` (a server process on PostgreSQL, which several processes may share): only the owner writes. The
  * batch holds its owner life's node row (`$4`, `$5`, see db/nodes.ts) while no peer took that life over, and writes
  * nothing once one did: a peer takes a lapsed life's matches only after locking that row and marking it taken over,
- * so a batch of the lapsed owner lands before its matches change hands or not at all (`owned` says which). However many matches the batch
- * touches, the fence is one lookup in a table of a few rows. The embedded store belongs to one
+ * so a batch of the lapsed owner lands before its matches change hands or not at all (`owned` says which). However
+ * many matches the batch touches, the fence is one lookup in a table of a few rows. The embedded store belongs to one
  * process: nobody can take its matches. A match row is kept from being overwritten by another owner's either way.
  */
 function writeBatch(fenced: boolean): string {

@@ -146,7 +146,7 @@ export class NodeDirectory {
   /**
    * Takes the unfinished matches of nodes whose lease lapsed, and with `start` also those of this node's
    * earlier lives and those nobody owns (written before there were owners, or by a process that is not a
-   * server), up to `limit`; `alone` (a store only this process can open): every unfinished match. Returns their
+   * server); `alone` (a store only this process can open): every unfinished match. Returns their
    * ids, oldest first. The lapsed nodes' rows are locked and their lives marked taken over first, so a renewal
    * racing this waits and then finds its life taken over; group commit's batches hold their life's row and write
    * only while it is not taken over, so a lapsed owner's batch lands before its matches change hands or not at all.

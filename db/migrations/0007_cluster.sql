@@ -25,8 +25,8 @@ CREATE TABLE nodes (
 );
 
 -- The live match's owner: the node playing it and the epoch that took it. Only the owner writes its records, and
--- only while no peer took its life over (group commit checks), so a stalled owner cannot add to a log a peer took. Null for
--- a match written before this migration, or by a process that is not a server.
+-- only while no peer took its life over (group commit checks), so a stalled owner cannot add to a log a peer took.
+-- Null for a match written before this migration, or by a process that is not a server.
 ALTER TABLE matches ADD COLUMN owner text;
 ALTER TABLE matches ADD COLUMN owner_epoch integer;
 -- A lapsed owner's matches are found through matches_unfinished: it holds only the matches still in play, so an
