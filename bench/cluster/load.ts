@@ -96,6 +96,8 @@ class Bot {
   private readonly unacked = new Map<string, { match: string; seq: number; action: unknown; at: number }>();
   /** Matches this bot created, until they start. */
   private readonly created = new Set<string>();
+  /** Matches `welcome` listed that were not in play here: resumed after a reconnect, not a lane's request. */
+  private readonly reconnected = new Set<string>();
   private url = 0;
 
   constructor(private readonly token: string, home: number) {
@@ -142,6 +144,7 @@ class Bot {
     const now = performance.now();
     switch (frame.type) {
       case "welcome":
+        for (const match of frame.matches) if (!this.playing.has(match)) this.reconnected.add(match);
         for (const match of new Set([...frame.matches, ...this.playing.keys()])) this.send({ type: "resume", match });
         return this.fill();
       case "created":
@@ -152,7 +155,8 @@ class Bot {
         requests.queue.answered++;
         return;
       case "match_start": {
-        if (!this.playing.has(frame.match) && !frame.resumed) {
+        // A request's match may come as `resumed` too: its process lost its lease before the first `match_start`.
+        if (!this.playing.has(frame.match) && !this.reconnected.delete(frame.match)) {
           this.lanesBusy = Math.max(0, this.lanesBusy - 1);
           requests[this.created.delete(frame.match) ? "create" : "queue"].started++;
         }
@@ -198,6 +202,7 @@ class Bot {
       }
       case "match_end": {
         this.playing.delete(frame.match);
+        this.reconnected.delete(frame.match);
         for (const key of [...this.unacked.keys()]) if (key.startsWith(`${frame.match}/`)) this.unacked.delete(key);
         // Seat 0's end counts the match once (a queue match has a bot in each seat; a created one is seat 0's).
         if (frame.seat === 0) { for (const p of counting) p.matches++; }
@@ -208,6 +213,8 @@ class Bot {
         // answers unknown_match); one being moved to another process is resumed again shortly.
         if (frame.code === "unknown_match" && frame.match !== undefined) {
           this.playing.delete(frame.match);
+          this.reconnected.delete(frame.match);
+          if (this.created.delete(frame.match)) this.lanesBusy = Math.max(0, this.lanesBusy - 1);
           return this.fill();
         }
         if (frame.match !== undefined && this.playing.has(frame.match)) {

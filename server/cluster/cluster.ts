@@ -37,6 +37,7 @@ export class Cluster {
   private readonly movedListeners = new Set<(ids: readonly string[], to: NodeLife) => void>();
   private readonly evictedListeners = new Set<(why: string) => void>();
   private readonly nodesListeners = new Set<(nodes: readonly NodeRecord[]) => void>();
+  private readonly lapsedListeners = new Set<() => void>();
 
   private constructor(
     private readonly store: ReplayStore,
@@ -73,11 +74,17 @@ export class Cluster {
       onRestored: (ids, to) => this.bus ? this.bus.broadcast("matches.moved", { ids, to }) : this.tellMoved(ids, to),
       onNodes: (nodes) => this.nodesListeners.forEach((listener) => listener(nodes)),
       onEvicted: (why) => this.evictedListeners.forEach((listener) => listener(why)),
+      onLapsed: () => this.lapsedListeners.forEach((listener) => listener()),
     });
     this.membership = membership;
     this.bus?.on<{ ids: string[]; to: NodeLife }>("matches.moved", ({ ids, to }) => this.tellMoved(ids, to));
-    this.bus?.on("nodes.changed", () => membership.refresh());
+    this.bus?.on("nodes.changed", () => this.refresh());
     return restored;
+  }
+
+  /** Renews the lease and looks at the directory now, not at the next tick: a peer joined or left. */
+  refresh(): void {
+    this.membership?.refresh();
   }
 
   private tellMoved(ids: readonly string[], to: NodeLife): void {
@@ -92,6 +99,14 @@ export class Cluster {
   /** Told that another process joined with this node id: this one has handed its matches over and must stop. */
   onEvicted(listener: (why: string) => void): void {
     this.evictedListeners.add(listener);
+  }
+
+  /**
+   * Told that this process's lease had lapsed and it plays on, renewed or as a new life (`epoch` says which): what
+   * peers dropped as a stopped process's must be put back.
+   */
+  onLapsed(listener: () => void): void {
+    this.lapsedListeners.add(listener);
   }
 
   /** Takes nothing more over from peers: the server stops (its lease is renewed until it leaves). */

@@ -48,6 +48,11 @@ export interface MembershipOptions {
   readonly onNodes?: (nodes: readonly NodeRecord[]) => void;
   /** Told that another process joined with this node id: this one has handed its matches over and must stop. */
   readonly onEvicted?: (why: string) => void;
+  /**
+   * Told that this process's lease had lapsed and it plays on (renewed, or joined again as a new life): peers took
+   * it for stopped meanwhile and may have dropped what it holds in the cluster's state (its queue tickets).
+   */
+  readonly onLapsed?: () => void;
 }
 
 /** A lease no peer can ever see lapse: an embedded store is this process's alone. */
@@ -178,6 +183,7 @@ export class Membership {
           "took its matches: renewed, it plays on",
       );
     }
+    if (lease !== "renewed" && !this.stopped) this.options.onLapsed?.();
     if (this.stopped) return;
     if (this.quiet) return await this.look();
     const ids = await this.store.nodes.claim(this.life);

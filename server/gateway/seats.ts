@@ -1,4 +1,11 @@
-import type { ActFrame, ClientFrame, ErrorCode, ServerFrame, WithdrawFrame } from "../../protocol/frames.ts";
+import type {
+  ActFrame,
+  ClientFrame,
+  CreatedFrame,
+  ErrorCode,
+  ServerFrame,
+  WithdrawFrame,
+} from "../../protocol/frames.ts";
 import { MatchRequestError, requestRefusal } from "../match/live-matches.ts";
 import type { Match, SeatLink } from "../match/match.ts";
 
@@ -15,8 +22,17 @@ export interface SeatHolder {
   send(frame: ServerFrame): void;
   /** The match ended and its last frames went out: the connection forgets it. */
   done(match: string, seats: Seats): void;
-  /** Another process took the match over (this one lost its lease): its seats must be found again there. */
-  moved(match: string, seats: Seats): void;
+  /**
+   * Another process took the match over (this one lost its lease): its seats must be found again there. `unsent` is
+   * the `created` of a `create` not yet answered (its record was not yet known to be durable): the connection owes it.
+   */
+  moved(match: string, seats: Seats, unsent?: UnsentCreated): void;
+}
+
+/** The answer to a `create` that its process could not give before the match moved; `started`: no open seat was left. */
+export interface UnsentCreated {
+  readonly frame: CreatedFrame;
+  readonly started: boolean;
 }
 
 /** A connection's seats in one match, this process's or a peer's: what a session does with them. */
@@ -67,6 +83,8 @@ export class LocalSeats implements Seats {
   private readonly unsubscribe: () => void;
   /** Set once the connection let go (closed, or the match moved): nothing is attached from then on. */
   private closed = false;
+  /** A `created` waiting for the match's record to be durable. */
+  private unsent?: CreatedFrame;
 
   constructor(private readonly live: Match, private readonly holder: SeatHolder) {
     // A long-lived connection plays thousands of matches: each is forgotten once its `match_end` is out (not
@@ -75,7 +93,9 @@ export class LocalSeats implements Seats {
       if (event.kind === "handed_over") {
         this.detach();
         this.links.clear();
-        holder.moved(live.id, this);
+        const unsent = this.unsent && { frame: this.unsent, started: live.started };
+        this.unsent = undefined;
+        holder.moved(live.id, this, unsent);
       } else if (event.kind === "end") live.deliver(() => holder.done(live.id, this));
     });
   }
@@ -117,8 +137,17 @@ export class LocalSeats implements Seats {
    */
   announce(seats: readonly number[], sit = false): void {
     const match = this.live;
+    const created: CreatedFrame = {
+      type: "created",
+      match: match.id,
+      invite: match.invite,
+      seat: seats[0] ?? null,
+      seats,
+    };
+    this.unsent = created;
     match.deliver(() => {
-      this.holder.send({ type: "created", match: match.id, invite: match.invite, seat: seats[0] ?? null, seats });
+      this.unsent = undefined;
+      this.holder.send(created);
       // Not on a server stopping meanwhile: the match is at rest, and its players resume it after the restart.
       if (sit && seats.length > 0 && !match.suspended) this.sit(seats);
     });

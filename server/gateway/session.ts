@@ -21,7 +21,7 @@ import { VERSION } from "../version.ts";
 import { decode, encode, type Format, FrameError } from "./client-frames.ts";
 import type { Gateway } from "./gateway.ts";
 import { RateLimit } from "../rate-limit.ts";
-import { internalError, LocalSeats, refusalFrame, type SeatHolder, type Seats } from "./seats.ts";
+import { internalError, LocalSeats, refusalFrame, type SeatHolder, type Seats, type UnsentCreated } from "./seats.ts";
 import { joinRemote, type RemoteConnection, RemoteSeats, type SeatsNews } from "./remote-seats.ts";
 
 /** How long a join waits for the peer playing the invite's match to answer. */
@@ -74,6 +74,8 @@ export class BotSession {
    * the frames about them that came meanwhile: handled in order once they are.
    */
   private readonly finding = new Map<string, ClientFrame[]>();
+  /** The `created` this connection is owed for matches being found: they moved before it could go out. */
+  private readonly unsent = new Map<string, UnsentCreated>();
   /** Waiting tickets, with the slot each holds. */
   private readonly tickets = new Map<string, Slot>();
   /** Joins by invite that a peer answers, with the slot each holds until it does, and its wait for the answer. */
@@ -267,7 +269,7 @@ export class BotSession {
       numeric,
       send: (frame) => this.send(frame),
       done: (match, seats) => this.seated.get(match) === seats && this.seated.delete(match),
-      moved: (match, seats) => this.seated.get(match) === seats && this.moved(match),
+      moved: (match, seats, unsent) => this.seated.get(match) === seats && this.moved(match, unsent),
     };
     this.gateway.authenticated(this);
     const l = this.gateway.limits;
@@ -480,11 +482,15 @@ export class BotSession {
     const seats = owner && this.seatsAt(matchId, owner.node, owner.epoch);
     if (owner && !seats) return false; // claimed here, still being restored
     this.finding.delete(matchId);
+    const unsent = this.unsent.get(matchId);
+    this.unsent.delete(matchId);
     const then = () => {
       for (const frame of waiting) this.dispatch(frame, this.format === "msgpack");
     };
     if (seats) {
       try {
+        // A match still waiting answers the resume with `created` itself; one that started answers `match_start`.
+        if (unsent?.started) this.send(unsent.frame);
         seats.resume();
       } catch (error) {
         this.reportFailure(error, { type: "resume", match: matchId });
@@ -492,7 +498,7 @@ export class BotSession {
       then();
       return true;
     }
-    this.resumeEnded(matchId).catch((error) => this.reportFailure(error, { type: "resume", match: matchId }))
+    this.resumeEnded(matchId, unsent).catch((error) => this.reportFailure(error, { type: "resume", match: matchId }))
       .finally(then);
     return true;
   }
@@ -500,6 +506,7 @@ export class BotSession {
   /** A match being found was not found in time: its frames are refused, saying why. */
   lost(matchId: string): void {
     if (!this.finding.delete(matchId)) return;
+    this.unsent.delete(matchId);
     this.reportFailure(moving(matchId), { type: "resume", match: matchId });
   }
 
@@ -514,10 +521,11 @@ export class BotSession {
   }
 
   /** A match of this connection went elsewhere: its seats are found again there. */
-  moved(matchId: string): void {
+  moved(matchId: string, unsent?: UnsentCreated): void {
     const seats = this.seated.get(matchId);
     if (!seats) return;
     this.seated.delete(matchId);
+    if (unsent && !this.closed) this.unsent.set(matchId, unsent);
     this.find(matchId);
   }
 
@@ -545,9 +553,22 @@ export class BotSession {
     return true;
   }
 
-  /** A resume of a match that is not live anywhere: its `match_end` from the store, if the token sat in it. */
-  private async resumeEnded(matchId: string): Promise<void> {
+  /**
+   * A resume of a match that is not live anywhere: its `match_end` from the store, if the token sat in it. A match
+   * whose `created` this connection is owed (`unsent`) gets it first, or, when its record never became durable,
+   * the `create` is refused: the process that made it lost its lease first, and the match is gone with it.
+   */
+  private async resumeEnded(matchId: string, unsent?: UnsentCreated): Promise<void> {
     const record = await this.gateway.matches.store?.match(matchId);
+    if (unsent && !record) {
+      return this.send({
+        type: "error",
+        code: "server_stopping",
+        message: "your `create` was not made: the server process that took it lost its place in the cluster " +
+          "(its lease lapsed) before the match was stored; send `create` again",
+      });
+    }
+    if (unsent) this.send(unsent.frame);
     if (!record || record.endedAt === null) {
       throw new MatchRequestError("unknown_match", `no live match or invite \`${matchId}\``);
     }

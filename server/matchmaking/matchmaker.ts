@@ -82,7 +82,7 @@ export class Matchmaker {
   /** This process's waiting tickets: their pool, their callback, their fill timer. */
   private readonly mine = new Map<
     string,
-    { readonly ticket: NewTicket; readonly seated: Seated; fill?: ReturnType<typeof setTimeout> }
+    { ticket: NewTicket; readonly seated: Seated; fill?: ReturnType<typeof setTimeout> }
   >();
   /** Per pool, its next pairing soon and its next pairing later (see pairSoon). */
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -101,6 +101,7 @@ export class Matchmaker {
       "queue.seated",
       ({ ticket, match, seat }, from) => this.seated(ticket, match, seat, from),
     );
+    cluster.onLapsed(() => this.guard(this.requeue()));
   }
 
   /** A ticket for `request`, checked (throwing the game's own errors for an unknown game, variant or fill). */
@@ -194,6 +195,23 @@ export class Matchmaker {
     this.mine.delete(ticketId);
     waiting.seated(match, seat, owner);
     return true;
+  }
+
+  /**
+   * Puts this process's waiting tickets back in their pools as its current life's: while its lease had lapsed,
+   * peers took them for a stopped process's and dropped them, though their players still wait here.
+   */
+  private async requeue(): Promise<void> {
+    const pools = new Set<string>();
+    for (const [id, waiting] of [...this.mine]) {
+      if (this.mine.get(id) !== waiting) continue; // seated or cancelled meanwhile
+      const { pool, ...pooled } = waiting.ticket = { ...waiting.ticket, epoch: this.cluster.epoch };
+      await this.cluster.state.addTicket(pool, pooled);
+      // Cancelled while it was put back: out again.
+      if (this.mine.get(id) !== waiting) await this.cluster.state.removeTicket(pool, id);
+      else pools.add(pool);
+    }
+    for (const pool of pools) this.pairSoon(pool, 0);
   }
 
   private guard(work: Promise<unknown>): void {

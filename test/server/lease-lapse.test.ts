@@ -13,6 +13,24 @@ import { until } from "../support/until.ts";
  * process), as a `match_start` with `resumed: true` that it did not have to ask for, then its open turn. The match
  * finishes, and every decision acknowledged before and after is in the store once.
  */
+/**
+ * What a peer's claim does, in one statement so that the server cannot renew in between: it marks the server's
+ * lapsed life taken over and makes `match` (if any) its own. Its own lease has lapsed too: it died once it had it.
+ */
+async function takeOver(server: TestServer["server"], match = ""): Promise<void> {
+  await server.store.sql.query(
+    `WITH peer AS (
+       INSERT INTO nodes (id, epoch, url, shared, lease_until, started_at)
+       VALUES ('peer', 1, '', true, clock_timestamp() - interval '1 second', clock_timestamp())
+     ), lapsed AS (
+       UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second', taken_at = clock_timestamp()
+       WHERE id = $1
+     )
+     UPDATE matches SET owner = 'peer', owner_epoch = 1 WHERE id = $2`,
+    [server.cluster.node, match],
+  );
+}
+
 describe.skipIf(!process.env.DATABASE_URL)("a server whose lease lapses while it runs (postgres)", () => {
   let test: TestServer | undefined;
   let drop: (() => Promise<void>) | undefined;
@@ -38,19 +56,7 @@ describe.skipIf(!process.env.DATABASE_URL)("a server whose lease lapses while it
     const open = await bot.next("turn");
 
     const from = bot.frames.length;
-    // What a peer's claim does, in one statement so that the server cannot renew in between: it marks the lapsed
-    // life taken over and makes the match its own. Its own lease has lapsed too: it died once it had the match.
-    await server.store.sql.query(
-      `WITH peer AS (
-         INSERT INTO nodes (id, epoch, url, shared, lease_until, started_at)
-         VALUES ('peer', 1, '', true, clock_timestamp() - interval '1 second', clock_timestamp())
-       ), lapsed AS (
-         UPDATE nodes SET lease_until = clock_timestamp() - interval '1 second', taken_at = clock_timestamp()
-         WHERE id = $1
-       )
-       UPDATE matches SET owner = 'peer', owner_epoch = 1 WHERE id = $2`,
-      [server.cluster.node, match],
-    );
+    await takeOver(server, match);
     const start = await bot.next("match_start", (f) => f.match === match, { from });
     expect(start.resumed).toBe(true);
     expect(server.cluster.epoch).toBe(2);
@@ -75,5 +81,46 @@ describe.skipIf(!process.env.DATABASE_URL)("a server whose lease lapses while it
     );
     expect(row).toEqual({ owner: server.cluster.node, owner_epoch: 2 });
     bot.close();
+  });
+
+  /**
+   * Requests in flight when the lease lapses are answered all the same. A `create` whose first write the fence
+   * refuses (the life was taken over before the match was stored) is refused, saying to create again, rather than
+   * left unanswered; a queue ticket waiting since before the lapse, which the new life's pairing would drop as a
+   * stopped life's, is put back as the new life's and paired with the next player to queue.
+   */
+  it("answers a create it could not store and keeps its waiting queue tickets", async () => {
+    const db = await freshDatabase();
+    drop = db.drop;
+    // A lease so long that the server renews only when the test says (Cluster.refresh).
+    test = await startTestServer({ databaseUrl: db.url, leaseMs: 600_000 });
+    const { server } = test;
+    const waiting = await RawBot.connect(test.wsUrl, await test.token());
+    waiting.send({ type: "queue", game: "kuhn-poker" });
+    await waiting.next("queued");
+
+    await takeOver(server);
+    const creator = await RawBot.connect(test.wsUrl, await test.token());
+    creator.send({ type: "create", game: "ipd", config: { rounds: 3 }, opponents: { 1: "strategy:tit-for-tat" } });
+    const refusal = await creator.next("error");
+    expect(refusal).toMatchObject({ code: "server_stopping" });
+    expect(refusal.message).toContain("`create` was not made");
+    expect(refusal.match).toBeUndefined();
+    expect(creator.frames.filter((f) => f.type === "created" || f.type === "match_start")).toEqual([]);
+
+    server.cluster.refresh();
+    await until("the server to join again as a new life", () => server.cluster.epoch === 2);
+    // Created again, the match is made, stored and played under the new life.
+    creator.send({ type: "create", game: "ipd", config: { rounds: 3 }, opponents: { 1: "strategy:tit-for-tat" } });
+    const { match } = await creator.next("created");
+    creator.play(() => ({ type: "cooperate" }));
+    expect((await creator.next("match_end", (f) => f.match === match)).reason).toBe("completed");
+
+    const latecomer = await RawBot.connect(test.wsUrl, await test.token());
+    latecomer.send({ type: "queue", game: "kuhn-poker" });
+    const paired = await latecomer.next("match_start");
+    expect((await waiting.next("match_start")).match).toBe(paired.match);
+    expect(waiting.frames.filter((f) => f.type === "error")).toEqual([]);
+    for (const bot of [waiting, creator, latecomer]) bot.close();
   });
 });
