@@ -103,7 +103,8 @@ async function startCluster(n: number): Promise<{ servers: Server[]; databaseUrl
     const child = spawnDeno("cli/main.ts", [
       ...["serve", "--host", "127.0.0.1", "--port", port, "--data-dir", dataDir, "--node", `b${i}`],
       ...["--database-url", db.url, "--redis-url", REDIS_URL!, "--public-url", url],
-      ...["--fill-after", 0, "--lease", 3, "--max-connections", 20_000],
+      // A short lease makes the kill's takeover quick to measure; the other modes run the default a user gets.
+      ...["--fill-after", 0, ...(MODE === "kill" ? ["--lease", 3] : []), "--max-connections", 20_000],
     ]);
     await waitForHttp(`${url}/health`, child, 60_000);
     servers.push({ node: `b${i}`, child, url, wsUrl: `ws://127.0.0.1:${port}/bot` });
