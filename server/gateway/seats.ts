@@ -24,7 +24,7 @@ export interface SeatHolder {
   done(match: string, seats: Seats): void;
   /**
    * Another process took the match over (this one lost its lease): its seats must be found again there. `unsent` is
-   * the `created` of a `create` not yet answered (its record was not yet known to be durable): the connection owes it.
+   * a `created` that was waiting for the match's record to be durable (a `create`'s answer): the connection owes it.
    */
   moved(match: string, seats: Seats, unsent?: UnsentCreated): void;
 }
