@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensurePythonEnv } from "./python-env.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const stampPath = join(root, "node_modules", ".ludus-install-stamp");
@@ -67,6 +68,12 @@ if (!task) {
 ensureInstalled();
 const deno = createRequire(join(root, "package.json"))("deno/install_api.cjs").runInstall();
 if (task === "ludus" && args[0] === "serve") ensureWebApp(deno);
+// The whole suite covers the Python parts too: set them up like the npm packages; the suites that need them say
+// they were skipped when that cannot be done on this machine.
+if (task === "test:all") {
+  const why = ensurePythonEnv();
+  if (why) console.error(`ludus: the Python suites will be skipped: ${why}.`);
+}
 // A task that is one plain `deno ...` command runs directly, so that signals reach it: `deno task`
 // would start it through npm's Node wrapper of deno, which does not pass signals on.
 const command = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")).tasks?.[task];

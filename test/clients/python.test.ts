@@ -1,22 +1,18 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer, type Socket } from "node:net";
 import { Buffer } from "node:buffer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runPython } from "../support/python.ts";
+import { projectPython, runPython } from "../support/python.ts";
 import { startTestServer } from "../support/server.ts";
 import { startRestartableServer } from "./restartable-server.ts";
 
 /** The Python client (clients/python) against a real server, through its example Kuhn poker bot. */
 
 const root = new URL("../..", import.meta.url).pathname;
-const python = "/usr/bin/python3";
-const canImport = (module: string) => spawnSync(python, ["-c", `import ${module}`]).status === 0;
-const hasWebsockets = canImport("websockets");
-const hasMsgpack = canImport("msgpack");
-const suite = hasWebsockets ? "the Python client" : `the Python client (skipped: ${python} cannot import websockets)`;
+const { python, ready, suite } = projectPython(["websockets", "msgpack"], "the Python client");
 
-/** Runs /usr/bin/python3 with `args` from the repository root and collects what it prints. */
+/** Runs the project's Python with `args` from the repository root and collects what it prints. */
 const python3 = (...args: string[]) => runPython(python, args).done;
 
 const kuhnBot = (...args: string[]) => python3("clients/python/examples/kuhn_bot.py", ...args);
@@ -266,7 +262,7 @@ async function flakyRelay(port: number): Promise<{ port: number; cuts: () => num
   };
 }
 
-describe.skipIf(!hasWebsockets)(suite, () => {
+describe.skipIf(!ready)(suite, () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
 
   beforeAll(async () => {
@@ -277,8 +273,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 
   for (const format of ["json", "msgpack"]) {
-    const skip = format === "msgpack" && !hasMsgpack;
-    it.skipIf(skip)(`plays Kuhn poker against a filled seat in ${format}${skip ? " (no msgpack)" : ""}`, async () => {
+    it(`plays Kuhn poker against a filled seat in ${format}`, async () => {
       const token = await server.token(`kuhn-${format}`);
       const run = await kuhnBot("--url", server.wsUrl, "--token", token, "--matches", "3", "--format", format);
       expect(run.code, run.err).toBe(0);
@@ -396,7 +391,7 @@ describe.skipIf(!hasWebsockets)(suite, () => {
   });
 });
 
-describe.skipIf(!hasWebsockets)(`${suite}: several seats of its own`, () => {
+describe.skipIf(!ready)(`${suite}: several seats of its own`, () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     server = await startTestServer(); // no fill: queued tickets can only meet each other
@@ -424,7 +419,7 @@ describe.skipIf(!hasWebsockets)(`${suite}: several seats of its own`, () => {
   });
 });
 
-describe.skipIf(!hasWebsockets)(`${suite}: joining by invite`, () => {
+describe.skipIf(!ready)(`${suite}: joining by invite`, () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     server = await startTestServer();
@@ -481,7 +476,7 @@ describe.skipIf(!hasWebsockets)(`${suite}: joining by invite`, () => {
   });
 });
 
-describe.skipIf(!hasWebsockets)(`${suite}: through a server restart`, () => {
+describe.skipIf(!ready)(`${suite}: through a server restart`, () => {
   it("reconnects after 1012 while the server is down, resumes both seats, and finishes the match", async () => {
     const table = await startRestartableServer();
     const child = spawn(python, ["-c", RESTART_SCRIPT, table.wsUrl, await table.token("py-restart")], {

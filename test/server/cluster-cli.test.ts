@@ -10,6 +10,7 @@ import type { MatchEndFrame, ServerFrame, TurnFrame } from "../../protocol/frame
 import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { needs, serviceUrl } from "../support/services.ts";
 import { freshDatabase } from "../support/stores.ts";
 import { until } from "../support/until.ts";
 
@@ -46,7 +47,9 @@ function children(pid: number): number[] {
   }
 }
 
-describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("ludus serve --cluster", () => {
+const { ready, suite } = needs(["postgres", "redis"], "ludus serve --cluster");
+
+describe.skipIf(!ready)(suite, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-cluster-"));
   let db: Awaited<ReturnType<typeof freshDatabase>>;
   let cluster: ServerProcess | undefined;
@@ -56,7 +59,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("ludus serv
     db = await freshDatabase();
     cluster = await startServerProcess(
       ["--cluster", "2", "--data-dir", dataDir, "--database-url", db.url, "--lease", "2", "--fill-after", "0"],
-      { REDIS_URL: process.env.REDIS_URL! },
+      { REDIS_URL: serviceUrl("redis")! },
     );
   }, 180_000);
 
@@ -146,7 +149,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("ludus serv
     const same = await freshDatabase();
     const dirs = [1, 2].map((i) => mkdtempSync(join(tmpdir(), `ludus-twin-${i}-`)));
     const args = (dir: string) => ["--data-dir", dir, "--database-url", same.url, "--node", "twin", "--lease", "2"];
-    const env = { REDIS_URL: process.env.REDIS_URL! };
+    const env = { REDIS_URL: serviceUrl("redis")! };
     try {
       const older = await startServerProcess(args(dirs[0]), env);
       const [token] = await createTokens({ dataDir: dirs[0], databaseUrl: same.url }, ["twin-bot"]);

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClientFrame } from "../../protocol/frames.ts";
 import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { needs, serviceAddress } from "../support/services.ts";
 import { freshDatabase } from "../support/stores.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 import { until } from "../support/until.ts";
@@ -18,9 +18,10 @@ import { until } from "../support/until.ts";
  * left hanging; the logs say so a few times, not once a frame. Once Redis is back, new matches are made again and the
  * queue pairs bots of the two processes.
  */
-describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("a cluster whose Redis goes away", () => {
-  const redis = new URL(process.env.REDIS_URL!);
-  const proxy = new TcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+const { ready, suite } = needs(["postgres", "redis"], "a cluster whose Redis goes away");
+
+describe.skipIf(!ready)(suite, () => {
+  const proxy = new TcpProxy(serviceAddress("redis"));
   const dirs = [1, 2].map((i) => mkdtempSync(join(tmpdir(), `ludus-outage-${i}-`)));
   let db: Awaited<ReturnType<typeof freshDatabase>>;
   const servers: ServerProcess[] = [];

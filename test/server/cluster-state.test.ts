@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import process from "node:process";
 import { RedisPresence } from "@colyseus/redis-presence";
 import { afterAll, describe, expect, it } from "vitest";
 import { Bus, NoAnswerError } from "../../server/cluster/bus.ts";
@@ -12,6 +11,7 @@ import {
   type PooledTicket,
   ticketSlot,
 } from "../../server/cluster/state.ts";
+import { needs, serviceUrl } from "../support/services.ts";
 import { until } from "../support/until.ts";
 
 /**
@@ -20,7 +20,8 @@ import { until } from "../support/until.ts";
  * request to a node nobody runs fails in time.
  */
 
-const REDIS = process.env.REDIS_URL;
+const REDIS = serviceUrl("redis");
+const bus = needs(["redis"], "the cluster's bus");
 
 const ticket = (id: string, since: number): PooledTicket => ({
   id,
@@ -123,7 +124,7 @@ describe.each(backends)("the cluster's shared state (%s)", (_, open) => {
   });
 });
 
-describe.skipIf(!REDIS)("the cluster's bus", () => {
+describe.skipIf(!bus.ready)(bus.suite, () => {
   const presences: RedisPresence[] = [];
   const buses: Bus[] = [];
   afterAll(async () => {

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
@@ -11,6 +10,7 @@ import { createTokens } from "../support/tokens.ts";
 import { DocsBot, expectNothingLost } from "../support/docs-bot.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { freePort, runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { needs, serviceUrl } from "../support/services.ts";
 import { freshDatabase } from "../support/stores.ts";
 import { until } from "../support/until.ts";
 
@@ -81,7 +81,9 @@ async function getJson<T>(url: string): Promise<T> {
 
 const cooperate = () => ({ type: "cooperate" });
 
-describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three server processes of one cluster", () => {
+const { ready, suite } = needs(["postgres", "redis"], "three server processes of one cluster");
+
+describe.skipIf(!ready)(suite, () => {
   const nodes: Node[] = ["n1", "n2", "n3"].map((id) => ({
     id,
     dataDir: mkdtempSync(join(tmpdir(), `ludus-${id}-`)),
@@ -114,7 +116,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("three serv
       // Each process's own address for the rooms of the matches it plays (no balancer routes them here).
       "--public-url",
       `http://127.0.0.1:${node.port}`,
-    ], { REDIS_URL: process.env.REDIS_URL! });
+    ], { REDIS_URL: serviceUrl("redis")! });
   };
   const tokens = (names: string[], maxMatches?: number) =>
     createTokens({ dataDir: nodes[0].dataDir, databaseUrl: db.url }, names, "bot", maxMatches);

@@ -1,7 +1,7 @@
-import process from "node:process";
 import { afterEach, describe, expect, it } from "vitest";
 import { RawBot } from "../support/raw-bot.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import { needs } from "../support/services.ts";
 import { freshDatabase } from "../support/stores.ts";
 import { until } from "../support/until.ts";
 
@@ -31,7 +31,9 @@ async function takeOver(server: TestServer["server"], match = ""): Promise<void>
   );
 }
 
-describe.skipIf(!process.env.DATABASE_URL)("a server whose lease lapses while it runs (postgres)", () => {
+const { ready, suite } = needs(["postgres"], "a server whose lease lapses while it runs (postgres)");
+
+describe.skipIf(!ready)(suite, () => {
   let test: TestServer | undefined;
   let drop: (() => Promise<void>) | undefined;
   afterEach(async () => {

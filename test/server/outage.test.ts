@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { afterAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import type { ClientFrame, TurnFrame } from "../../protocol/frames.ts";
@@ -9,13 +8,16 @@ import { createTokens } from "../support/tokens.ts";
 import { DocsBot } from "../support/docs-bot.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { needs, serviceAddress } from "../support/services.ts";
 import { freshDatabase } from "../support/stores.ts";
 import { TcpProxy } from "../support/tcp-proxy.ts";
 import { until } from "../support/until.ts";
 
-describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes away under load", () => {
+const { ready, suite } = needs(["postgres"], "the replay store's PostgreSQL goes away under load");
+
+describe.skipIf(!ready)(suite, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-outage-"));
-  const proxy = new TcpProxy({ host: "127.0.0.1", port: Number(new URL(process.env.DATABASE_URL!).port || 5432) });
+  const proxy = new TcpProxy({ host: "127.0.0.1", port: serviceAddress("postgres").port });
   let server: ServerProcess | undefined;
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => {

@@ -7,14 +7,16 @@ import { resolve } from "node:path";
 export const ROOT = new URL("../..", import.meta.url).pathname;
 
 /**
- * The project's Python (`$LUDUS_PYTHON`, else the .venv `.ci/run` makes), whether it can import `modules`, and the
+ * The project's Python (`$LUDUS_PYTHON`, else the .venv that `npm test` makes: cli/python-env.mjs), whether it can import `modules`, and the
  * suite's name: `what`, or why it is skipped.
  */
 export function projectPython(modules: readonly string[], what: string) {
   const python = process.env.LUDUS_PYTHON ?? resolve(ROOT, ".venv/bin/python");
   const ready = existsSync(python) && spawnSync(python, ["-c", `import ${modules.join(", ")}`]).status === 0;
   const list = modules.length > 1 ? `${modules.slice(0, -1).join(", ")} and ${modules.at(-1)}` : modules[0];
-  return { python, ready, suite: ready ? what : `${what} (skipped: ${python} cannot import ${list})` };
+  const why = `${python} cannot import ${list}; npm test sets it up, or run node cli/python-env.mjs`;
+  if (!ready && process.env.CI) throw new Error(`${what} needs the project's Python, which CI must have: ${why}`);
+  return { python, ready, suite: ready ? what : `${what} (skipped: ${why})` };
 }
 
 export interface PythonRun {
