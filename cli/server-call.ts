@@ -1,5 +1,5 @@
 import { ReplayStore, StoreError, StoreInUseError, type StoreOptions } from "../db/store.ts";
-import { readRuntimeFile } from "../server/runtime-file.ts";
+import { readRuntimeFile, removeRuntimeFile } from "../server/runtime-file.ts";
 
 /** A server's refusal as the error a command throws for it; undefined for a generic one. */
 export type Refusal = (status: number, code: string, message: string) => Error | undefined;
@@ -36,7 +36,10 @@ export async function openStoreOrServer(
   location: StoreOptions,
 ): Promise<{ readonly store: ReplayStore } | { readonly server: URL; readonly token: string }> {
   try {
-    return { store: await ReplayStore.open(location) };
+    const store = await ReplayStore.open(location);
+    // Holding the embedded store, no server holds it: a runtime file there was left by one killed outright.
+    if (store.backend === "pglite") removeRuntimeFile(location.dataDir);
+    return { store };
   } catch (error) {
     const runtime = error instanceof StoreInUseError ? readRuntimeFile(error.dataDir) : undefined;
     if (!runtime) throw error;

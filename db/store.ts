@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { makeDataDir } from "./data-dir.ts";
 import { LeagueStore } from "./league.ts";
 import { PlayerStore, seatOfPlayer } from "./players.ts";
 import { TokenStore } from "./tokens.ts";
@@ -284,7 +285,7 @@ async function openEmbedded(dataDir: string): Promise<{ sql: Sql; unlock: () => 
     throw new StoreError(`--data-dir ${dataDir} is a file, not a directory`);
   }
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeDataDir(dataDir);
   } catch (error) {
     throw new StoreError(`cannot create the data directory ${dataDir}: ${fsProblem(error)}`);
   }

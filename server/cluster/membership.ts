@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { makeDataDir } from "../../db/data-dir.ts";
 import { NODE_ID, type NodeLife, type NodeRecord } from "../../db/nodes.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
@@ -21,7 +22,7 @@ export function defaultNodeId(dataDir: string): string {
   }
   const host = hostname().replace(/[^A-Za-z0-9_.-]/g, "").slice(0, 40) || "ludus";
   const id = `${host}-${randomBytes(4).toString("hex")}`;
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   writeFileSync(file, `${id}\n`);
   return id;
 }

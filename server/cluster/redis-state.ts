@@ -47,6 +47,21 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 const COMMAND_TIMEOUT_MS = 2_000;
 
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * What to warn of when the cluster's Redis is open to its network: whoever reaches it can publish on the bus between
+ * processes and so act for any player, read tokens' frames and take leases (docs/cluster.md, "Redis must be private").
+ */
+export function redisExposure(url: URL): string | undefined {
+  if (url.password || LOOPBACK.test(url.hostname)) return undefined;
+  return `Redis at ${
+    redactUrl(url.href)
+  } is asked without a password: anyone who can reach it can act for any player ` +
+    `of this cluster. Keep it on a private network and give it a password (requirepass or an ACL user, then ` +
+    `redis://[user]:password@host; rediss:// for TLS)`;
+}
+
 /** A Redis client for the cluster `clusterId`, connected (or a clear error naming the address and the cause). */
 export async function connectRedis(url: string, clusterId: string): Promise<Redis> {
   let parsed: URL;
@@ -60,6 +75,8 @@ export async function connectRedis(url: string, clusterId: string): Promise<Redi
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new ServeError(`Redis URL ${redactUrl(url)}: expected redis:// or rediss://, not ${parsed.protocol}`);
   }
+  const exposure = redisExposure(parsed);
+  if (exposure) console.warn(`ludus: ${exposure}.`);
   const redis = new Redis(url, {
     keyPrefix: `ludus:${clusterId}:`,
     lazyConnect: true,
@@ -80,7 +97,8 @@ export async function connectRedis(url: string, clusterId: string): Promise<Redi
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new ServeError(`cannot reach Redis at ${redactUrl(url)}: ${(error as Error).message}`);
+    // What Redis said (a refused password, say) comes as an error event; the rejection only says the connection closed.
+    throw new ServeError(`cannot reach Redis at ${redactUrl(url)}: ${said || (error as Error).message}`);
   }
   return redis;
 }
