@@ -76,6 +76,12 @@ describe("ludus llm", () => {
     expect(summary.promptTokens).toBeGreaterThan(0);
     expect(summary.completionTokens).toBeGreaterThan(0);
     expect(err).toMatch(/3 match\(es\); \d+ replies, \d+ prompt and \d+ completion tokens/);
+    // No --stop sends no stop, so none is recorded with the seat's sampling.
+    for (const { match, seat } of summary.results as { match: string; seat: number }[]) {
+      const record = await server.server.store.match(match);
+      expect(record?.seats[seat]).toMatchObject({ kind: "llm", model: "cli-model" });
+      expect(record?.seats[seat]?.sampling ?? {}).not.toHaveProperty("stop");
+    }
   });
 
   it("queues when no opponent is named (the server fills the other seat)", async () => {

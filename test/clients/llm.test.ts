@@ -118,14 +118,16 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
   it("records who plays: the model, the endpoint and the sampling, never the key", async () => {
     const fake = await model(oracle);
     const { ends } = await run(fake, {
-      agent: { chat: { apiKey: "secret", temperature: 0.7, maxTokens: 64, seed: 3, extraBody: { top_p: 0.9 } } },
+      agent: {
+        chat: { apiKey: "secret", temperature: 0.7, maxTokens: 64, seed: 3, stop: ["\n\n"], extraBody: { top_p: 0.9 } },
+      },
     });
     const record = await server.server.store.match(ends[0].match);
     expect(record?.seats[0]).toMatchObject({
       kind: "llm",
       model: MODEL,
       endpoint: fake.baseUrl,
-      sampling: { temperature: 0.7, max_tokens: 64, seed: 3, top_p: 0.9 },
+      sampling: { temperature: 0.7, max_tokens: 64, seed: 3, stop: JSON.stringify(["\n\n"]), top_p: 0.9 },
     });
     expect(JSON.stringify(record?.seats)).not.toContain("secret");
   });
