@@ -1,5 +1,4 @@
 import { type PolicyRecord, PolicyRegistryError } from "../db/policies.ts";
-import { StoreError } from "../db/store.ts";
 import { PolicyError } from "../policies/onnx/network.ts";
 import type { PolicyUpload } from "../policies/onnx/register.ts";
 import type { PolicySource } from "../policies/onnx/runtime.ts";
@@ -13,8 +12,6 @@ export interface ServerRegistry {
   model(id: string): Promise<Uint8Array | undefined>;
   remove(ref: string): Promise<PolicyRecord>;
 }
-
-const base = (server: URL) => (server.href.endsWith("/") ? server.href : `${server.href}/`);
 
 /**
  * The policy registry of a running server, over its HTTP API (`GET /policies`, `/policies/:ref`, `/policies/:id/model`;
@@ -46,26 +43,10 @@ export function serverRegistry(server: URL, token: string | undefined): ServerRe
       const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined) as string[][]);
       return ((await call(`policies?${query}`)) as { policies: PolicyRecord[] }).policies.map(revive);
     },
-    async get(ref) {
-      try {
-        return revive((await call(`policies/${encodeURIComponent(ref)}`)) as PolicyRecord);
-      } catch (error) {
-        if (error instanceof PolicyRegistryError && error.code === "unknown_policy") return undefined;
-        throw error;
-      }
-    },
-    async model(id) {
-      const path = `policies/${encodeURIComponent(id)}/model`;
-      let response: Response;
-      try {
-        response = await fetch(new URL(path, base(server)));
-      } catch (cause) {
-        throw new StoreError(`cannot reach ${server.origin}: ${(cause as Error).message}`);
-      }
-      if (response.status === 404) return undefined;
-      if (!response.ok) await call(path); // the server's refusal, as every other request reports it
-      return new Uint8Array(await response.arrayBuffer());
-    },
+    get: async (ref) =>
+      await unlessUnknown(async () => revive((await call(`policies/${encodeURIComponent(ref)}`)) as PolicyRecord)),
+    model: async (id) =>
+      await unlessUnknown(async () => (await call(`policies/${encodeURIComponent(id)}/model`, {}, true)) as Uint8Array),
     async remove(ref) {
       return revive(
         ((await call(`policies/${encodeURIComponent(ref)}`, { method: "DELETE" })) as { removed: PolicyRecord })
@@ -73,6 +54,16 @@ export function serverRegistry(server: URL, token: string | undefined): ServerRe
       );
     },
   };
+}
+
+/** A lookup's answer, or undefined where the server has no such policy. */
+async function unlessUnknown<T>(lookup: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await lookup();
+  } catch (error) {
+    if (error instanceof PolicyRegistryError && error.code === "unknown_policy") return undefined;
+    throw error;
+  }
 }
 
 /**
