@@ -11,7 +11,7 @@ import { randomAction } from "../../clients/sdk/index.ts";
 /**
  * Every answer form a renderer's prompt lists as legal ("Legal now: …", the server's words) must come back, written
  * as that renderer asks for answers, as the action it names: a model that does exactly what the prompt says is never
- * refused. Over every game, variant and renderer that knows the game, at every decision of a few random matches.
+ * refused. Over every game, variant and renderer that knows the game, at every decision of two random matches each.
  */
 
 /** A listed form filled in as a model would: the middle of a range, the first resource of a trade, a short text. */
@@ -75,7 +75,7 @@ describe("every answer form a renderer's prompt lists parses as the action it na
         let checked = 0;
         for (const variant of Object.keys(game.variants)) {
           const { config } = configure(game, {}, variant);
-          for (const seed of ["a", "b", "c"]) {
+          for (const seed of ["a", "b"]) {
             const rng = new Rng(`${variant}-${seed}`);
             const pick = new Rng(`pick-${variant}-${seed}`);
             const state = g.init(config, rng);
