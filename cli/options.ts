@@ -127,6 +127,17 @@ const serverAddress = urlWith(["http", "https"], {
 export const serverUrl = (value: string): URL => new URL(serverAddress(value));
 
 /**
+ * `--server` for commands that play registered policies in their own process: read them from a running server's
+ * registry (over HTTP) instead of a store. Without it, a server holding `--data-dir`'s store is found by itself.
+ */
+export const policyServerOption = (): Option =>
+  new Option(
+    "--server <url>",
+    "with policies: read them from a running server instead of a store (one holding --data-dir's store is found " +
+      "by itself), e.g. http://127.0.0.1:2567",
+  ).argParser(serverUrl).conflicts("databaseUrl");
+
+/**
  * The flags that choose a store, as every command reading one takes them: `--data-dir`, `--database-url`, or
  * `--server` (a running server holds its embedded store), described by `through`.
  */

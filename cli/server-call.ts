@@ -5,12 +5,12 @@ import { readRuntimeFile, removeRuntimeFile } from "../server/runtime-file.ts";
 export type Refusal = (status: number, code: string, message: string) => Error | undefined;
 
 /**
- * Requests to a running server's HTTP API with an optional bearer token: the JSON answer, or the server's
- * refusal (its code and message) as `refuse` makes it, else as a StoreError that names the server.
+ * Requests to a running server's HTTP API with an optional bearer token: the JSON answer (the bytes, with `bytes`), or
+ * the server's refusal (its code and message) as `refuse` makes it, else as a StoreError that names the server.
  */
 export function serverCaller(server: URL, token: string | undefined, refuse: Refusal) {
   const base = server.href.endsWith("/") ? server.href : `${server.href}/`;
-  return async (path: string, init: RequestInit = {}): Promise<unknown> => {
+  return async (path: string, init: RequestInit = {}, bytes = false): Promise<unknown> => {
     let response: Response;
     try {
       response = await fetch(new URL(path, base), {
@@ -20,6 +20,7 @@ export function serverCaller(server: URL, token: string | undefined, refuse: Ref
     } catch (cause) {
       throw new StoreError(`cannot reach ${server.origin}: ${(cause as Error).message}`);
     }
+    if (response.ok && bytes) return new Uint8Array(await response.arrayBuffer());
     const body = await response.json().catch(() => ({}));
     if (response.ok) return body;
     const { code = "error", message = response.statusText } = (body as { error?: Record<string, string> }).error ?? {};

@@ -264,7 +264,8 @@ function lockDirectory(dir: string): () => void {
         /^\d+$/.test(holder) ? `process ${holder}` : "another process"
       }; stop that server ` +
         "or choose another --data-dir (`ludus export --server http://HOST:PORT` reads a running server's store; " +
-        "`ludus token` and `ludus policy` go through the server by themselves)",
+        "`ludus token`, `policy`, `exploitability`, `simulate` and `tournament` go through the server by themselves " +
+        "when it left its address in the data directory, or take --server http://HOST:PORT)",
     );
   }
   try {

@@ -2,7 +2,7 @@ import { type Command, Option } from "commander";
 import { games, getGame } from "../../games/registry.ts";
 import { crossPlay, type CrossPlayTable } from "../../policies/crossplay.ts";
 import type { Io } from "../io.ts";
-import { integerIn, jsonObject, nameList, storeLocation } from "../options.ts";
+import { integerIn, jsonObject, nameList, policyServerOption, storeLocation } from "../options.ts";
 import { withPoliciesIfNamed } from "../policies.ts";
 
 interface CrossPlayFlags {
@@ -14,6 +14,7 @@ interface CrossPlayFlags {
   seed: string;
   dataDir: string;
   databaseUrl?: string;
+  server?: URL;
   json?: boolean;
 }
 
@@ -55,11 +56,13 @@ export function registerCrossPlay(program: Command, io: Io): void {
     .option("--seed <seed>", "the run's seed: every pairing plays the same match seeds", "1")
     .option("--data-dir <dir>", "with policy players: the data directory whose store registers them", "data")
     .option("--database-url <url>", "with policy players: a PostgreSQL store instead (default: $DATABASE_URL)")
+    .addOption(policyServerOption())
     .option("--json", "print exactly one JSON object on stdout")
     .action(async (flags: CrossPlayFlags, command: Command) => {
       const result = await withPoliciesIfNamed(
         flags.players,
         () => storeLocation(flags, command),
+        flags.server,
         (policies) =>
           crossPlay({
             game: getGame(flags.game),

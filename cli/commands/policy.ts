@@ -7,7 +7,8 @@ import { PolicyError } from "../../policies/onnx/network.ts";
 import { type PolicyUpload, registerPolicy } from "../../policies/onnx/register.ts";
 import type { Io } from "../io.ts";
 import { integerIn, jsonObject, storeFlags, storeLocation } from "../options.ts";
-import { openStoreOrServer, serverCaller } from "../server-call.ts";
+import { openStoreOrServer } from "../server-call.ts";
+import { serverRegistry } from "../server-policies.ts";
 
 /**
  * `ludus policy add|list|show|remove`: the policy registry, in a store opened as `ludus export` opens it,
@@ -58,50 +59,6 @@ async function withStore<T>(flags: StoreFlags, command: Command, work: (registry
   } finally {
     await store.close();
   }
-}
-
-/** The same requests over HTTP; a refusal keeps the server's code and message. */
-function serverRegistry(server: URL, token: string | undefined): Registry {
-  const call = serverCaller(server, token, (status, code, message) => {
-    if (status === 400 && code === "bad_policy") return new PolicyError(message);
-    if (["duplicate", "unknown_policy", "in_use", "bad_policy"].includes(code)) {
-      return new PolicyRegistryError(code as PolicyRegistryError["code"], message);
-    }
-  });
-  const revive = (r: PolicyRecord) => ({ ...r, createdAt: new Date(r.createdAt) });
-  return {
-    async add(upload, model) {
-      const query = new URLSearchParams();
-      const fields: Record<string, unknown> = { ...upload, cursor: upload.datasetCursor, datasetCursor: undefined };
-      for (const [key, value] of Object.entries(fields)) {
-        if (value !== undefined) query.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
-      }
-      const body = await call(`policies?${query}`, {
-        method: "POST",
-        body: model as Uint8Array<ArrayBuffer>,
-        headers: { "content-type": "application/octet-stream" },
-      });
-      return revive(body as PolicyRecord);
-    },
-    async list(filter) {
-      const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined) as string[][]);
-      return ((await call(`policies?${query}`)) as { policies: PolicyRecord[] }).policies.map(revive);
-    },
-    async get(ref) {
-      try {
-        return revive((await call(`policies/${encodeURIComponent(ref)}`)) as PolicyRecord);
-      } catch (error) {
-        if (error instanceof PolicyRegistryError && error.code === "unknown_policy") return undefined;
-        throw error;
-      }
-    },
-    async remove(ref) {
-      return revive(
-        ((await call(`policies/${encodeURIComponent(ref)}`, { method: "DELETE" })) as { removed: PolicyRecord })
-          .removed,
-      );
-    },
-  };
 }
 
 const label = (r: PolicyRecord) => `${r.name}@${r.version}`;

@@ -2,7 +2,7 @@ import { type Command, Option } from "commander";
 import { games, getGame } from "../../games/registry.ts";
 import { simulate, type SimulationSummary } from "../../policies/simulate.ts";
 import type { Io } from "../io.ts";
-import { integerIn, jsonObject, nameList, storeLocation } from "../options.ts";
+import { integerIn, jsonObject, nameList, policyServerOption, storeLocation } from "../options.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import { withPoliciesIfNamed } from "../policies.ts";
 
@@ -16,6 +16,7 @@ interface SimulateFlags {
   groupSize: number;
   dataDir: string;
   databaseUrl?: string;
+  server?: URL;
   json?: boolean;
 }
 
@@ -69,6 +70,7 @@ export function registerSimulate(program: Command, io: Io): void {
     )
     .option("--data-dir <dir>", "with policy seats: the data directory whose store registers them", "data")
     .option("--database-url <url>", "with policy seats: a PostgreSQL store instead (default: $DATABASE_URL)")
+    .addOption(policyServerOption())
     .option("--json", "print exactly one JSON object on stdout")
     .addHelpText(
       "after",
@@ -92,7 +94,7 @@ export function registerSimulate(program: Command, io: Io): void {
           groupSize: flags.groupSize,
           policies,
         });
-      const summary = await withPoliciesIfNamed(flags.seats, () => storeLocation(flags, command), run);
+      const summary = await withPoliciesIfNamed(flags.seats, () => storeLocation(flags, command), flags.server, run);
       io.out(flags.json ? JSON.stringify(summary) + "\n" : table(summary));
     });
 }

@@ -16,7 +16,8 @@ import {
   tournamentStandings,
 } from "../../server/league/tournament/run.ts";
 import { ModelPlayer } from "../../clients/llm/index.ts";
-import type { ReplayStore } from "../../db/store.ts";
+import { type ReplayStore, StoreInUseError } from "../../db/store.ts";
+import { readRuntimeFile } from "../../server/runtime-file.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import type { RunGateway } from "../live-matches.ts";
 import type { Io } from "../io.ts";
@@ -153,7 +154,8 @@ export function registerTournament(program: Command, io: Io): void {
     .addOption(
       new Option(
         "--server <url>",
-        "have a running server play it (its connected bots as bot:<name> players), e.g. http://127.0.0.1:2567",
+        "have a running server play it (its connected bots as bot:<name> players), e.g. http://127.0.0.1:2567; " +
+          "a server holding --data-dir's embedded store plays it without this flag",
       ).argParser(serverUrl).conflicts(["models", "databaseUrl"]),
     )
     .option("--token <token>", "with --server: an admin token (default: $LUDUS_TOKEN)")
@@ -215,6 +217,11 @@ export function registerTournament(program: Command, io: Io): void {
         } finally {
           await players?.close();
         }
+      }).catch(async (error) => {
+        // An embedded store is its server's alone: that server plays the tournament, as with --server.
+        const running = !serve && error instanceof StoreInUseError ? readRuntimeFile(error.dataDir) : undefined;
+        if (!running) throw error;
+        return await onServer({ ...flags, server: new URL(running.url), token: running.token }, io);
       });
       io.out(flags.json ? JSON.stringify(result) + "\n" : table(result));
     });

@@ -92,6 +92,11 @@ export interface AgentStats {
 interface Deciding {
   readonly seq: number;
   readonly attempts: AttemptMeta[];
+  /**
+   * The last request sent: every earlier one is its start, and it holds each earlier reply and why it was not
+   * used. Kept across calls, so a fallback after the server refused the last reply still records it.
+   */
+  prompt: readonly ChatMessage[];
 }
 
 /** What the agent keeps per seat: one connection may hold several seats of a match (self-play). */
@@ -195,7 +200,7 @@ export class LlmAgent {
       legalText: turn.legalText,
     };
     const render = renderer(this.#options.renderer ?? "ludus", game);
-    if (context.deciding?.seq !== turn.seq) context.deciding = { seq: turn.seq, attempts: [] };
+    if (context.deciding?.seq !== turn.seq) context.deciding = { seq: turn.seq, attempts: [], prompt: [] };
     const deciding = context.deciding;
     const last = deciding.attempts.at(-1);
     if (refusal && last && !last.error) {
@@ -214,11 +219,11 @@ export class LlmAgent {
     const timer = setTimeout(() => deadline.abort(new Error("the seat's deadline is near")), left - margin);
     const signal = AbortSignal.any([deadline.signal, this.#stop.signal]);
     const retries = this.#options.retries ?? 2;
-    let messages: ChatMessage[] = [];
     let fallbackReason = `no usable answer in ${retries + 1} attempt(s)`;
     try {
       while (deciding.attempts.length <= retries) {
-        messages = this.#messages(context, render, view, deciding, strategy);
+        const messages = this.#messages(context, render, view, deciding, strategy);
+        deciding.prompt = messages;
         let completion: Completion;
         try {
           completion = await this.#complete(messages, signal);
@@ -252,7 +257,7 @@ export class LlmAgent {
         }
         if (context.history.at(-1)?.seq === turn.seq) context.history.pop();
         context.history.push({ seq: turn.seq, user: this.#turnText(context, render, view), reply: completion.text });
-        return new Answer(read.action, this.#meta(messages, deciding, completion.model, strategy));
+        return new Answer(read.action, this.#meta(deciding, completion.model, strategy));
       }
     } finally {
       clearTimeout(timer);
@@ -264,7 +269,7 @@ export class LlmAgent {
     this.#options.log?.(
       `${where(turn.match, turn.seat, turn.seq)}: ${fallbackReason}; playing ${JSON.stringify(action)}`,
     );
-    return new Answer(action, this.#meta(messages, deciding, this.#options.chat.model, strategy, fallbackReason));
+    return new Answer(action, this.#meta(deciding, this.#options.chat.model, strategy, fallbackReason));
   }
 
   /** An endpoint failure no retry mends: the seat is withdrawn and the agent stops asking. */
@@ -387,7 +392,6 @@ export class LlmAgent {
 
   /** The act's replay fields, cut to fit the connection's frame limit. */
   #meta(
-    messages: readonly ChatMessage[],
     deciding: Deciding,
     model: string,
     strategy?: StrategyRecord,
@@ -398,7 +402,7 @@ export class LlmAgent {
       model,
       endpoint: this.client.endpoint,
       renderer: this.#options.renderer ?? "ludus",
-      prompt: messages,
+      prompt: deciding.prompt,
       response: final?.response ?? null,
       ...(final?.reasoning ? { reasoning: final.reasoning } : {}),
       ...(final?.logprobs ? { logprobs: final.logprobs } : {}),

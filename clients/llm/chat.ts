@@ -75,10 +75,18 @@ export type ChatFailure =
   | "server_error"
   | "bad_request"
   | "bad_response"
+  /** A 200 whose body broke off or is not whole JSON: a server or proxy failing mid-reply, as a 5xx is. */
+  | "incomplete"
   | "aborted";
 
 /** Failures worth another try after a wait; the others will fail the same way again. */
-const RETRYABLE: ReadonlySet<ChatFailure> = new Set(["unreachable", "timeout", "rate_limited", "server_error"]);
+const RETRYABLE: ReadonlySet<ChatFailure> = new Set([
+  "unreachable",
+  "timeout",
+  "rate_limited",
+  "server_error",
+  "incomplete",
+]);
 
 export class ChatError extends Error {
   readonly retryable: boolean;
@@ -140,7 +148,13 @@ export class ChatClient {
       return { ...read, latencyMs: performance.now() - started };
     } catch (error) {
       if (error instanceof ChatError) throw error;
-      throw this.#transportError(error, signal);
+      if (signal?.aborted) throw this.#transportError(error, signal);
+      // The endpoint answered, then the body broke off (a connection closed before its Content-Length).
+      throw new ChatError(
+        "incomplete",
+        this.endpoint,
+        `the answer broke off before its end (${(error as Error)?.message ?? String(error)})`,
+      );
     }
   }
 
@@ -149,7 +163,7 @@ export class ChatClient {
     try {
       payload = JSON.parse(text);
     } catch {
-      throw this.#bad(`the answer is not JSON: ${clip(text)}`);
+      throw new ChatError("incomplete", this.endpoint, `the answer is not whole JSON: ${clip(text)}`);
     }
     const choice = firstChoice(payload);
     if (!choice) throw this.#bad(`the answer has no choices: ${clip(text)}`);
@@ -190,7 +204,7 @@ export class ChatClient {
       try {
         chunk = JSON.parse(data);
       } catch {
-        throw this.#bad(`a streamed event is not JSON: ${clip(data)}`);
+        throw new ChatError("incomplete", this.endpoint, `a streamed event is not whole JSON: ${clip(data)}`);
       }
       if (chunk.error) throw this.#bad(`the stream reported an error: ${errorText(chunk)}`);
       if (typeof chunk.model === "string") model = chunk.model;

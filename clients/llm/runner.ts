@@ -198,7 +198,8 @@ export function agentInfo(chat: ChatOptions): AgentInfo {
   if (chat.maxTokens !== undefined) sampling.max_tokens = chat.maxTokens;
   if (chat.seed !== undefined) sampling.seed = chat.seed;
   if (chat.reasoningEffort !== undefined) sampling.reasoning_effort = chat.reasoningEffort;
-  if (chat.stop !== undefined) sampling.stop = JSON.stringify(chat.stop);
+  // Only the stop sequences the request sends (an empty list sends none).
+  if (chat.stop?.length) sampling.stop = JSON.stringify(chat.stop);
   for (const [key, value] of Object.entries(chat.extraBody ?? {})) {
     if (value === null || ["string", "number", "boolean"].includes(typeof value)) {
       sampling[key] = value as string | number | boolean | null;

@@ -121,10 +121,13 @@ export function picture(board: readonly (Mark | null)[]): string {
   return rows.join("\n---+---+---\n");
 }
 
-const CELL_ONLY = /^\s*(?:mark\s*:?\s*)?\[?\s*(-?\d+)\s*\]?\s*\.?\s*$/i;
-const BRACKETED = /\[\s*(-?\d+)\s*\]/;
+const CELL_ONLY = /^\s*(?:mark\s*:?\s*)?\[?\s*(?:mark\s*:?\s*)?(-?\d+)\s*\]?\s*\.?\s*$/i;
+const BRACKETED = /\[\s*(?:mark\s*:?\s*)?(-?\d+)\s*\]/i;
 
-/** `4`, `[4]`, `mark 4`, or an answer holding `[4]` somewhere (TextArena reads the first bracketed number). */
+/**
+ * `4`, `[4]`, `mark 4`, `[mark 4]` (the listed form as TextArena's brackets wrap it), or an answer holding `[4]` or
+ * `[mark 4]` somewhere (TextArena reads the first bracketed number).
+ */
 function cellAlias(text: string): number | undefined {
   const m = CELL_ONLY.exec(text) ?? BRACKETED.exec(text);
   return m ? Number(m[1]) : undefined;

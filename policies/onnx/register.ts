@@ -25,7 +25,7 @@ export interface PolicyUpload {
  * what was expected and what was found; nothing is stored unless all of it holds.
  */
 export async function registerPolicy(
-  registry: PolicyRegistry,
+  registry: Pick<PolicyRegistry, "add" | "get">,
   upload: PolicyUpload,
   model: Uint8Array,
 ): Promise<PolicyRecord> {

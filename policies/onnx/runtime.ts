@@ -33,6 +33,9 @@ export interface RuntimeOptions extends BatcherOptions {
 /** The stream of a match's seed that the policy in `seat` samples from (0 is chance, 1 the built-ins). */
 export const policyStream = (seat: number): number => 2 + seat;
 
+/** The registry a runtime reads and registers through: the store's, or a running server's over its HTTP API. */
+export type PolicySource = Pick<PolicyRegistry, "add" | "get" | "list" | "model" | "remove">;
+
 /** A registered version, ready to sit: what a record keeps of it, and its seat in any match. */
 export interface PolicyPlayer {
   /** `policy:<name>@<version>[:greedy]`: the exact version. */
@@ -60,9 +63,9 @@ export class PolicyRuntime {
   private changes = 0;
   private readonly listeners = new Set<(record: PolicyRecord) => void>();
 
-  private constructor(readonly registry: PolicyRegistry, private readonly options: RuntimeOptions) {}
+  private constructor(readonly registry: PolicySource, private readonly options: RuntimeOptions) {}
 
-  static async open(registry: PolicyRegistry, options: RuntimeOptions = {}): Promise<PolicyRuntime> {
+  static async open(registry: PolicySource, options: RuntimeOptions = {}): Promise<PolicyRuntime> {
     if (options.device === "cuda") await checkDevice("cuda");
     const runtime = new PolicyRuntime(registry, options);
     await runtime.refresh();

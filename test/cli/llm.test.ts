@@ -76,6 +76,12 @@ describe("ludus llm", () => {
     expect(summary.promptTokens).toBeGreaterThan(0);
     expect(summary.completionTokens).toBeGreaterThan(0);
     expect(err).toMatch(/3 match\(es\); \d+ replies, \d+ prompt and \d+ completion tokens/);
+    // No --stop sends no stop, so none is recorded with the seat's sampling.
+    for (const { match, seat } of summary.results as { match: string; seat: number }[]) {
+      const record = await server.server.store.match(match);
+      expect(record?.seats[seat]).toMatchObject({ kind: "llm", model: "cli-model" });
+      expect(record?.seats[seat]?.sampling ?? {}).not.toHaveProperty("stop");
+    }
   });
 
   it("queues when no opponent is named (the server fills the other seat)", async () => {
@@ -140,6 +146,33 @@ describe("ludus llm", () => {
       `ludus: error: the model endpoint failed: ${model.baseUrl}/chat/completions: the API key was refused (HTTP 401)`,
     );
     expect(err).toContain("withdrawn (status ERROR)");
+  });
+
+  it("tries again after a 200 whose body is cut short or is not whole JSON, and finishes every match", async () => {
+    // The first reply is cut mid-body (its Content-Length counts more than is sent), the second is half a JSON object.
+    const broken = await startFakeOpenAI({
+      script: (request, index) =>
+        index === 0
+          ? { content: legalAnswer(request, () => 0), cutAt: 40 }
+          : index === 1
+          ? { raw: { contentType: "application/json", body: '{"id":"chatcmpl-1","choices":[{"index":0,"mess' } }
+          : { content: legalAnswer(request, (n) => index % n) },
+    });
+    try {
+      const argv = await flags("--game", "kuhn-poker", "--opponent", "random", "--matches", "2", "--json");
+      const { code, out, err } = await ludus(...argv, "--base-url", broken.baseUrl);
+      expect(code, err).toBe(0);
+      expect(err).toMatch(/the answer broke off before its end \(.*\); try 2 in \d+ ms/);
+      expect(err).toMatch(/the answer is not whole JSON: .*; try 3 in \d+ ms/);
+      const summary = JSON.parse(out.trim().split("\n").at(-1)!);
+      expect(summary.results).toHaveLength(2);
+      for (const { match } of summary.results as { match: string }[]) {
+        expect(await server.server.store.match(match)).toMatchObject({ statuses: ["DONE", "DONE"] });
+      }
+      expect(broken.requests.length).toBeGreaterThanOrEqual(4);
+    } finally {
+      await broken.close();
+    }
   });
 
   it("exits 1 with the server's reason for a variant the game does not have", async () => {

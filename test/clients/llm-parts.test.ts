@@ -327,9 +327,10 @@ describe("the chat client's errors say where and why, and whether to try again",
       const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: ChatError) => e);
       const client = new ChatClient({ baseUrl: fake.baseUrl, model: "m" });
       const notJson = await failure(client.complete([]));
-      expect(notJson).toMatchObject({ failure: "bad_response", retryable: false });
+      // A 200 that is not whole JSON is a server failing mid-reply: worth another try, as a 5xx is.
+      expect(notJson).toMatchObject({ failure: "incomplete", retryable: true });
       expect(notJson?.message).toBe(
-        `${fake.baseUrl}/chat/completions: the answer is not JSON: <html>502 Bad Gateway</html>`,
+        `${fake.baseUrl}/chat/completions: the answer is not whole JSON: <html>502 Bad Gateway</html>`,
       );
       const streamed = await failure(new ChatClient({ baseUrl: fake.baseUrl, model: "m", stream: true }).complete([]));
       expect(streamed?.message).toContain("the stream reported an error: model crashed");

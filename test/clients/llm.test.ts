@@ -118,14 +118,16 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
   it("records who plays: the model, the endpoint and the sampling, never the key", async () => {
     const fake = await model(oracle);
     const { ends } = await run(fake, {
-      agent: { chat: { apiKey: "secret", temperature: 0.7, maxTokens: 64, seed: 3, extraBody: { top_p: 0.9 } } },
+      agent: {
+        chat: { apiKey: "secret", temperature: 0.7, maxTokens: 64, seed: 3, stop: ["\n\n"], extraBody: { top_p: 0.9 } },
+      },
     });
     const record = await server.server.store.match(ends[0].match);
     expect(record?.seats[0]).toMatchObject({
       kind: "llm",
       model: MODEL,
       endpoint: fake.baseUrl,
-      sampling: { temperature: 0.7, max_tokens: 64, seed: 3, top_p: 0.9 },
+      sampling: { temperature: 0.7, max_tokens: 64, seed: 3, stop: JSON.stringify(["\n\n"]), top_p: 0.9 },
     });
     expect(JSON.stringify(record?.seats)).not.toContain("secret");
   });
@@ -200,6 +202,29 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
       expect(row.legal).toBe(true); // the fallback is the seat's first legal action, chosen by the agent
       expect(row.defaulted).toBeNull();
     }
+  });
+
+  it("keeps every request sent and every reply when the server refuses the last try and the fallback plays", async () => {
+    // Every reply is an action the server refuses: after 1 + retries of them the agent plays its fallback.
+    const fake = await model(() => ({ content: "I have thought it over.\nAnswer: fly to the moon" }));
+    const { ends } = await run(fake, { agent: { retries: 1 } });
+    const [first] = await llmSteps(ends[0].match);
+    const meta = metaOf(first);
+    expect(meta.fallback).toBe("no usable answer in 2 attempt(s)");
+    expect(first.action).toEqual({ type: "check" }); // the seat's first legal action
+    expect(first.attempts.map((a) => a.input)).toEqual(["fly to the moon", "fly to the moon"]);
+    const sent = fake.requests.slice(0, 2).map((r) => r.messages);
+    // The last request sent is the prompt kept; the first is where it starts; each reply is in the attempts.
+    expect(meta.prompt).toEqual(sent[1]);
+    expect(meta.prompt.slice(0, sent[0].length)).toEqual(sent[0]);
+    expect(meta.prompt.at(-1)?.content).toMatch(/^That answer could not be used: the server refused it/);
+    expect(meta.attempts.map((a) => a.response)).toEqual(
+      Array(2).fill("I have thought it over.\nAnswer: fly to the moon"),
+    );
+    expect(meta.attempts.map((a) => a.error)).toEqual(
+      Array(2).fill(expect.stringMatching(/^the server refused it: could not read an action in "fly to the moon"/)),
+    );
+    expect(meta.response).toBeNull();
   });
 
   it("waits out 429 and 500 answers with backoff, honouring Retry-After", async () => {

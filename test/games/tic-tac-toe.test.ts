@@ -124,10 +124,20 @@ describe("tic-tac-toe: turns, observations and parsing", () => {
     expect(ttt.observe(ttt.init(openspiel, rng), 0).marks).toEqual(["X", "O"]);
   });
 
-  it("reads JSON, `[4]`, `4`, `mark 4` and a bracketed cell inside an answer", () => {
+  it("reads JSON, `[4]`, `4`, `mark 4`, `[mark 4]` and a bracketed cell inside an answer", () => {
     const state = ttt.init(textarena, rng);
     for (
-      const input of [mark(4), '{"type":"mark","cell":4}', "[4]", "4", " [ 4 ] ", "mark 4", "I take the centre: [4]."]
+      const input of [
+        mark(4),
+        '{"type":"mark","cell":4}',
+        "[4]",
+        "4",
+        " [ 4 ] ",
+        "mark 4",
+        "[mark 4]",
+        "I take the centre: [4].",
+        "I play [Mark 4].",
+      ]
     ) {
       expect(ttt.parse(input, state, 0)).toEqual(mark(4));
     }

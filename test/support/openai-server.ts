@@ -32,6 +32,11 @@ export interface ScriptedReply {
   readonly reasoning?: string;
   /** Answer 200 with exactly this body and content type (a broken endpoint). */
   readonly raw?: { readonly contentType: string; readonly body: string };
+  /**
+   * Answer 200 with only the first `cutAt` bytes of the answer, its Content-Length counting the whole, then close the
+   * connection (a proxy or server dying mid-reply).
+   */
+  readonly cutAt?: number;
 }
 
 export type Script = (request: ChatRequestBody, index: number) => ScriptedReply | Promise<ScriptedReply>;
@@ -57,9 +62,18 @@ export interface FakeOpenAIOptions {
 /** Whitespace-separated words: a stand-in tokenizer that gives stable token counts. */
 export const countTokens = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  cutAt?: number,
+): void {
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  res.writeHead(status, { "content-type": "application/json", "content-length": String(bytes.length), ...headers });
+  if (cutAt === undefined) return void res.end(bytes);
+  // The bytes written, then the connection closed: the client reads a body shorter than announced.
+  res.write(bytes.subarray(0, cutAt), () => res.socket?.destroy());
 }
 
 const error = (message: string, type: string, code: string | null) => ({ error: { message, type, param: null, code } });
@@ -138,17 +152,27 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
           ? { content: tokens.map((token, i) => logprobOf(token, from + i, body.top_logprobs)) }
           : null;
       if (!body.stream) {
-        return send(res, 200, {
-          ...base,
-          object: "chat.completion",
-          choices: [{
-            index: 0,
-            message: { role: "assistant", content, ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}) },
-            logprobs: scored(pieces, 0),
-            finish_reason: finish,
-          }],
-          usage,
-        });
+        return send(
+          res,
+          200,
+          {
+            ...base,
+            object: "chat.completion",
+            choices: [{
+              index: 0,
+              message: {
+                role: "assistant",
+                content,
+                ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+              },
+              logprobs: scored(pieces, 0),
+              finish_reason: finish,
+            }],
+            usage,
+          },
+          {},
+          reply.cutAt,
+        );
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const event = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\n\n`);
