@@ -528,22 +528,36 @@ export class GroupCommit {
     let conflicts = new Map<string, number>();
     let moved = new Set<string>();
     try {
+      const owner = this.batchOwner.get(batch);
+      const players = this.unseenPlayers(batch);
+      const fenced = this.sql.backend === "postgres" && owner !== undefined;
+      /** The batch statement for the match rows and `steps`. */
+      const statement = (steps: readonly StepRecordRow[]) => ({
+        text: fenced ? WRITE_BATCH.fenced : WRITE_BATCH.alone,
+        params: [
+          JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner))),
+          JSON.stringify(steps.map((s) => stepRow(s, this.writer))),
+          JSON.stringify(players),
+          ...(fenced ? [owner.node, String(owner.epoch)] : []),
+        ],
+      });
       // COPY is the embedded store's, which one process holds: no peer can take its matches, so it needs no fence.
-      // Rows already there (a write whose reply was lost, then retried) make COPY refuse them all: they go
-      // through the statement below instead, which skips what is there and checks whose it is.
+      // It and the statement for the match rows are one transaction: a match's rows (its join, its start) are never
+      // left behind by decisions of it that landed. Rows already there (a write whose reply was lost, then retried)
+      // make COPY refuse them all: they go through the statement instead, which skips what is there and checks
+      // whose it is.
       const all = [...batch.steps, ...batch.bulk];
-      const copied = all.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(all);
+      const rows = batch.matches.size > 0 ? statement([]) : undefined;
+      const copied = all.length > 0 && this.sql.copyIn !== undefined &&
+        await this.copySteps(all, rows);
       const steps = copied ? [] : all;
-      if (steps.length > 0 || batch.matches.size > 0) {
-        const owner = this.batchOwner.get(batch);
-        const matches = JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner)));
-        const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
-        const players = this.unseenPlayers(batch);
-        const fenced = this.sql.backend === "postgres" && owner !== undefined;
-        const [written] = await this.sql.prepared<{ inserted: number; owned: boolean }>(
-          fenced ? WRITE_BATCH.fenced : WRITE_BATCH.alone,
-          [matches, rows, JSON.stringify(players), ...(fenced ? [owner.node, String(owner.epoch)] : [])],
-        );
+      let written: { inserted: number; owned: boolean } | undefined;
+      if (copied) written = copied[0];
+      else if (steps.length > 0 || batch.matches.size > 0) {
+        const { text, params } = statement(steps);
+        [written] = await this.sql.prepared<{ inserted: number; owned: boolean }>(text, params);
+      }
+      if (written) {
         for (const player of players) this.seenPlayers.set(player.id, JSON.stringify(player.details));
         if (!written.owned) moved = matchIds(batch);
         else if (written.inserted < steps.length) conflicts = await this.conflicts(steps);
@@ -581,8 +595,15 @@ export class GroupCommit {
     return [...unseen.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  /** COPYs decisions; false when some were already there (a unique violation), and nothing was written. */
-  private async copySteps(rows: readonly StepRecordRow[]): Promise<boolean> {
+  /**
+   * COPYs decisions, then `then` (the batch's match rows) in the same transaction; false when some decisions were
+   * already there (a unique violation), or `then` was refused, and nothing was written: the batch statement writes
+   * it all then, skipping what is there, or refuses it again, saying why.
+   */
+  private async copySteps(
+    rows: readonly StepRecordRow[],
+    then: Parameters<NonNullable<Sql["copyIn"]>>[2],
+  ): Promise<[{ inserted: number; owned: boolean }] | [] | false> {
     let text = "";
     try {
       for (const row of rows) text += copyLine(row, this.writer);
@@ -591,11 +612,12 @@ export class GroupCommit {
       throw error;
     }
     try {
-      await this.sql.copyIn!(`steps (${COPY_COLUMNS})`, text);
-      return true;
+      return await this.sql.copyIn!<{ inserted: number; owned: boolean }>(`steps (${COPY_COLUMNS})`, text, then) as
+        | [{ inserted: number; owned: boolean }]
+        | [];
     } catch (error) {
       if (transient(error)) throw error;
-      return false; // refused (rows already there): the batch statement writes them, skipping what is there
+      return false;
     }
   }
 

@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
         ...store.sql,
         prepared: async (text, params) => (await hold(), store.sql.prepared(text, params)),
         ...(store.sql.copyIn && {
-          copyIn: async (target: string, text: string) => (await hold(), store.sql.copyIn!(target, text)),
+          copyIn: async (...args: Parameters<NonNullable<Sql["copyIn"]>>) => (await hold(), store.sql.copyIn!(...args)),
         }),
       };
       const writer = new GroupCommit(sql, store.writerId);
@@ -196,10 +196,13 @@ for (const backend of BACKENDS) {
         ...store.sql,
         prepared: (text, params) => watched(idsIn(params), () => store.sql.prepared(text, params)),
         ...(store.sql.copyIn && {
-          copyIn: (target: string, text: string) =>
+          copyIn: (...args: Parameters<NonNullable<Sql["copyIn"]>>) =>
             watched(
-              text.split("\n").filter(Boolean).map((line) => line.split("\t")[0]),
-              () => store.sql.copyIn!(target, text),
+              [
+                ...args[1].split("\n").filter(Boolean).map((line) => line.split("\t")[0]),
+                ...idsIn(args[2]?.params),
+              ],
+              () => store.sql.copyIn!(...args),
             ),
         }),
       };
