@@ -289,6 +289,8 @@ export class GroupCommit {
   private readonly watchdog: ReturnType<typeof setInterval>;
   private closed = false;
   private idle: (() => void)[] = [];
+  /** Waiting for `caughtUp`. */
+  private catchingUp: (() => void)[] = [];
   /** Players this writer has written, with what named them (see `unseenPlayers`). */
   private readonly seenPlayers = new Map<string, string>();
 
@@ -379,15 +381,32 @@ export class GroupCommit {
     return total;
   }
 
-  /**
-   * True while the buffer is past its bound: new matches must be refused. Bulk rows do not count: each match
-   * that writes in bulk waits with two batches unwritten, so they are bounded by the matches themselves, and
-   * counting them would refuse new matches while a few long built-in runs are merely writing.
-   */
+  /** True while the buffer is past its bound, whatever kind of match its records are of: new matches are refused. */
   get full(): boolean {
+    return this.buffered >= this.options.maxBuffer;
+  }
+
+  /**
+   * True while matches played wholly in-process must wait, and new ones be refused: the store fails or does not
+   * answer, or decisions written in bulk fill half the buffer. Such matches acknowledge nothing to anyone, so they
+   * pause rather than grow the buffer; the rest of it is kept for the matches of players, whose acks wait on it.
+   */
+  get behind(): boolean {
+    if (this.failure !== undefined || this.full) return true;
     let bulk = this.next.bulk.length;
     for (const batch of this.inFlight.keys()) bulk += batch.bulk.length;
-    return this.buffered - bulk >= this.options.maxBuffer;
+    return bulk >= this.options.maxBuffer / 2;
+  }
+
+  /** Resolves once `behind` is false. */
+  caughtUp(): Promise<void> {
+    if (!this.behind) return Promise.resolve();
+    return new Promise((resolve) => this.catchingUp.push(resolve));
+  }
+
+  /** Tells those waiting for `caughtUp`, once it is so. */
+  private wakeIfCaughtUp(): void {
+    if (this.catchingUp.length > 0 && !this.behind) this.catchingUp.splice(0).forEach((resolve) => resolve());
   }
 
   /** Why writes are failing (or not answered) right now, or undefined when they are not. */
@@ -444,25 +463,26 @@ export class GroupCommit {
 
   /**
    * The next batch to write: what waits, less the records of matches that have records in flight (a match's
-   * records land in order) and steps past `maxBatch`. A match's waiters go with its last record.
+   * records land in order) and of matches past `maxBatch` decisions, bulk ones too. A match goes whole or waits whole
+   * (its rows then never land after its decisions), in the order its records came; the first always goes.
    */
   private take(): Batch {
     const all = this.next;
-    if (this.inFlight.size === 0 && all.steps.length <= this.options.maxBatch) {
+    if (this.inFlight.size === 0 && all.steps.length + all.bulk.length <= this.options.maxBatch) {
       this.next = emptyBatch();
       return all;
     }
     const held = new Set<string>();
     for (const batch of this.inFlight.keys()) for (const id of matchIds(batch)) held.add(id);
-    // Steps past maxBatch hold their match back too (a match's earlier steps may go, in order, before them).
-    const going: StepRecordRow[] = [], staying: StepRecordRow[] = [];
-    for (const step of all.steps) {
-      if (!held.has(step.matchId) && going.length >= this.options.maxBatch) held.add(step.matchId);
-      (held.has(step.matchId) ? staying : going).push(step);
+    const decisions = new Map<string, number>();
+    for (const step of [...all.steps, ...all.bulk]) decisions.set(step.matchId, (decisions.get(step.matchId) ?? 0) + 1);
+    let going = 0;
+    for (const [id, n] of decisions) {
+      if (held.has(id)) continue;
+      if (going > 0 && going + n > this.options.maxBatch) held.add(id);
+      else going += n;
     }
-    const [stay, go] = split({ ...all, steps: [] }, held);
-    stay.steps.push(...staying);
-    go.steps.push(...going);
+    const [stay, go] = split(all, held);
     this.next = stay;
     return go;
   }
@@ -505,6 +525,7 @@ export class GroupCommit {
     if (this.sql.backend === "pglite") await yieldToEventLoop();
     this.inFlight.delete(batch);
     for (const done of settle) done();
+    this.wakeIfCaughtUp();
     if (error !== undefined && !this.closed) {
       this.failing = (error as Error).message ?? String(error);
       this.report();
@@ -515,7 +536,10 @@ export class GroupCommit {
       }, this.retryMs);
       return;
     }
-    if (!this.retryTimer) this.recovered(); // a batch beside this one may have failed and wait for its retry
+    if (!this.retryTimer) {
+      this.recovered(); // a batch beside this one may have failed and wait for its retry
+      this.wakeIfCaughtUp();
+    }
     if (this.next.waiters.length > 0) void this.flush();
     else if (this.inFlight.size === 0) this.idle.splice(0).forEach((resolve) => resolve());
   }
@@ -528,22 +552,36 @@ export class GroupCommit {
     let conflicts = new Map<string, number>();
     let moved = new Set<string>();
     try {
+      const owner = this.batchOwner.get(batch);
+      const players = this.unseenPlayers(batch);
+      const fenced = this.sql.backend === "postgres" && owner !== undefined;
+      /** The batch statement for the match rows and `steps`. */
+      const statement = (steps: readonly StepRecordRow[]) => ({
+        text: fenced ? WRITE_BATCH.fenced : WRITE_BATCH.alone,
+        params: [
+          JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner))),
+          JSON.stringify(steps.map((s) => stepRow(s, this.writer))),
+          JSON.stringify(players),
+          ...(fenced ? [owner.node, String(owner.epoch)] : []),
+        ],
+      });
       // COPY is the embedded store's, which one process holds: no peer can take its matches, so it needs no fence.
-      // Rows already there (a write whose reply was lost, then retried) make COPY refuse them all: they go
-      // through the statement below instead, which skips what is there and checks whose it is.
+      // It and the statement for the match rows are one transaction: a match's rows (its join, its start) are never
+      // left behind by decisions of it that landed. Rows already there (a write whose reply was lost, then retried)
+      // make COPY refuse them all: they go through the statement instead, which skips what is there and checks
+      // whose it is.
       const all = [...batch.steps, ...batch.bulk];
-      const copied = all.length > 0 && this.sql.copyIn !== undefined && await this.copySteps(all);
+      const rows = batch.matches.size > 0 ? statement([]) : undefined;
+      const copied = all.length > 0 && this.sql.copyIn !== undefined &&
+        await this.copySteps(all, rows);
       const steps = copied ? [] : all;
-      if (steps.length > 0 || batch.matches.size > 0) {
-        const owner = this.batchOwner.get(batch);
-        const matches = JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner)));
-        const rows = JSON.stringify(steps.map((s) => stepRow(s, this.writer)));
-        const players = this.unseenPlayers(batch);
-        const fenced = this.sql.backend === "postgres" && owner !== undefined;
-        const [written] = await this.sql.prepared<{ inserted: number; owned: boolean }>(
-          fenced ? WRITE_BATCH.fenced : WRITE_BATCH.alone,
-          [matches, rows, JSON.stringify(players), ...(fenced ? [owner.node, String(owner.epoch)] : [])],
-        );
+      let written: { inserted: number; owned: boolean } | undefined;
+      if (copied) written = copied[0];
+      else if (steps.length > 0 || batch.matches.size > 0) {
+        const { text, params } = statement(steps);
+        [written] = await this.sql.prepared<{ inserted: number; owned: boolean }>(text, params);
+      }
+      if (written) {
         for (const player of players) this.seenPlayers.set(player.id, JSON.stringify(player.details));
         if (!written.owned) moved = matchIds(batch);
         else if (written.inserted < steps.length) conflicts = await this.conflicts(steps);
@@ -581,8 +619,15 @@ export class GroupCommit {
     return [...unseen.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  /** COPYs decisions; false when some were already there (a unique violation), and nothing was written. */
-  private async copySteps(rows: readonly StepRecordRow[]): Promise<boolean> {
+  /**
+   * COPYs decisions, then `then` (the batch's match rows) in the same transaction; false when some decisions were
+   * already there (a unique violation), or `then` was refused, and nothing was written: the batch statement writes
+   * it all then, skipping what is there, or refuses it again, saying why.
+   */
+  private async copySteps(
+    rows: readonly StepRecordRow[],
+    then: Parameters<NonNullable<Sql["copyIn"]>>[2],
+  ): Promise<[{ inserted: number; owned: boolean }] | [] | false> {
     let text = "";
     try {
       for (const row of rows) text += copyLine(row, this.writer);
@@ -591,11 +636,12 @@ export class GroupCommit {
       throw error;
     }
     try {
-      await this.sql.copyIn!(`steps (${COPY_COLUMNS})`, text);
-      return true;
+      return await this.sql.copyIn!<{ inserted: number; owned: boolean }>(`steps (${COPY_COLUMNS})`, text, then) as
+        | [{ inserted: number; owned: boolean }]
+        | [];
     } catch (error) {
       if (transient(error)) throw error;
-      return false; // refused (rows already there): the batch statement writes them, skipping what is there
+      return false;
     }
   }
 

@@ -22,11 +22,16 @@ export interface Sql {
   /** Runs `fn` inside one transaction on one connection. */
   transaction<T>(fn: (tx: Pick<Sql, "query" | "exec">) => Promise<T>): Promise<T>;
   /**
-   * `COPY <target> FROM` rows in COPY's text format: bulk appends, a statement of their own. Embedded store
-   * only: postgres.js resolves a COPY with its stream and drops the error of a refused one (the stream then
-   * never finishes), so on PostgreSQL bulk rows take the batch statement.
+   * `COPY <target> FROM` rows in COPY's text format (bulk appends), then `then` (a statement as `prepared` runs it),
+   * in one transaction: both land or neither, so a crash between them cannot keep the rows without what `then`
+   * writes. Resolves with `then`'s rows. Embedded store only: postgres.js resolves a COPY with its stream and drops
+   * the error of a refused one (the stream then never finishes), so on PostgreSQL bulk rows take the batch statement.
    */
-  copyIn?(target: string, text: string): Promise<void>;
+  copyIn?<T = Record<string, unknown>>(
+    target: string,
+    text: string,
+    then?: { readonly text: string; readonly params: readonly (string | null)[] },
+  ): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -109,7 +114,7 @@ export async function openPglite(dir: string): Promise<Sql> {
   // PGlite's query() parses and plans its text every time; a PREPAREd statement is only executed. Its names are
   // per instance: a reopened store prepares again.
   const statements = new WeakMap<PGlite, Map<string, Promise<string>>>();
-  const prepared = async <T>(d: PGlite, text: string, params: readonly (string | null)[]): Promise<T[]> => {
+  const prepare = (d: PGlite, text: string): Promise<string> => {
     let names = statements.get(d);
     if (!names) statements.set(d, names = new Map());
     let name = names.get(text);
@@ -120,8 +125,12 @@ export async function openPglite(dir: string): Promise<Sql> {
       names.set(text, name);
       name.catch(() => names.delete(text)); // prepared again next time
     }
-    return (await d.query<T>(`EXECUTE ${await name}(${params.map(quoteLiteral).join(", ")})`)).rows;
+    return name;
   };
+  const execute = (name: string, params: readonly (string | null)[]) =>
+    `EXECUTE ${name}(${params.map(quoteLiteral).join(", ")})`;
+  const prepared = async <T>(d: PGlite, text: string, params: readonly (string | null)[]): Promise<T[]> =>
+    (await d.query<T>(execute(await prepare(d, text), params))).rows;
   return {
     backend: "pglite",
     where: dir,
@@ -129,8 +138,21 @@ export async function openPglite(dir: string): Promise<Sql> {
     prepared: (text, params) => run((d) => prepared(d, text, params)),
     exec: (script) => run((d) => surface(d).exec(script)),
     transaction: (fn) => run((d) => d.transaction((tx) => fn(surface(tx)))),
-    copyIn: (target, text) =>
-      run(async (d) => void (await d.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([text]) }))),
+    copyIn: <T>(target: string, text: string, then?: { text: string; params: readonly (string | null)[] }) =>
+      run(async (d) => {
+        const copy = (q: Pick<PGlite, "query">) =>
+          q.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+        if (!then) {
+          await copy(d);
+          return [];
+        }
+        // Prepared before the transaction, which holds the instance: a PREPARE inside it would wait for it.
+        const name = await prepare(d, then.text);
+        return await d.transaction(async (tx) => {
+          await copy(tx);
+          return (await tx.query<T>(execute(name, then.params))).rows;
+        });
+      }),
     close: async () => {
       const current = db;
       db = undefined;

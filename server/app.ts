@@ -126,6 +126,32 @@ export interface LudusServer {
   close(options?: StopOptions): Promise<Stopped>;
 }
 
+/** How long a step of a stop may take before the stop goes on without it. */
+const STOP_STEP_MS = 5_000;
+
+/**
+ * Waits at most `ms` for one step of a stop: one that hangs (a query waiting on a lock, a peer or Redis that never
+ * answers) is said in the log and left behind, so that a stop always ends. Its result, or undefined when it was cut
+ * short or failed (said too).
+ */
+async function stopStep<T>(what: string, step: () => Promise<T>, ms = STOP_STEP_MS): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = Symbol("late");
+  const gaveUp = new Promise<typeof late>((resolve) => {
+    if (Number.isFinite(ms)) timer = setTimeout(() => resolve(late), ms);
+  });
+  try {
+    const outcome = await Promise.race([step(), gaveUp]);
+    if (outcome !== late) return outcome;
+    console.warn(`ludus: stopping: ${what} did not finish within ${ms / 1000} s; the stop goes on without it`);
+  } catch (error) {
+    console.warn(`ludus: stopping: ${what} failed (${(error as Error)?.message ?? error}); the stop goes on`);
+  } finally {
+    clearTimeout(timer);
+  }
+  return undefined;
+}
+
 export async function startServer(options: ServerOptions): Promise<LudusServer> {
   const store = await ReplayStore.open({
     dataDir: options.dataDir,
@@ -284,8 +310,8 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     restored,
     close: async (stop: StopOptions = {}) => {
       cluster!.quiesce(); // a stopping process takes nothing more over from its peers
-      await Promise.all(tasks.map((task) => task.end()));
-      await matchmaker.close();
+      await stopStep("ending the leagues and self-play it leads", () => Promise.all(tasks.map((task) => task.end())));
+      await stopStep("taking its tickets out of the queue", () => matchmaker.close());
       matches.stopAccepting();
       const live = () => matches.all().filter((m) => !m.ended);
       if (stop.drainMs) {
@@ -300,14 +326,21 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
       const kept = live().length;
       matches.suspendAll();
       gateway.close();
-      await rooms!.close();
-      await http.close();
+      await stopStep("closing the browser rooms", () => rooms!.close());
+      await stopStep("closing the HTTP listener and its connections", () => http.close());
       if (store.backend === "pglite") removeRuntimeFile(options.dataDir);
-      await policies!.close();
+      await stopStep("releasing the policies", () => policies!.close());
       ratings.close();
-      await ratings.flush().catch(() => {}); // what fails is rated at the next start
-      const unwritten = await store.close(stop.flushTimeoutMs, () => cluster!.leave());
-      await cluster!.close();
+      // What fails is rated at the next start.
+      await stopStep("writing the ratings of ended matches", () => ratings.flush().catch(() => {}));
+      // The store's flush has its own bound; the lease and the connections get a step's each after it.
+      const flushMs = stop.flushTimeoutMs ?? Infinity;
+      const unwritten = await stopStep(
+        "closing the replay store",
+        () => store.close(flushMs, () => stopStep("giving up its lease", () => cluster!.leave())),
+        flushMs + 2 * STOP_STEP_MS,
+      ) ?? store.writer.buffered;
+      await stopStep("closing its connections to Redis", () => cluster!.close());
       return { kept, unwritten };
     },
   };

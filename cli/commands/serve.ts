@@ -207,7 +207,8 @@ export function registerServe(program: Command, io: Io): void {
     )
     .option(
       "--max-unwritten <records>",
-      "records that may wait while the replay store is unreachable before new matches are refused",
+      "records that may wait while the replay store is unreachable before new matches are refused (matches " +
+        "between built-ins count too, and pause at half of it)",
       integerIn(10, 10_000_000),
       DEFAULT_GROUP_COMMIT.maxBuffer,
     )

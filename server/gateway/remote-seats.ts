@@ -50,10 +50,19 @@ export type SeatsNews =
    * it), or was refused (its error went before).
    */
   | { readonly c: string; readonly joined: string; readonly invite: string; readonly epoch: number }
-  | { readonly c: string; readonly refused: string };
+  | { readonly c: string; readonly refused: string }
+  /**
+   * The oldest `withdraw` the connection sent about this match is settled: carried out and durable, or refused (its
+   * error went before). One the owner never settles (it died, or handed the match over first) is sent again where the
+   * match is found.
+   */
+  | { readonly c: string; readonly withdrew: string };
 
 /** The edge's side: a connection's seats in a match a peer plays. */
 export class RemoteSeats implements Seats {
+  /** The `withdraw`s sent to the owner that it has not settled yet, oldest first. */
+  private readonly unsettled: WithdrawFrame[] = [];
+
   constructor(
     readonly match: string,
     /** The life of the node playing it, when these seats were attached there. */
@@ -79,7 +88,18 @@ export class RemoteSeats implements Seats {
   }
 
   withdraw(frame: WithdrawFrame): void {
+    this.unsettled.push(frame);
     this.post({ op: "withdraw", conn: this.conn.id, frame });
+  }
+
+  /** The owner settled the oldest `withdraw` it was sent. */
+  settled(): void {
+    this.unsettled.shift();
+  }
+
+  /** The `withdraw`s the owner never settled: the match moved first, and they are to be sent where it went. */
+  get unsettledWithdrawals(): readonly WithdrawFrame[] {
+    return this.unsettled;
   }
 
   close(): void {
@@ -172,7 +192,8 @@ export class SeatsHost {
         case "withdraw": {
           const seats = conn && this.edges.get(from)?.get(c)?.seats.get(op.frame.match);
           if (!seats) return this.tell(from, { c, moved: op.frame.match });
-          return op.op === "act" ? seats.act(op.frame) : seats.withdraw(op.frame);
+          if (op.op === "act") return seats.act(op.frame);
+          return this.withdraw(from, c, seats, op.frame);
         }
         case "close": {
           const held = this.edges.get(from)?.get(c);
@@ -186,6 +207,23 @@ export class SeatsHost {
     } catch (error) {
       this.tell(from, { c, frame: refusalFrame(error, frame) ?? internalError(error, frame) });
     }
+  }
+
+  /**
+   * A withdrawal, settled to the edge once what it did is durable (its refusal, if any, goes before): a match handed
+   * over before then never settles it, and the edge sends it again where the match went.
+   */
+  private withdraw(from: string, c: string, seats: LocalSeats, frame: WithdrawFrame): void {
+    const settled = () => this.tell(from, { c, withdrew: frame.match });
+    const live = this.matches.get(frame.match);
+    try {
+      seats.withdraw(frame);
+    } catch (error) {
+      this.tell(from, { c, frame: refusalFrame(error, frame) ?? internalError(error, frame) });
+      return settled();
+    }
+    if (live) live.deliver(settled);
+    else settled();
   }
 
   private join(from: string, conn: RemoteConnection, invite: string, participant: Participant): void {

@@ -503,11 +503,22 @@ export class BotSession {
     return true;
   }
 
-  /** A match being found was not found in time: its frames are refused, saying why. */
+  /** A match being found was not found in time: its frames are refused, saying why (a withdrawal: to send it again). */
   lost(matchId: string): void {
-    if (!this.finding.delete(matchId)) return;
+    const waiting = this.finding.get(matchId);
+    if (!waiting) return;
+    this.finding.delete(matchId);
     this.unsent.delete(matchId);
     this.reportFailure(moving(matchId), { type: "resume", match: matchId });
+    for (const frame of waiting) {
+      if (frame.type !== "withdraw") continue;
+      this.error(
+        "server_stopping",
+        `your \`withdraw\` from match ${matchId} was not carried out: the match is being moved to another server ` +
+          "process and was not found in time; `resume` it, then send the `withdraw` again",
+        { match: matchId },
+      );
+    }
   }
 
   /** Matches being found, for the gateway's next look at the directory. */
@@ -520,13 +531,17 @@ export class BotSession {
     return [...this.seated.values()].filter((s): s is RemoteSeats => s instanceof RemoteSeats);
   }
 
-  /** A match of this connection went elsewhere: its seats are found again there. */
+  /**
+   * A match of this connection went elsewhere: its seats are found again there, and the withdrawals its owner never
+   * settled are sent there first, ahead of what came meanwhile.
+   */
   moved(matchId: string, unsent?: UnsentCreated): void {
     const seats = this.seated.get(matchId);
     if (!seats) return;
     this.seated.delete(matchId);
     if (unsent && !this.closed) this.unsent.set(matchId, unsent);
     this.find(matchId);
+    if (seats instanceof RemoteSeats) this.finding.get(matchId)?.unshift(...seats.unsettledWithdrawals);
   }
 
   /** What `from`, the peer playing one of this connection's matches, says. */
@@ -535,7 +550,10 @@ export class BotSession {
     if ("done" in news) {
       if (this.seated.get(news.done) instanceof RemoteSeats) this.seated.delete(news.done);
     } else if ("moved" in news) this.moved(news.moved);
-    else if ("joined" in news) {
+    else if ("withdrew" in news) {
+      const seats = this.seated.get(news.withdrew);
+      if (seats instanceof RemoteSeats) seats.settled();
+    } else if ("joined" in news) {
       this.releaseJoin(news.invite);
       // Its seat is taken there already: only the connection's side is made.
       if (!this.closed) this.seatsAt(news.joined, from, news.epoch);

@@ -150,6 +150,7 @@ export class LiveMatches {
             : { ...this.inProcess(s.strategy, game, config, seed, seat), ...(s.learner && { learner: true }) },
         );
       }
+      if (participants.every(playsInProcess)) this.checkAccepting(true);
       match = this.open(game, variant, config, seed, participants, { group: spec.group, rated: spec.rated });
     } catch (error) {
       this.letGo(participants);
@@ -225,8 +226,12 @@ export class LiveMatches {
     });
   }
 
-  /** Throws StoreUnavailableError while the server stops or the replay store's write buffer is full. */
-  checkAccepting(): void {
+  /**
+   * Throws StoreUnavailableError while the server stops or the replay store's write buffer is full; for a match whose
+   * seats are all in-process (`inProcess`), also while the store fails or does not answer: such matches pause then
+   * (see GroupCommit.behind), and more of them would only wait.
+   */
+  checkAccepting(inProcess = false): void {
     if (this.stopping) {
       throw new StoreUnavailableError(
         "server_stopping",
@@ -234,6 +239,13 @@ export class LiveMatches {
       );
     }
     const writer = this.options.store?.writer;
+    if (inProcess && writer?.failure !== undefined && !writer.full) {
+      throw new StoreUnavailableError(
+        "store_unavailable",
+        `new matches between in-process seats are refused: the replay store is unavailable (${writer.failure}) and ` +
+          `${writer.buffered} records wait to be written; those playing wait for it too; try again shortly`,
+      );
+    }
     if (!writer?.full) return;
     throw new StoreUnavailableError(
       "store_unavailable",

@@ -94,6 +94,12 @@ export interface MatchJournal {
   writeMatch(record: MatchRecord): Promise<void>;
   /** One decision, or (for a match nobody is acknowledged in) many in bulk, in order. */
   appendStep(rows: StepRecordRow | readonly StepRecordRow[]): Promise<void>;
+  /**
+   * True while matches whose seats are all in-process must wait: the store cannot take their records now (see
+   * GroupCommit.behind). They play on once `caughtUp` resolves.
+   */
+  readonly behind: boolean;
+  caughtUp(): Promise<void>;
   /** Ends a match whose records were refused, writing only server-made values. */
   closeInError(
     matchId: string,
@@ -776,9 +782,10 @@ export class Match {
     while (this.phase === "playing") {
       const toAct = this.episode!.toAct;
       if (toAct.length === 0) return this.finish("completed", null);
-      if (this.inProcessOnly && this.unwritten >= BULK_IN_FLIGHT && !this.log) {
-        this.awaitingJournal = true; // persist() goes on once a batch is durable
-        return;
+      if (
+        this.inProcessOnly && !this.log && this.journal && (this.unwritten >= BULK_IN_FLIGHT || this.journal.behind)
+      ) {
+        return this.awaitJournal();
       }
       if (!this.log && played++ >= STEPS_PER_TURN_OF_THE_LOOP) {
         // Nobody to wait for (built-ins, released seats): go on after others have had the event loop. Not a
@@ -817,6 +824,21 @@ export class Match {
       if (this.pending.size > 0) return;
       this.applyStep(toAct);
     }
+  }
+
+  /**
+   * An in-process match pauses: until one of its two batches is durable (persist() goes on then), or, while the store
+   * is behind (down, or its buffer filled), until it has caught up. Its own records then stay bounded, and so do the
+   * store's: nothing of it is acknowledged to anyone, so it need not play while it cannot be written.
+   */
+  private awaitJournal(): void {
+    this.awaitingJournal = true;
+    if (this.unwritten >= BULK_IN_FLIGHT) return;
+    void this.journal!.caughtUp().then(() => {
+      if (!this.awaitingJournal) return; // persist() went on first
+      this.awaitingJournal = false;
+      this.guarded("playing on", () => this.advance());
+    });
   }
 
   /**

@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
         ...store.sql,
         prepared: async (text, params) => (await hold(), store.sql.prepared(text, params)),
         ...(store.sql.copyIn && {
-          copyIn: async (target: string, text: string) => (await hold(), store.sql.copyIn!(target, text)),
+          copyIn: async (...args: Parameters<NonNullable<Sql["copyIn"]>>) => (await hold(), store.sql.copyIn!(...args)),
         }),
       };
       const writer = new GroupCommit(sql, store.writerId);
@@ -196,10 +196,13 @@ for (const backend of BACKENDS) {
         ...store.sql,
         prepared: (text, params) => watched(idsIn(params), () => store.sql.prepared(text, params)),
         ...(store.sql.copyIn && {
-          copyIn: (target: string, text: string) =>
+          copyIn: (...args: Parameters<NonNullable<Sql["copyIn"]>>) =>
             watched(
-              text.split("\n").filter(Boolean).map((line) => line.split("\t")[0]),
-              () => store.sql.copyIn!(target, text),
+              [
+                ...args[1].split("\n").filter(Boolean).map((line) => line.split("\t")[0]),
+                ...idsIn(args[2]?.params),
+              ],
+              () => store.sql.copyIn!(...args),
             ),
         }),
       };
@@ -243,17 +246,20 @@ for (const backend of BACKENDS) {
       expect((await store.steps("bulk")).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
     });
 
-    it("does not count bulk decisions against the buffer that refuses new matches", async () => {
+    it("counts bulk decisions against the buffer, and holds in-process play back once they fill half of it", async () => {
       const t = await openTestStore(backend, { groupCommit: { maxBuffer: 10 } });
       open.push(t);
-      const bulk = Array.from({ length: 50 }, (_, i) => step("long-run", i + 1));
+      const bulk = Array.from({ length: 6 }, (_, i) => step("long-run", i + 1));
       const written = t.store.writer.appendStep(bulk);
-      expect(t.store.writer.buffered).toBe(50);
+      expect(t.store.writer.buffered).toBe(6);
       expect(t.store.writer.full).toBe(false);
-      const singles = Array.from({ length: 10 }, (_, i) => t.store.writer.appendStep(step("played", i + 1)));
+      expect(t.store.writer.behind).toBe(true);
+      const caughtUp = t.store.writer.caughtUp();
+      const singles = Array.from({ length: 4 }, (_, i) => t.store.writer.appendStep(step("played", i + 1)));
       expect(t.store.writer.full).toBe(true);
-      await Promise.all([written, ...singles]);
+      await Promise.all([written, ...singles, caughtUp]);
       expect(t.store.writer.full).toBe(false);
+      expect(t.store.writer.behind).toBe(false);
     });
 
     it("never lets a second writer rewrite or extend a match's sequence behind the first one's back", async () => {

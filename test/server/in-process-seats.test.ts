@@ -31,6 +31,8 @@ function play(
   const journal: MatchJournal = {
     writeMatch: (record) => Promise.resolve(void (recorded = record)),
     appendStep: () => Promise.resolve(),
+    behind: false,
+    caughtUp: () => Promise.resolve(),
     closeInError: () => Promise.resolve(),
   };
   const match = new Match({

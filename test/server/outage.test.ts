@@ -146,3 +146,119 @@ describe.skipIf(!ready)(suite, () => {
     }
   }, 600_000);
 });
+
+/**
+ * Matches the server plays alone (a `create` with `seat: null` between built-ins) running into an outage: they pause
+ * while the store cannot take their records, new ones are refused, the buffer stays bounded and /health answers; a
+ * bot's ack waits for the store only, not behind their backlog; everything is written once the store is back.
+ */
+describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes away under in-process play", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "ludus-outage-in-process-"));
+  const proxy = new TcpProxy({ host: "127.0.0.1", port: Number(new URL(process.env.DATABASE_URL!).port || 5432) });
+  let server: ServerProcess | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    server?.child.kill("SIGKILL");
+    await proxy.refuse();
+    await drop?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    "pauses in-process play, refuses more of it, keeps the buffer bounded, and plays on once the store is back",
+    async () => {
+      const db = await freshDatabase();
+      drop = db.drop;
+      await proxy.up();
+      const url = new URL(db.url);
+      url.port = String(proxy.port);
+      url.hostname = "127.0.0.1";
+      const MAX_UNWRITTEN = 10_000;
+      // Past the bound: the bulk batch (4,000 decisions) an in-process match may hand over as the bound is reached,
+      // and a record or two per live match of players.
+      const SLACK = 4_000 + 10;
+      const [watcherToken, playerToken] = await createTokens({ dataDir, databaseUrl: db.url }, ["watcher", "player"]);
+      server = await startServerProcess([
+        "--data-dir",
+        dataDir,
+        "--database-url",
+        url.toString(),
+        "--max-unwritten",
+        String(MAX_UNWRITTEN),
+      ]);
+      const health = async () => (await (await fetch(`${server!.url}/health`)).json()).store;
+      const steps = async () => {
+        const { matches } = await (await fetch(`${server!.url}/live?game=kuhn-poker`)).json();
+        return new Map((matches as { id: string; steps: number }[]).map((m) => [m.id, m.steps]));
+      };
+      const long: ClientFrame = {
+        type: "create",
+        game: "kuhn-poker",
+        seat: null,
+        config: { rounds: 100_000, history: 1 },
+        opponents: { "0": "strategy:random", "1": "strategy:always-call" },
+      };
+      const watcher = await RawBot.connect(server.wsUrl, watcherToken);
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        watcher.send(long);
+        ids.push((await watcher.next("created")).match);
+      }
+      const player = await RawBot.connect(server.wsUrl, playerToken);
+      player.send({ type: "create", game: "ipd", config: { rounds: 5 }, opponents: { "1": "strategy:tit-for-tat" } });
+      const turn = await player.next("turn");
+      await until("in-process play", async () => [...(await steps()).values()].some((n) => n > 1000));
+
+      await proxy.refuse();
+      player.act(turn.match, turn.seq, { type: "cooperate" });
+      await until("the store to be seen failing", async () => (await health()).failure);
+      const paused = await steps();
+      expect(ids.every((id) => paused.has(id))).toBe(true);
+
+      // A new match between built-ins is refused while the store is away, saying why.
+      watcher.send(long);
+      const refusal = await watcher.next("error");
+      expect(refusal).toMatchObject({ code: "store_unavailable" });
+      expect(refusal.message).toMatch(/in-process seats are refused: the replay store is unavailable/);
+
+      // Until the server has said again what it waits for, /health answers and the buffer stays within its bound.
+      let most = 0;
+      await until("a report", async () => {
+        most = Math.max(most, (await health()).unwritten);
+        return /still waiting for the replay store \(\d+ s\)/.test(server!.stderr());
+      });
+      expect(most).toBeLessThanOrEqual(MAX_UNWRITTEN + SLACK);
+      // Nothing in-process was played meanwhile.
+      expect(await steps()).toEqual(paused);
+      expect(player.frames.filter((f) => f.type === "ack")).toEqual([]);
+
+      await proxy.up();
+      expect(await player.next("ack")).toMatchObject({ match: turn.match, seq: turn.seq });
+      await until("in-process play to go on", async () => {
+        const now = await steps();
+        return ids.some((id) => (now.get(id) ?? Infinity) > paused.get(id)!);
+      });
+      watcher.send(long);
+      const again = await watcher.next("created");
+      watcher.close();
+      player.close();
+      server.child.kill("SIGTERM");
+      await server.exited;
+      server = undefined;
+
+      // What was played is in the store, each match's log without a hole; the acknowledged decision too.
+      const store = await ReplayStore.open({ dataDir, databaseUrl: db.url });
+      try {
+        for (const id of [...ids, again.match]) {
+          const seqs = (await store.steps(id)).map((s) => s.seq);
+          expect(seqs.length).toBeGreaterThanOrEqual(id === again.match ? 0 : paused.get(id)!);
+          expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+        }
+        expect((await store.steps(turn.match)).find((s) => s.seq === turn.seq)?.action).toEqual({ type: "cooperate" });
+      } finally {
+        await store.close();
+      }
+    },
+    300_000,
+  );
+});

@@ -7,6 +7,7 @@ import type { TurnFrame } from "../../protocol/frames.ts";
 import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { until } from "../support/until.ts";
 
 /**
  * What players were told must hold across a crash or a restart: the match they hold, its invite, the
@@ -19,7 +20,7 @@ const first = (turn: TurnFrame) => turn.legal[0].kind === "fixed" ? turn.legal[0
 describe("restarts keep what players were told", () => {
   let dataDir: string;
   /** Every test's players, their tokens made before its server starts (the server then holds the store). */
-  const NAMES = ["verifier-victim", "ipd-bot", "host", "finisher", "guest", "left", "right"];
+  const NAMES = ["verifier-victim", "ipd-bot", "host", "finisher", "guest", "left", "right", "watcher", "invitee"];
   let tokens: Map<string, string>;
   const tokenOf = (name: string) => tokens.get(name)!;
   let server: ServerProcess | undefined;
@@ -128,6 +129,54 @@ describe("restarts keep what players were told", () => {
     const finisher = await reconnect(finisherToken);
     finisher.send({ type: "resume", match: ended.match });
     expect(await finisher.next("match_end")).toEqual(ended);
+  });
+
+  it("never keeps a built-in's decision without the join that started the match, across a crash", async () => {
+    await fresh();
+    // The store takes decisions but fails (as a passing fault) the write of the join that starts a match: every
+    // retry fails too, so the process is killed while it retries. The join and the decisions after it are one write.
+    const writeFails = async (fail: boolean) => {
+      const store = await ReplayStore.open({ dataDir });
+      await store.sql.exec(
+        fail
+          ? `CREATE FUNCTION fail_start() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+               RAISE EXCEPTION 'the disk is busy' USING ERRCODE = '57P03';
+             END $$;
+             CREATE TRIGGER fail_start BEFORE UPDATE ON matches FOR EACH ROW
+               WHEN (OLD.started_at IS NULL AND NEW.started_at IS NOT NULL) EXECUTE FUNCTION fail_start();`
+          : "DROP TRIGGER fail_start ON matches; DROP FUNCTION fail_start();",
+      );
+      await store.close();
+    };
+    await writeFails(true);
+    await start();
+    const watcher = await connect("watcher");
+    // Seat 0 for the invite, seat 1 a built-in that moves the moment the match starts (IPD moves are simultaneous).
+    watcher.send({ type: "create", game: "ipd", seat: null, opponents: { "0": "open", "1": "strategy:tit-for-tat" } });
+    const created = await watcher.next("created");
+    const invitee = await connect("invitee");
+    invitee.send({ type: "join", match: created.invite });
+    await until(
+      "the join's write to fail",
+      () => /replay store write failed \(the disk is busy\)/.test(server!.stderr()),
+    );
+    await kill();
+    await writeFails(false);
+
+    await start();
+    expect(server!.stderr()).not.toMatch(/could not be restored/);
+    expect(server!.stderr()).toContain("restored 1 unfinished matches");
+    server!.child.kill("SIGTERM");
+    await server!.exited;
+    const store = await ReplayStore.open({ dataDir });
+    const record = await store.match(created.match);
+    // The match as it was durable: still waiting for its invite, with nothing played.
+    expect(record).toMatchObject({ startedAt: null, endedAt: null });
+    expect(await store.steps(created.match)).toEqual([]);
+    await store.close();
+    const verify = await runLudus(["replay", "verify", "--all", "--data-dir", dataDir]);
+    expect(verify.out + verify.err).toMatch(/: 0 differences in \d+ matches/);
+    expect(verify.code).toBe(0);
   });
 
   it("on SIGTERM keeps live matches for the next start: bots are told to come back (1012) and finish them", async () => {
