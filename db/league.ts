@@ -103,6 +103,8 @@ export interface RatedMatch {
 
 /** A player's rating after one match. */
 export interface RatingPoint {
+  /** Which of the player's rated matches of the game and variant this is: 1 for the first. */
+  readonly n: number;
   readonly matchId: string;
   readonly mu: number;
   readonly sigma: number;
@@ -384,12 +386,14 @@ export class LeagueStore {
   /** A player's rating after each of its rated matches of a game and variant, oldest first (the last `limit`). */
   async history(player: string, game: string, variant: string, limit: number): Promise<RatingPoint[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT match_id, mu, sigma, at FROM (
-         SELECT seq, match_id, mu, sigma, at FROM rating_history WHERE player = $1 AND game = $2 AND variant = $3
+      `SELECT n, match_id, mu, sigma, at FROM (
+         SELECT seq, ROW_NUMBER() OVER (ORDER BY seq) AS n, match_id, mu, sigma, at FROM rating_history
+         WHERE player = $1 AND game = $2 AND variant = $3
          ORDER BY seq DESC LIMIT $4) AS last ORDER BY seq`,
       [player, game, variant, limit],
     );
     return rows.map((r) => ({
+      n: Number(r.n),
       matchId: r.match_id as string,
       mu: Number(r.mu),
       sigma: Number(r.sigma),

@@ -56,6 +56,8 @@ export interface PlayerFilter {
   readonly kind?: SeatKind;
   /** Players whose id holds this text, any case. */
   readonly search?: string;
+  /** Only players with a rated match (true) or only those without one (false). */
+  readonly rated?: boolean;
 }
 
 const SELECT = `SELECT p.id, p.kind, p.name, p.details, p.created_at,
@@ -106,6 +108,11 @@ export class PlayerStore {
     };
     if (filter.kind !== undefined) add((n) => `p.kind = ${n}`, filter.kind);
     if (filter.search !== undefined) add((n) => `strpos(lower(p.id), lower(${n})) > 0`, filter.search);
+    if (filter.rated !== undefined) {
+      clauses.push(
+        `${filter.rated ? "" : "NOT "}EXISTS (SELECT 1 FROM ratings r WHERE r.player = p.id AND r.matches > 0)`,
+      );
+    }
     if (after !== undefined) add((n) => `p.id > ${n}`, after);
     params.push(limit);
     const where = clauses.length ? ` WHERE ${clauses.join(" AND ")}` : "";

@@ -23,7 +23,7 @@ function decode(cursor: string): string {
 
 export function playerRoutes(store: ReplayStore): ApiRoute {
   return {
-    describe: "GET /players[?kind=<kind>&search=<text>&limit=&cursor=], GET /players/:id",
+    describe: "GET /players[?kind=<kind>&search=<text>&rated=<true|false>&limit=&cursor=], GET /players/:id",
     handle(_req, res, url) {
       const found = PATH.exec(url.pathname.replace(/\/+$/, ""));
       if (!found) return false;
@@ -42,7 +42,9 @@ export function playerRoutes(store: ReplayStore): ApiRoute {
             matches: `/matches?player=${encodeURIComponent(id)}`,
           };
         }
-        const params = Object.fromEntries(checkParams(url.searchParams, ["kind", "search", "limit", "cursor"]));
+        const params = Object.fromEntries(
+          checkParams(url.searchParams, ["kind", "search", "rated", "limit", "cursor"]),
+        );
         const filter: { -readonly [K in keyof PlayerFilter]: PlayerFilter[K] } = {};
         if (params.kind !== undefined) {
           if (!PLAYER_KINDS.includes(params.kind as SeatKind)) {
@@ -53,6 +55,12 @@ export function playerRoutes(store: ReplayStore): ApiRoute {
         if (params.search !== undefined) {
           if (params.search === "") throw new QueryError("`search` must not be empty");
           filter.search = params.search;
+        }
+        if (params.rated !== undefined) {
+          if (params.rated !== "true" && params.rated !== "false") {
+            throw new QueryError(`\`rated\` is true or false, got "${params.rated}"`);
+          }
+          filter.rated = params.rated === "true";
         }
         const limit = limitParam(params.limit ?? null, DEFAULT_LIMIT, MAX_LIMIT);
         const after = params.cursor === undefined ? undefined : decode(params.cursor);

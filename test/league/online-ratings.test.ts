@@ -84,5 +84,7 @@ describe.each(BACKENDS)("online ratings' catch-up (%s)", (backend) => {
     expect(history.map((h) => h.matchId)).toEqual(["m1", "m2"]);
     expect(history[1].mu).toBeGreaterThan(history[0].mu);
     expect(history[1].mu).toBe(board[0].mu);
+    // The last of them numbered as the player's second, not as the first of the list.
+    expect((await store.league.history("builtin:nash", "kuhn-poker", "standard", 1)).map((h) => h.n)).toEqual([2]);
   });
 });

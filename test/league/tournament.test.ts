@@ -121,6 +121,7 @@ describe.each(BACKENDS)("ludus tournament (%s)", (backend) => {
         ["/ratings/history?player=builtin:nash&game=kuhn-poker&limit=0", 400, "bad_query", /from 1 to 2000/],
         ["/ratings?game=chess", 400, "unknown_game", /chess/],
         ["/ratings?game=kuhn-poker&variant=nope", 400, "bad_config", /nope/],
+        ["/players?rated=maybe", 400, "bad_query", /`rated` is true or false, got "maybe"/],
       ];
       for (const [path, status, code, message] of refusals) {
         const answer = await get(path);

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkTournament, runTournament } from "../../server/league/tournament/run.ts";
 import { checkEvolution, runEvolution } from "../../server/league/evolution.ts";
@@ -45,6 +45,13 @@ async function open(path: string, size?: { width: number; height: number }): Pro
   return watched;
 }
 
+/** The x ticks a chart drew (its box lists them: the canvas holds no text). */
+async function xTicks(page: Page, chart: string): Promise<number[]> {
+  const box = page.locator(`${chart}[data-x-ticks]`);
+  await box.waitFor();
+  return (await box.getAttribute("data-x-ticks"))!.split(" ").map(Number);
+}
+
 const tournament = async (players: string[], matches: number, concurrency = 64) => {
   const { store, matches: live } = server.server;
   const t = await store.league.createTournament(
@@ -64,6 +71,13 @@ describe("the league's pages", () => {
     expect(await rows.count()).toBe(4);
     expect(await page.locator("table.leaderboard tr.provisional").count()).toBe(0); // 600 matches each
     expect(await rows.first().getAttribute("data-player")).toBe("builtin:nash");
+    // Both scales named and explained where they are shown, the online one with its own rank and what ± means.
+    const scales = page.locator(".league dl.scales");
+    expect(await scales.locator("dt").allInnerTexts()).toEqual(["Rating", "Online"]);
+    expect(await scales.locator("dd").nth(1).innerText()).toMatch(/OpenSkill's μ ± 3σ \(± 3σ spans about 99\.7 %/);
+    expect(await page.locator("table.leaderboard th").last().innerText()).toBe("Online (rank, μ ± 3σ)");
+    const onlineRanks = await rows.locator(".online-rank").allInnerTexts();
+    expect(onlineRanks.toSorted()).toEqual(["#1", "#2", "#3", "#4"]);
     await screenshot(page, "league-leaderboard");
     await page.locator("select").first().selectOption("pooled");
     // The game's rows stay until the pooled board arrives: wait for the pooled board's own words.
@@ -77,6 +91,10 @@ describe("the league's pages", () => {
     await standings.nth(3).waitFor();
     expect(await page.locator(".tournament").getAttribute("data-live")).toBe("false");
     expect(await standings.first().getAttribute("data-player")).toBe("nash");
+    // Titled by what it is; the id is there, but second.
+    const heading = await page.locator(".tournament h1").innerText();
+    expect(heading).toMatch(/^Kuhn poker round-robin · 4 players · \d+ \w+ \d{4}, \d\d:\d\d$/);
+    expect(await page.locator(".tournament > p").first().innerText()).toContain(`tournament ${t.id}`);
     expect(await page.locator(".progress-line").innerText()).toContain("1200 of 1200 matches");
     expect(await page.locator("table.payoff-matrix tbody tr").count()).toBe(4);
     expect(await page.locator(".interval-bar").count()).toBe(4);
@@ -89,6 +107,23 @@ describe("the league's pages", () => {
 
     expect(errors).toEqual([]);
     expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
+  }, TEST_MS);
+
+  it("numbers a player's chart by the player's own matches when it shows only the last 2,000", async () => {
+    const { done } = await tournament(["always-fold", "always-call"], 2100);
+    await done;
+    const { page, errors } = await open("/league/players/builtin%3Aalways-fold?game=kuhn-poker");
+    const caption = page.locator(".player .chart-caption");
+    await caption.waitFor();
+    expect(await caption.innerText()).toMatch(
+      /^2100 rated match\(es\) of Kuhn poker \(the chart shows the last 2000\)/,
+    );
+    // Its x axis spans matches 101 to 2,100, not 1 to 2,000.
+    const chart = page.locator(".player-chart[role=img]");
+    expect(await chart.getAttribute("aria-label")).toMatch(/, rated match 101 to 2100$/);
+    const ticks = await xTicks(page, ".player-chart");
+    for (const tick of ticks) expect(tick >= 101 && tick <= 2100 && Number.isInteger(tick), `tick ${tick}`).toBe(true);
+    expect(errors).toEqual([]);
   }, TEST_MS);
 
   it("follows a tournament live until it ends, and says so when one does not exist", async () => {
@@ -115,8 +150,19 @@ describe("the league's pages", () => {
     await page.locator(`tr[data-evolution="${e.id}"] a`).click();
     await page.locator(".evolution[data-live='false'] .evolution-chart canvas").waitFor();
     expect(await page.locator("table.evolution-table tbody tr").count()).toBe(20);
+    expect(await page.locator(".evolution h1").innerText()).toMatch(
+      /^Donor Game evolution · 10 generations × 2 run\(s\) · \d+ \w+ \d{4}, \d\d:\d\d$/,
+    );
+    expect(await page.locator(".evolution > p").first().innerText()).toContain(`evolution ${e.id}`);
     await screenshot(page, "league-evolution");
     expect(errors).toEqual([]);
+    // Generations are counted: every tick a whole one, however wide the chart.
+    for (const width of [1280, 390]) {
+      const { page } = await open(`/league/evolutions/${e.id}`, { width, height: 844 });
+      const ticks = await xTicks(page, ".evolution-chart");
+      expect(ticks.length, `${width} px`).toBeGreaterThanOrEqual(2);
+      for (const tick of ticks) expect(Number.isInteger(tick), `tick ${tick} at ${width} px`).toBe(true);
+    }
   }, TEST_MS);
 
   it("lists everyone who has played, and shows a player's details, ratings and latest matches", async () => {
@@ -126,8 +172,16 @@ describe("the league's pages", () => {
     const { page, errors, requests } = await open("/league");
     await page.getByRole("link", { name: "Everyone who has played" }).click();
     const rows = page.locator("table.player-list tbody tr");
-    await page.locator("tr[data-player='bot:web-bot']").waitFor();
+    await page.locator("tr[data-player='builtin:nash']").waitFor();
+    // The evolution's mutants and the unused token have no rated match: left out until asked for.
+    const rated = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.children[2].textContent)));
+    for (const n of rated) expect(n).toBeGreaterThan(0);
+    expect(await page.locator("tr[data-player='bot:web-bot']").count()).toBe(0);
     await screenshot(page, "league-players");
+    await page.getByLabel("Also players without a rated match").check();
+    await page.waitForURL(/all=1/);
+    await page.locator("tr[data-player='bot:web-bot']").waitFor();
+    expect(await page.locator("tr[data-player^='builtin:donate:']").count()).toBeGreaterThan(0);
     await page.locator("select").first().selectOption("builtin");
     await page.waitForURL(/kind=builtin/);
     await page.locator("tr[data-player='bot:web-bot']").waitFor({ state: "detached" });
@@ -188,6 +242,13 @@ describe("the league's pages", () => {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
       expect(overflow, `${path} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
       await screenshot(page, `league-phone-${name}`);
+      if (name === "board") {
+        // Every column inside the screen: none hidden in the table's own sideways scroll.
+        const outside = await page.locator("table.leaderboard th").evaluateAll((ths) =>
+          ths.filter((th) => th.getBoundingClientRect().right > innerWidth).map((th) => th.textContent)
+        );
+        expect(outside, "columns beyond the screen's edge").toEqual([]);
+      }
     }
   }, TEST_MS);
 });

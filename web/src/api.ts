@@ -188,7 +188,7 @@ const query = (params: Record<string, string | undefined>) =>
   new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => !!e[1])).toString();
 
 export const league = {
-  players: (filter: { kind?: string; search?: string }, cursor?: string) =>
+  players: (filter: { kind?: string; search?: string; rated?: string }, cursor?: string) =>
     get<{ players: PlayerInfo[]; next: string | null }>(`/players?${query({ ...filter, cursor })}`),
   player: (id: string) => get<PlayerDetail>(`/players/${encodeURIComponent(id)}`),
   evolutions: () => get<{ evolutions: EvolutionInfo[] }>("/evolutions").then((r) => r.evolutions),

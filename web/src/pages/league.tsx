@@ -82,6 +82,11 @@ export function LeaguePage(props: { query: URLSearchParams }) {
   const title = (id: string) => games.find((g) => g.id === id)?.title ?? id;
   const pooled = game === POOLED;
   const scale = board && board.ratings.length ? span(board.ratings) : { low: 0, high: 1 };
+  // The online scale's own order (by its conservative μ − 3σ, as the queue sees it), shown beside each rating.
+  const onlineRank = new Map(
+    (board?.ratings ?? []).filter((r) => r.skill).sort((a, b) => b.skill!.ordinal - a.skill!.ordinal)
+      .map((r, i) => [r.player, i + 1]),
+  );
   return (
     <div class="panel league">
       <h1>League</h1>
@@ -112,11 +117,26 @@ export function LeaguePage(props: { query: URLSearchParams }) {
       )}
       {board && board.ratings.length > 0 && (
         <>
-          <p class="muted">
-            Bradley–Terry ratings with 95 % bootstrap intervals, fitted on {board.matches} rated match(es)
-            {pooled ? ` of ${board.games.length} game(s), each game counting alike` : ""}; a match counts by its margin.
-            Dimmed rows are provisional until their interval tightens.
-          </p>
+          <dl class="muted scales">
+            <dt>Rating</dt>
+            <dd>
+              ranks the board: Bradley–Terry fitted on {board.matches} rated match(es)
+              {pooled ? ` of ${board.games.length} game(s), each game counting alike` : ""}, each scored by its margin
+              (the chips or points won), on the Elo scale (1500 the board's average), with its 95 % bootstrap interval.
+              Rows tagged provisional wait for their interval to tighten.
+            </dd>
+            {!pooled && (
+              <>
+                <dt>Online</dt>
+                <dd>
+                  the rating the public queue pairs by: OpenSkill's μ ± 3σ (± 3σ spans about 99.7 % of where the true
+                  skill may lie), moved as each rated match ends by who finished ahead, not by how much. A player who
+                  often wins by a little and loses by a lot ranks higher here than by its rating. The rank shown first
+                  is this scale's own, by μ − 3σ (how good a player is at the least).
+                </dd>
+              </>
+            )}
+          </dl>
           <div class="scroll-x">
             <table class="list leaderboard">
               <thead>
@@ -125,8 +145,8 @@ export function LeaguePage(props: { query: URLSearchParams }) {
                   <th>Player</th>
                   <th>Rating</th>
                   <th>95% interval</th>
-                  {!pooled && <th title="OpenSkill's μ ± 3σ, updated as each rated match ends">Online</th>}
                   <th>Matches</th>
+                  {!pooled && <th>Online (rank, μ ± 3σ)</th>}
                 </tr>
               </thead>
               <tbody>
@@ -144,12 +164,23 @@ export function LeaguePage(props: { query: URLSearchParams }) {
                       <span class="tag">{kindOf(r.player)}</span>
                       {r.provisional && <span class="tag provisional-tag">provisional</span>}
                     </td>
-                    <td>{r.rating.toFixed(0)}</td>
+                    <td class="rating">{r.rating.toFixed(0)}</td>
                     <td class="interval-cell">
                       <Interval ci={r.ci} rating={r.rating} {...scale} />
                     </td>
-                    {!pooled && <td>{r.skill ? `${two(r.skill.mu)} ± ${two(3 * r.skill.sigma)}` : "—"}</td>}
                     <td>{r.matches}</td>
+                    {!pooled && (
+                      <td class="online">
+                        {r.skill
+                          ? (
+                            <>
+                              <span class="online-rank">#{onlineRank.get(r.player)}</span> {two(r.skill.mu)} ±{" "}
+                              {two(3 * r.skill.sigma)}
+                            </>
+                          )
+                          : "—"}
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -273,6 +304,7 @@ function Pending(props: { what: string; error: string | null }) {
 }
 
 export function TournamentPage(props: { id: string }) {
+  const games = useGames();
   const { value: standings, error } = useLive(props.id, league.tournament, (s) => s.tournament.endedAt !== null);
   if (!standings) return <Pending what={`tournament ${props.id}`} error={error} />;
   const t = standings.tournament;
@@ -281,11 +313,15 @@ export function TournamentPage(props: { id: string }) {
   return (
     <div class="panel tournament" data-tournament={t.id} data-live={t.endedAt ? "false" : "true"}>
       <h1>
-        Tournament <code>{t.id}</code>
+        {games.find((g) => g.id === t.game)?.title ?? t.game} {format(t)} · {t.players.length} players ·{" "}
+        {when(t.createdAt)}
       </h1>
       <p>
-        {t.game} <span class="tag">{t.variant}</span> · {format(t)} · {t.players.length} players · {t.matches}{" "}
-        match(es) a pairing{t.rounds ? ` in each of ${t.rounds} rounds` : ""} · seed {t.seed}
+        <span class="tag">{t.variant}</span> {t.matches}{" "}
+        match(es) a pairing{t.rounds ? ` in each of ${t.rounds} rounds` : ""} · seed {t.seed} ·{" "}
+        <span class="muted">
+          tournament <code>{t.id}</code>
+        </span>
       </p>
       <p class="progress-line">
         <progress max={planned} value={completed} /> {completed} of {planned} matches
@@ -375,11 +411,13 @@ export function EvolutionPage(props: { id: string }) {
   return (
     <div class="panel evolution" data-evolution={e.id} data-live={e.endedAt ? "false" : "true"}>
       <h1>
-        Evolution <code>{e.id}</code>
+        Donor Game evolution · {e.generations} generations × {e.seeds} run(s) · {when(e.createdAt)}
       </h1>
       <p>
-        The Donor Game · {e.generations} generations · {e.seeds} run(s) · mutation {e.mutation} · seed {e.seed}{" "}
-        · first generation {e.population.join(", ")}
+        Mutation {e.mutation} · seed {e.seed} · first generation {e.population.join(", ")} ·{" "}
+        <span class="muted">
+          evolution <code>{e.id}</code>
+        </span>
       </p>
       <p class="muted">
         Each generation plays one match; the better half by resources survives and each new agent copies a survivor's
@@ -426,6 +464,7 @@ function EvolutionChart(props: { curve: EvolutionReport["curve"] }) {
   return (
     <Chart
       class="evolution-chart"
+      label="Mean resources and the share donated, per generation"
       options={{
         scales: { x: { time: false }, resources: { distr: 3 }, share: { range: [0, 100] } },
         axes: [

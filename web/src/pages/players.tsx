@@ -31,6 +31,10 @@ const playerHref = (id: string, game?: string) =>
 export function PlayersPage(props: { query: URLSearchParams }) {
   const kind = props.query.get("kind") ?? "";
   const search = props.query.get("search") ?? "";
+  // Players without a rated match (tokens never used, each mutant a Donor Game evolution made) are left out unless
+  // asked for: they would bury the ones with a record.
+  const all = props.query.get("all") ?? "";
+  const asked = { kind, search, ...(all ? {} : { rated: "true" }) };
   const [text, setText] = useState(search);
   const [pages, setPages] = useState<{ players: PlayerInfo[]; next: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -38,19 +42,19 @@ export function PlayersPage(props: { query: URLSearchParams }) {
     let current = true;
     setPages(null);
     setError(null);
-    league.players({ kind, search }).then(
+    league.players(asked).then(
       (p) => current && setPages(p),
       (e: Error) => current && setError(e.message),
     );
     return () => void (current = false);
-  }, [kind, search]);
+  }, [kind, search, all]);
   const filter = (change: Record<string, string>) => {
-    const next = new URLSearchParams({ kind, search, ...change });
+    const next = new URLSearchParams({ kind, search, all, ...change });
     for (const [k, v] of [...next]) if (!v) next.delete(k);
     navigate(`/league/players${next.size ? `?${next}` : ""}`);
   };
   const more = () =>
-    pages?.next && league.players({ kind, search }, pages.next).then(
+    pages?.next && league.players(asked, pages.next).then(
       (p) => setPages({ players: [...pages.players, ...p.players], next: p.next }),
       (e: Error) => setError(e.message),
     );
@@ -81,14 +85,23 @@ export function PlayersPage(props: { query: URLSearchParams }) {
           />
         </label>
         <button type="submit">Find</button>
+        <label class="check">
+          <input
+            type="checkbox"
+            name="all"
+            checked={all !== ""}
+            onChange={(e) => filter({ all: (e.currentTarget as HTMLInputElement).checked ? "1" : "" })}
+          />
+          Also players without a rated match
+        </label>
       </form>
       {error && <div class="notice error" role="alert">Could not load the players: {error}</div>}
       {!pages && !error && <p class="muted">Loading…</p>}
       {pages && pages.players.length === 0 && (
         <p class="muted">
           Nobody{" "}
-          {kind || search ? "matches these filters" : "has played yet"}: a player appears when first seated, or when a
-          token is made for it.
+          {kind || search ? "matches these filters" : all ? "has played yet" : "has played a rated match yet"}: a player
+          appears when first seated, or when a token is made for it.
         </p>
       )}
       {pages && pages.players.length > 0 && (
@@ -207,9 +220,10 @@ export function PlayerPage(props: { player: string; query: URLSearchParams }) {
       {points && points.points.length === 0 && <p class="muted">No rated match of this game yet.</p>}
       {points && points.points.length > 0 && (
         <>
-          <p>
-            {points.points.length} rated match(es) of {title(game!)} · now {two(points.points.at(-1)!.mu)} ±{" "}
-            {two(3 * points.points.at(-1)!.sigma)}
+          <p class="chart-caption">
+            {points.points.at(-1)!.n} rated match(es) of {title(game!)}
+            {points.points[0].n > 1 ? ` (the chart shows the last ${points.points.length})` : ""} · now{" "}
+            {two(points.points.at(-1)!.mu)} ± {two(3 * points.points.at(-1)!.sigma)}
           </p>
           <RatingChart points={points.points} />
         </>
@@ -246,12 +260,13 @@ function RecentMatch(props: { match: StoredMatch; player: string; title: string 
   );
 }
 
-/** μ and the conservative μ − 3σ after each rated match. */
+/** μ and the conservative μ − 3σ after each rated match, by the match's number (the chart may hold only the last). */
 function RatingChart(props: { points: readonly RatingPoint[] }) {
   const { points } = props;
   return (
     <Chart
       class="player-chart"
+      label="Online rating μ and μ − 3σ after each rated match"
       options={{
         scales: { x: { time: false } },
         axes: [{ label: "rated match" }, { label: "rating" }],
@@ -262,7 +277,7 @@ function RatingChart(props: { points: readonly RatingPoint[] }) {
         ],
       }}
       data={useMemo(
-        () => [points.map((_, i) => i + 1), points.map((p) => p.mu), points.map((p) => p.mu - 3 * p.sigma)],
+        () => [points.map((p) => p.n), points.map((p) => p.mu), points.map((p) => p.mu - 3 * p.sigma)],
         [points],
       )}
     />

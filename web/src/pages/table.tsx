@@ -10,6 +10,7 @@ import { Guard } from "../table/guard.tsx";
 import { TABLES } from "../tables/index.ts";
 import type { TurnBinding } from "../tables/types.ts";
 import { ENDED } from "../words.ts";
+import { playAgainHref, seatLabels } from "../result.ts";
 
 /**
  * A live match: a person's seat (`/play/<id>`) or a spectator's chair (`/watch/<id>`). A seat comes from
@@ -242,6 +243,7 @@ function Result(props: { snapshot: Snapshot; seated: boolean }) {
   const reason = snapshot.end?.reason ?? snapshot.reason;
   const best = Math.max(...returns);
   const mine = seated && snapshot.seat !== null ? returns[snapshot.seat] : undefined;
+  const labels = seatLabels(returns.map((_, seat) => snapshot.seats[seat]?.name ?? `Seat ${seat}`));
   return (
     <div class="panel result" role="status" data-result>
       <h2>
@@ -257,13 +259,15 @@ function Result(props: { snapshot: Snapshot; seated: boolean }) {
       <div class="returns">
         {returns.map((r, seat) => (
           <span class={r === best ? "winner" : ""} data-seat={seat} data-return={r}>
-            {snapshot.seats[seat]?.name ?? `Seat ${seat}`}: {r > 0 ? "+" : ""}
+            {labels[seat]}: {r > 0 ? "+" : ""}
             {fmt(r)}
           </span>
         ))}
       </div>
       <p>
-        <button type="button" class="primary" onClick={() => navigate("/")}>Play again</button>
+        <button type="button" class="primary" onClick={() => navigate(playAgainHref(snapshot, seated))}>
+          Play again
+        </button>
       </p>
     </div>
   );

@@ -68,6 +68,7 @@ export function SeatBar(props: {
             <span class="name" title={s.name}>{s.name}</span>
             <span
               class={`clock${ticking ? " running" : ""}${ticking && left < 10_000 ? " low" : ""}`}
+              role="timer"
               aria-label={`${s.name}'s clock`}
             >
               {s.kind === "builtin" || s.kind === "policy" || s.open ? "" : clockText(left)}

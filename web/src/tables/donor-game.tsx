@@ -39,7 +39,7 @@ function SeatView(props: { obs: DonorObservation; you: DonorSeatView; player: st
         {where(obs)}
         {role && ` · ${role}`}
       </div>
-      <p class="nego-note">
+      <p class="nego-note donor-setting">
         <span class="tag">{MECHANISM[obs.mechanism]}</span>
         Generation {obs.generation}. A donation arrives multiplied by {fmt(obs.cooperationGain)}.
       </p>
@@ -87,7 +87,7 @@ function SeatView(props: { obs: DonorObservation; you: DonorSeatView; player: st
         </p>
       )}
 
-      <section class="nego-section">
+      <section class="nego-section donor-results">
         <h3>Results</h3>
         {you.results.length === 0 && obs.phase !== "over"
           ? <p class="nego-note">No game finished yet. Your score is the sum of your resources at each game's end.</p>
