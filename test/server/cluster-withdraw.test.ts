@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { afterAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { needs, serviceUrl } from "../support/services.ts";
 import { freshDatabase } from "../support/stores.ts";
 import { until } from "../support/until.ts";
 
@@ -16,7 +16,9 @@ import { until } from "../support/until.ts";
  * taken the match over. The withdrawal is carried out once the match is found again there: the waiting match ends
  * at once (aborted), rather than waiting out its invite.
  */
-describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("a withdraw while its match is taken over", () => {
+const { ready, suite } = needs(["postgres", "redis"], "a withdraw while its match is taken over");
+
+describe.skipIf(!ready)(suite, () => {
   const dirs = [1, 2].map((i) => mkdtempSync(join(tmpdir(), `ludus-withdraw-${i}-`)));
   const servers: ServerProcess[] = [];
   let drop: (() => Promise<void>) | undefined;
@@ -35,7 +37,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("a withdraw
       servers.push(
         await startServerProcess(
           ["--data-dir", dir, "--database-url", db.url, "--node", `w${i + 1}`, "--lease", "2", "--hold", "300"],
-          { REDIS_URL: process.env.REDIS_URL! },
+          { REDIS_URL: serviceUrl("redis")! },
         ),
       );
     }

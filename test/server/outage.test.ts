@@ -152,9 +152,11 @@ describe.skipIf(!ready)(suite, () => {
  * while the store cannot take their records, new ones are refused, the buffer stays bounded and /health answers; a
  * bot's ack waits for the store only, not behind their backlog; everything is written once the store is back.
  */
-describe.skipIf(!process.env.DATABASE_URL)("the replay store's PostgreSQL goes away under in-process play", () => {
+const inProcess = needs(["postgres"], "the replay store's PostgreSQL goes away under in-process play");
+
+describe.skipIf(!inProcess.ready)(inProcess.suite, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-outage-in-process-"));
-  const proxy = new TcpProxy({ host: "127.0.0.1", port: Number(new URL(process.env.DATABASE_URL!).port || 5432) });
+  const proxy = new TcpProxy({ host: "127.0.0.1", port: serviceAddress("postgres").port });
   let server: ServerProcess | undefined;
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => {

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "../support/server-process.ts";
+import { needs } from "../support/services.ts";
 import { freshDatabase } from "../support/stores.ts";
 
 /**
@@ -12,7 +12,9 @@ import { freshDatabase } from "../support/stores.ts";
  * locked by another session that never lets go, so giving up the lease (and the lease renewal in flight) waits for
  * ever. The stop says which step it left behind and exits.
  */
-describe.skipIf(!process.env.DATABASE_URL)("a stop on PostgreSQL whose node row is locked by another session", () => {
+const { ready, suite } = needs(["postgres"], "a stop on PostgreSQL whose node row is locked by another session");
+
+describe.skipIf(!ready)(suite, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "ludus-stop-"));
   let server: ServerProcess | undefined;
   let cleanup: (() => Promise<void>) | undefined;
