@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { TournamentFormat } from "../../db/league.ts";
 import type { TokenStore } from "../../db/tokens.ts";
-import type { HostedTournaments } from "../league/tournament/hosted.ts";
+import { type HostedTournaments, TournamentsBusyError } from "../league/tournament/hosted.ts";
 import { TournamentError, type TournamentRequest } from "../league/tournament/run.ts";
 import { checkAdmin, Refused } from "./admin.ts";
 
@@ -56,6 +56,7 @@ const DEFAULT_LIMIT = 50;
 function refusal(cause: unknown): Refusal | undefined {
   if (cause instanceof UnknownGameError) return { status: 400, code: "unknown_game", message: cause.message };
   if (cause instanceof ConfigError) return { status: 400, code: "bad_config", message: cause.message };
+  if (cause instanceof TournamentsBusyError) return { status: 429, code: "busy", message: cause.message };
   if (cause instanceof TournamentError) return { status: 400, code: "bad_tournament", message: cause.message };
   if (cause instanceof Refused) return cause;
 }

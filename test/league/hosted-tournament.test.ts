@@ -116,4 +116,34 @@ describe("a tournament a server runs for its connected bots", () => {
     );
     raw.close();
   }, 60_000);
+
+  it(
+    "shares the server: a few tournaments of a million matches play at once, beside everything else it serves",
+    async () => {
+      const huge = { game: "kuhn-poker", players: ["random", "always-call"], matches: 1_000_000 };
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const started = await post({ ...huge, seed: `huge-${i}` });
+        expect(started.status, JSON.stringify(started.body)).toBe(202);
+        ids.push(started.body.tournament.id);
+      }
+      const fifth = await post({ ...huge, seed: "huge-4" });
+      expect(fifth).toMatchObject({ status: 429, body: { error: { code: "busy" } } });
+      expect(fifth.body.error.message).toMatch(
+        /playing 4 tournaments, the most it plays at once \(4\); start this one/,
+      );
+      // While they play: a bot's own match against a built-in is played to its end, and the server answers.
+      const canary = await RawBot.connect(server.wsUrl, await server.token("canary"));
+      canary.play((turn) => turn.legal[0].kind === "fixed" ? turn.legal[0].action : undefined);
+      canary.send({ type: "create", game: "ipd", opponents: { "1": "strategy:tit-for-tat" } });
+      await until("the canary's match to end", () => canary.frames.some((f) => f.type === "match_end"), 60_000);
+      canary.close();
+      for (let i = 0; i < 3; i++) expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      await until("each tournament to have played some of its matches", async () => {
+        const counts = await Promise.all(ids.map(async (id) => (await standings(id)).slots.completed));
+        return counts.every((n) => n > 0);
+      });
+    },
+    120_000,
+  );
 });

@@ -13,6 +13,21 @@ import {
   TournamentError,
   type TournamentRequest,
 } from "./run.ts";
+import { LoopShare } from "../loop-share.ts";
+
+/** Tournaments a server plays at once: each takes matches in turns of the event loop's share for background play. */
+export const MAX_HOSTED_TOURNAMENTS = 4;
+
+/** A tournament refused because the server already plays as many as it takes at once. */
+export class TournamentsBusyError extends TournamentError {
+  constructor(running: number) {
+    super(
+      `this server is playing ${running} tournaments, the most it plays at once (${MAX_HOSTED_TOURNAMENTS}); ` +
+        "start this one once one of them has ended (GET /tournaments lists them)",
+    );
+    this.name = "TournamentsBusyError";
+  }
+}
 
 /**
  * Tournaments a server runs on its own live matches (`POST /tournaments`), so that programs connected to it play:
@@ -23,6 +38,8 @@ import {
  */
 export class HostedTournaments {
   private readonly running = new Map<string, Promise<void>>();
+  /** Their matches start only while the server's own work is served on time. */
+  private readonly share = new LoopShare();
 
   constructor(
     private readonly store: ReplayStore,
@@ -40,7 +57,9 @@ export class HostedTournaments {
           "`ludus tournament --models`",
       );
     }
+    this.checkRoom();
     const remote = await this.remotePlayers(request.players);
+    this.checkRoom();
     const t = await this.store.league.createTournament(checkTournament(request, this.live));
     this.play(t, remote, request.concurrency);
     return t;
@@ -52,6 +71,7 @@ export class HostedTournaments {
     if (!t) throw new TournamentError(`no tournament ${id} in the store`);
     if (t.endedAt) throw new TournamentError(`tournament ${id} has ended`);
     if (this.running.has(id)) throw new TournamentError(`tournament ${id} is being played`);
+    this.checkRoom();
     this.play(t, await this.remotePlayers(t.players), concurrency);
     return t;
   }
@@ -61,8 +81,12 @@ export class HostedTournaments {
     return [...this.running.keys()];
   }
 
+  private checkRoom(): void {
+    if (this.running.size >= MAX_HOSTED_TOURNAMENTS) throw new TournamentsBusyError(this.running.size);
+  }
+
   private play(t: TournamentRecord, remote: RemotePlayers, concurrency = 64): void {
-    const run = runTournament(this.store, this.live, t, { concurrency, remote }).then(
+    const run = runTournament(this.store, this.live, t, { concurrency, remote, share: this.share }).then(
       () => {},
       // A stopping server cuts its tournaments off: `resume` goes on with them after the next start.
       (error: Error) => console.error(`ludus: tournament ${t.id} stopped: ${error.message}`),

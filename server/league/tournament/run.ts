@@ -3,12 +3,14 @@ import { getGame } from "../../../games/registry.ts";
 import type { NewTournament, SlotRecord, TournamentFormat, TournamentRecord } from "../../../db/league.ts";
 import { playerId } from "../../../db/players.ts";
 import type { ReplayStore } from "../../../db/store.ts";
+import { yieldToEventLoop } from "../../../db/sql.ts";
 import type { LiveMatches } from "../../match/live-matches.ts";
 import type { Participant } from "../../match/match.ts";
 import { defaultSwissRounds, fixedPairings, FORMATS, type PlannedSlot, slotsOf, swissPairings } from "./schedule.ts";
 import { type Standings, standings, swissTable } from "./standings.ts";
 import { closeCutOff } from "../cut-off.ts";
-import { inParallel } from "../in-parallel.ts";
+import { eachInParallel } from "../in-parallel.ts";
+import type { LoopShare } from "../loop-share.ts";
 
 /**
  * Runs a tournament on this process's live matches: its slots are played with a bounded number at once, each
@@ -130,6 +132,8 @@ export interface RunOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** Seats the `llm:` and `bot:` players; required when there are some. */
   readonly remote?: RemotePlayers;
+  /** The event loop's share this run takes turns in, on a server that also serves others. */
+  readonly share?: LoopShare;
 }
 
 const ended = (s: SlotRecord | undefined) => s !== undefined && s.endReason !== null;
@@ -164,18 +168,18 @@ export async function runTournament(
   const rounds = t.format === "swiss" ? t.rounds ?? 1 : 1;
   let firstSlot = 0;
   for (let round = 0; round < rounds; round++) {
-    const planned = slotsOf(roundPairings(t, slots, round), {
-      matches: t.matches,
-      duplicate: t.duplicate,
-      round,
-      firstSlot,
-      seed: t.seed,
-    });
-    firstSlot += planned.length;
+    const pairings = roundPairings(t, slots, round);
+    const planned = slotsOf(pairings, { matches: t.matches, duplicate: t.duplicate, round, firstSlot, seed: t.seed });
+    firstSlot += pairings.length * t.matches;
     const bySlot = new Map(slots.map((s) => [s.slot, s]));
-    const todo = planned.filter((p) => !ended(bySlot.get(p.slot)));
-    await inParallel(todo.length, options.concurrency ?? 64, async (i) => {
-      await playSlot(store, live, t, todo[i], bySlot.get(todo[i].slot), options.remote);
+    const todo = (function* () {
+      for (const p of planned) if (!ended(bySlot.get(p.slot))) yield p;
+    })();
+    await eachInParallel(todo, options.concurrency ?? 64, async (slot) => {
+      // A slot's store work can resolve through microtasks alone (PGlite's do): without a turn of the event loop
+      // between slots, a long tournament would keep every socket and timer of the process waiting.
+      await (options.share ? options.share.turn() : yieldToEventLoop());
+      await playSlot(store, live, t, slot, bySlot.get(slot.slot), options.remote);
       options.onProgress?.(++done, total);
     });
     slots = await league.slots(t.id);

@@ -28,21 +28,19 @@ export function fixedPairings(format: Exclude<TournamentFormat, "swiss">, player
   return pairs;
 }
 
-/** The slots of one round's pairings, numbered from `firstSlot`. */
-export function slotsOf(
+/** The slots of one round's pairings, numbered from `firstSlot`, made as they are asked for (a round may be long). */
+export function* slotsOf(
   pairings: readonly (readonly [number, number])[],
   options: { matches: number; duplicate: boolean; round: number; firstSlot: number; seed: string },
-): PlannedSlot[] {
+): Generator<PlannedSlot> {
   const { matches, duplicate, round, seed } = options;
   let slot = options.firstSlot;
-  const slots: PlannedSlot[] = [];
   for (const [a, b] of pairings) {
     for (let k = 0; k < matches; k++) {
       const deal = duplicate ? Math.floor(k / 2) : k;
-      slots.push({ slot: slot++, round, seats: k % 2 === 0 ? [a, b] : [b, a], seed: `${seed}/${round}/${deal}` });
+      yield { slot: slot++, round, seats: k % 2 === 0 ? [a, b] : [b, a], seed: `${seed}/${round}/${deal}` };
     }
   }
-  return slots;
 }
 
 /** Swiss rounds that separate `players` (⌈log₂ n⌉, at least one). */
