@@ -147,11 +147,13 @@ export const api = {
   },
   view: (id: string, seat: string) =>
     get<ReplayView>(`/matches/${encodeURIComponent(id)}/view?seat=${encodeURIComponent(seat)}`),
+  /** A match's record in the store (one being played has no returns yet). */
+  match: (id: string) => get<{ match: StoredMatch }>(`/matches/${encodeURIComponent(id)}`).then((r) => r.match),
   /** What became of `seat` of match `id`: its status now, and how the match ended once it has. */
   fate: async (id: string, seat: number): Promise<{ status: SeatStatus; ended: StoredMatch | null }> => {
     const live = (await api.live()).find((m) => m.id === id);
     if (live) return { status: live.participants[seat].status, ended: null };
-    const { match } = await get<{ match: StoredMatch }>(`/matches/${encodeURIComponent(id)}`);
+    const match = await api.match(id);
     return { status: match.statuses[seat], ended: match };
   },
 };

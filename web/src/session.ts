@@ -84,11 +84,10 @@ type Listener = (snapshot: Snapshot) => void;
 const SEAT_KEY = "ludus.seat.";
 const FORGET_AFTER_MS = 24 * 3600_000;
 
-interface SavedSeat {
-  readonly token: string;
-  readonly seat: number | null;
-  readonly savedAt: number;
-}
+/** A seat's reconnection token while its match is played; once it has ended, only which seat it was (`ended`). */
+type SavedSeat =
+  | { readonly token: string; readonly seat: number | null; readonly savedAt: number; readonly ended?: undefined }
+  | { readonly ended: true; readonly seat: number | null; readonly savedAt: number };
 
 function savedSeat(matchId: string): SavedSeat | null {
   try {
@@ -105,6 +104,11 @@ function forgetSeat(matchId: string): void {
 for (const key of Object.keys(localStorage)) {
   const saved = key.startsWith(SEAT_KEY) ? savedSeat(key.slice(SEAT_KEY.length)) : undefined;
   if (saved === null || (saved && Date.now() - saved.savedAt > FORGET_AFTER_MS)) localStorage.removeItem(key);
+}
+
+/** The match of this browser's seat has ended: its page shows the result, from the store. */
+export class MatchOver {
+  constructor(readonly seat: number | null) {}
 }
 
 /** The saved seat was refused: its hold is over (or the match with it), so the server played on without it. */
@@ -182,8 +186,9 @@ export class MatchSession {
       });
     });
     room.onMessage("match_end", (f: MatchEndFrame) => {
-      forgetSeat(this.snapshot.matchId);
       this.update({ end: f, turn: undefined, moved: false });
+      // A reload shows the result, in this seat's words.
+      if (this.seated) this.remember();
     });
     room.onMessage(
       "created",
@@ -214,13 +219,21 @@ export class MatchSession {
     this.room.send("act", { seq: turn.seq, action });
   }
 
+  /** Leaves the room for good: its socket closes, and with it everything it held. */
+  leave(): void {
+    void this.room.leave(true);
+  }
+
   dismissNotice(): void {
     this.update({ notice: undefined });
   }
 
   /** Keeps the seat's reconnection token, so a reload or a reopened tab takes the seat back. */
   private remember(): void {
-    const saved: SavedSeat = { token: this.room.reconnectionToken, seat: this.snapshot.seat, savedAt: Date.now() };
+    const { seat, end } = this.snapshot;
+    const saved: SavedSeat = end
+      ? { ended: true, seat, savedAt: Date.now() }
+      : { token: this.room.reconnectionToken, seat, savedAt: Date.now() };
     localStorage.setItem(SEAT_KEY + this.room.roomId, JSON.stringify(saved));
   }
 
@@ -343,11 +356,13 @@ export class MatchSession {
 
   /**
    * This browser's seat in `matchId` again (a reload, a reopened tab), if the server still holds it; null
-   * when it has no seat there; SeatGone when the server no longer holds the seat it had.
+   * when it has no seat there; MatchOver once its match has ended; SeatGone when the server no longer holds the
+   * seat it had.
    */
-  static async resume(matchId: string): Promise<MatchSession | null> {
+  static async resume(matchId: string): Promise<MatchSession | MatchOver | null> {
     const saved = savedSeat(matchId);
     if (!saved) return null;
+    if (saved.ended) return new MatchOver(saved.seat);
     try {
       const room = await colyseus().reconnect(saved.token);
       return track(new MatchSession(room, saved.seat, true));

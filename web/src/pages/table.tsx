@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 import { useEffect, useState } from "preact/hooks";
-import { api, type GameInfo } from "../api.ts";
+import { api, type GameInfo, type StoredMatch } from "../api.ts";
 import { navigate } from "../router.ts";
-import { MatchSession, SeatGone, sessions, type Snapshot } from "../session.ts";
+import { MatchOver, MatchSession, SeatGone, sessions, type Snapshot } from "../session.ts";
 import { ActionBar, fmt } from "../table/action-bar.tsx";
 import { Reconnecting, SeatLost } from "../table/connection.tsx";
 import { SeatBar } from "../table/seat-bar.tsx";
@@ -20,7 +20,7 @@ import { playAgainHref, seatLabels } from "../result.ts";
 export function TablePage(props: { matchId: string; watch: boolean }) {
   const { matchId, watch } = props;
   const [session, setSession] = useState<MatchSession | null>(() => sessions.get(matchId) ?? null);
-  const [problem, setProblem] = useState<string | SeatGone | null>(null);
+  const [problem, setProblem] = useState<string | SeatGone | MatchOver | null>(null);
   const [snapshot, setSnapshot] = useState<Snapshot | null>(null);
   const [info, setInfo] = useState<GameInfo | undefined>();
 
@@ -31,20 +31,30 @@ export function TablePage(props: { matchId: string; watch: boolean }) {
     found.then(
       (s) => {
         if (cancelled) return;
-        if (s) setSession(s);
-        else setProblem(watch ? "gone" : "no-seat");
+        if (s instanceof MatchSession) setSession(s);
+        else setProblem(s ?? (watch ? "gone" : "no-seat"));
       },
       (e: Error) => !cancelled && setProblem(e instanceof SeatGone ? e : e.message),
     );
     return () => void (cancelled = true);
   }, [matchId, watch]);
 
-  useEffect(() => session?.subscribe(setSnapshot), [session]);
+  useEffect(() => {
+    if (!session) return;
+    const unsubscribe = session.subscribe(setSnapshot);
+    return () => {
+      unsubscribe();
+      // Leaving the table: a finished match's connection, or a spectator's, has nothing more to carry. A seat in play
+      // keeps its room, to come back to.
+      if (watch || session.current.phase === "ended") session.leave();
+    };
+  }, [session]);
   useEffect(() => {
     if (!snapshot?.game) return;
     api.games().then((games) => setInfo(games.find((g) => g.id === snapshot.game)));
   }, [snapshot?.game]);
 
+  if (problem instanceof MatchOver) return <Finished matchId={matchId} seat={problem.seat} />;
   if (problem instanceof SeatGone) {
     return <SeatLost matchId={matchId} seat={problem.seat} why="refused" />;
   }
@@ -183,7 +193,15 @@ function Table(props: { snapshot: Snapshot; session: MatchSession; seated: boole
           : <p class="muted">The table is set once every seat is taken.</p>}
         {turn && table && <ActionBar turn={turn} table={table} obs={obs} />}
       </fieldset>
-      {snapshot.phase === "ended" && <Result snapshot={snapshot} seated={seated} />}
+      {snapshot.phase === "ended" && (
+        <Result
+          returns={snapshot.end?.returns ?? snapshot.publicReturns}
+          reason={snapshot.end?.reason ?? snapshot.reason}
+          names={snapshot.seats.map((s) => s.name)}
+          seat={seated ? snapshot.seat : null}
+          again={playAgainHref(snapshot, seated)}
+        />
+      )}
     </>
   );
 }
@@ -237,13 +255,14 @@ function TurnBanner(props: { snapshot: Snapshot; seated: boolean }) {
   );
 }
 
-function Result(props: { snapshot: Snapshot; seated: boolean }) {
-  const { snapshot, seated } = props;
-  const returns = snapshot.end?.returns ?? snapshot.publicReturns;
-  const reason = snapshot.end?.reason ?? snapshot.reason;
+/** How a match ended, said to `seat` (null: to a spectator). */
+function Result(
+  props: { returns: readonly number[]; reason: string; names: readonly string[]; seat: number | null; again: string },
+) {
+  const { returns, reason, names, seat, again } = props;
   const best = Math.max(...returns);
-  const mine = seated && snapshot.seat !== null ? returns[snapshot.seat] : undefined;
-  const labels = seatLabels(returns.map((_, seat) => snapshot.seats[seat]?.name ?? `Seat ${seat}`));
+  const mine = seat !== null ? returns[seat] : undefined;
+  const labels = seatLabels(returns.map((_, seat) => names[seat] ?? `Seat ${seat}`));
   return (
     <div class="panel result" role="status" data-result>
       <h2>
@@ -265,10 +284,61 @@ function Result(props: { snapshot: Snapshot; seated: boolean }) {
         ))}
       </div>
       <p>
-        <button type="button" class="primary" onClick={() => navigate(playAgainHref(snapshot, seated))}>
+        <button type="button" class="primary" onClick={() => navigate(again)}>
           Play again
         </button>
       </p>
+    </div>
+  );
+}
+
+/** A match of this browser's seat that has ended (a reload after the result): the result, as the store has it. */
+function Finished(props: { matchId: string; seat: number | null }) {
+  const { matchId, seat } = props;
+  const [match, setMatch] = useState<StoredMatch | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [title, setTitle] = useState<string | undefined>();
+  useEffect(() => {
+    let current = true;
+    api.match(matchId).then((m) => current && setMatch(m), (e: Error) => current && setProblem(e.message));
+    return () => void (current = false);
+  }, [matchId]);
+  useEffect(() => {
+    if (match) api.games().then((games) => setTitle(games.find((g) => g.id === match.game)?.title));
+  }, [match?.game]);
+  if (problem) return <div class="notice error" role="alert">Could not open the match's result: {problem}</div>;
+  if (!match) return <p class="muted">Loading the match's result…</p>;
+  return (
+    <div class="table-page" data-match={matchId} data-phase="ended">
+      <section>
+        <header class="table-header">
+          <h1>
+            {title ?? match.game}
+            <span class="tag">{match.variant}</span>
+          </h1>
+        </header>
+        <Result
+          returns={match.returns ?? []}
+          reason={match.endReason ?? "completed"}
+          names={match.seats.map((s, i) => s?.name ?? `Seat ${i}`)}
+          seat={seat}
+          again="/"
+        />
+      </section>
+      <aside class="side">
+        <div class="panel match-info">
+          <h2>Match</h2>
+          <p class="muted">
+            <code>{matchId}</code>
+          </p>
+          <p>
+            <a href={`/replays/${matchId}${seat !== null ? `?seat=${seat}` : ""}`}>Step through the replay</a>
+          </p>
+          <p>
+            <a href="/">Back to the lobby</a>
+          </p>
+        </div>
+      </aside>
     </div>
   );
 }
