@@ -141,6 +141,26 @@ export function respond(
   );
 }
 
+/** Each connection's idle limit, so that an answer the server is still working on can suspend it. */
+const idleLimits = new WeakMap<Socket, number>();
+
+/**
+ * `work` (the server preparing the next bytes of an answer: a long export's next page) with the connection's idle
+ * limit suspended: the limit is for a client that goes silent, and here the client is waiting on the server. It is
+ * back as soon as `work` settles, so a client that stops reading is still cut off.
+ */
+export async function whileWorking<T>(res: ServerResponse, work: Promise<T>): Promise<T> {
+  const socket = res.socket;
+  const limit = socket ? idleLimits.get(socket) : undefined;
+  if (!socket || limit === undefined) return await work;
+  socket.setTimeout(0);
+  try {
+    return await work;
+  } finally {
+    if (!socket.destroyed) socket.setTimeout(limit);
+  }
+}
+
 /** A path segment as text, or undefined after answering 400 (`%ff` is not valid percent-encoding). */
 export function pathSegment(res: ServerResponse, raw: string): string | undefined {
   try {
@@ -202,7 +222,10 @@ export function startHttpServer(options: ServeOptions, extensions: HttpExtension
   // A connection that sends nothing (or idles between requests) holds a file descriptor for nothing: it
   // gets IDLE_MS. A websocket, once upgraded, is left to its own rules (the gateway's auth timeout, pings).
   const idleMs = options.idleMs ?? IDLE_MS;
-  server.on("connection", (socket: Socket) => socket.setTimeout(idleMs, () => socket.destroy()));
+  server.on("connection", (socket: Socket) => {
+    idleLimits.set(socket, idleMs);
+    socket.setTimeout(idleMs, () => socket.destroy());
+  });
   server.on("upgrade", (_req: IncomingMessage, socket: Socket) => socket.setTimeout(0));
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
