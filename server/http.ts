@@ -172,6 +172,10 @@ export function pathSegment(res: ServerResponse, raw: string): string | undefine
 }
 
 function route(req: IncomingMessage, res: ServerResponse, startedAt: number, extensions: HttpExtensions): void {
+  // A NUL is in no name, id or value the server takes, and PostgreSQL refuses it in text: every route says so alike.
+  if (/%00|\0/.test(req.url ?? "")) {
+    return error(res, 400, "bad_path", "the path or query holds a NUL character (%00), which no route accepts");
+  }
   if (extensions.before?.(req, res)) return;
   const url = new URL(req.url ?? "/", "http://localhost");
   const path = url.pathname.replace(/\/+$/, "") || "/";

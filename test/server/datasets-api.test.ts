@@ -407,3 +407,35 @@ describe.each(BACKENDS)("tensors.parquet on a running server (%s)", (backend) =>
     }
   });
 });
+
+describe("a NUL in a path or query", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it("is refused with 400 on every route the server lists", async () => {
+    const missing = await fetch(`${server.url}/no-such-route`);
+    const listed = (await missing.json()).error.message.replace(/^.*routes: /, "").split(", ") as string[];
+    const paths = [
+      ...new Set(
+        listed.map((route) => route.replace(/^[A-Z]+ /, "").replace(/:[a-z]+/gi, "x%00").replace(/\*$/, "x%00")),
+      ),
+    ];
+    expect(paths.length).toBeGreaterThan(10);
+    for (const path of paths) {
+      const urls = [`${server.url}${path.replaceAll("%00", "")}?game=ipd%00`];
+      if (path.includes("%00")) urls.push(`${server.url}${path}`);
+      for (const url of urls) {
+        const res = await fetch(url);
+        expect(res.status, url).toBe(400);
+        expect((await res.json()).error, url).toEqual({
+          code: "bad_path",
+          message: "the path or query holds a NUL character (%00), which no route accepts",
+        });
+      }
+    }
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+});
