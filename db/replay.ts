@@ -252,7 +252,18 @@ export function* replayMatch<R extends ReplayRow = StepRecordRow>(
           { seq: steps[end].seq, turn: steps[end].turn },
         )
         : undefined;
-      yield { kind: "turn", turn, toAct, rows, observations, view: before, rewards: null, ...(problem && { problem }) };
+      // The seats that did move keep their numeric face (a simultaneous turn cut short by a withdrawal).
+      yield {
+        kind: "turn",
+        turn,
+        toAct,
+        rows,
+        observations,
+        view: before,
+        rewards: null,
+        ...face,
+        ...(problem && { problem }),
+      };
       if (problem) return;
       break;
     }

@@ -141,6 +141,26 @@ export function respond(
   );
 }
 
+/** Each connection's idle limit, so that an answer the server is still working on can suspend it. */
+const idleLimits = new WeakMap<Socket, number>();
+
+/**
+ * `work` (the server preparing the next bytes of an answer: a long export's next page) with the connection's idle
+ * limit suspended: the limit is for a client that goes silent, and here the client is waiting on the server. It is
+ * back as soon as `work` settles, so a client that stops reading is still cut off.
+ */
+export async function whileWorking<T>(res: ServerResponse, work: Promise<T>): Promise<T> {
+  const socket = res.socket;
+  const limit = socket ? idleLimits.get(socket) : undefined;
+  if (!socket || limit === undefined) return await work;
+  socket.setTimeout(0);
+  try {
+    return await work;
+  } finally {
+    if (!socket.destroyed) socket.setTimeout(limit);
+  }
+}
+
 /** A path segment as text, or undefined after answering 400 (`%ff` is not valid percent-encoding). */
 export function pathSegment(res: ServerResponse, raw: string): string | undefined {
   try {
@@ -152,6 +172,10 @@ export function pathSegment(res: ServerResponse, raw: string): string | undefine
 }
 
 function route(req: IncomingMessage, res: ServerResponse, startedAt: number, extensions: HttpExtensions): void {
+  // A NUL is in no name, id or value the server takes, and PostgreSQL refuses it in text: every route says so alike.
+  if (/%00|\0/.test(req.url ?? "")) {
+    return error(res, 400, "bad_path", "the path or query holds a NUL character (%00), which no route accepts");
+  }
   if (extensions.before?.(req, res)) return;
   const url = new URL(req.url ?? "/", "http://localhost");
   const path = url.pathname.replace(/\/+$/, "") || "/";
@@ -202,7 +226,10 @@ export function startHttpServer(options: ServeOptions, extensions: HttpExtension
   // A connection that sends nothing (or idles between requests) holds a file descriptor for nothing: it
   // gets IDLE_MS. A websocket, once upgraded, is left to its own rules (the gateway's auth timeout, pings).
   const idleMs = options.idleMs ?? IDLE_MS;
-  server.on("connection", (socket: Socket) => socket.setTimeout(idleMs, () => socket.destroy()));
+  server.on("connection", (socket: Socket) => {
+    idleLimits.set(socket, idleMs);
+    socket.setTimeout(idleMs, () => socket.destroy());
+  });
   server.on("upgrade", (_req: IncomingMessage, socket: Socket) => socket.setTimeout(0));
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {

@@ -12,6 +12,7 @@ import {
   isParquet,
   parseDiscount,
 } from "../../db/export/index.ts";
+import { parseTensorConfig } from "../../db/export/tensors.ts";
 import { FILTER_KEYS, parseFilter, QueryError } from "../../db/query.ts";
 import { ReplayStore, StoreError, type StoreOptions } from "../../db/store.ts";
 import { TRAILERS } from "../../server/api/datasets.ts";
@@ -42,6 +43,7 @@ interface ExportFlags {
   to?: string;
   cursor?: string;
   discount?: number;
+  config?: string;
   out: string;
   dataDir: string;
   databaseUrl?: string;
@@ -156,6 +158,7 @@ async function fromStore(flags: ExportFlags, location: StoreOptions, sink: Sink,
       filter,
       cursor: flags.cursor,
       discount: flags.discount,
+      config: flags.config === undefined ? undefined : parseTensorConfig(flags.config),
       onProgress: (p) => ((announced = p), (wholeMatch = true)),
     });
     for await (const chunk of chunks) {
@@ -209,6 +212,7 @@ async function fromServer(flags: ExportFlags, server: URL, sink: Sink, io: Io): 
   for (const [key, value] of filters) url.searchParams.set(key, value);
   if (flags.cursor !== undefined) url.searchParams.set("cursor", flags.cursor);
   if (flags.discount !== undefined) url.searchParams.set("discount", String(flags.discount));
+  if (flags.config !== undefined) url.searchParams.set("config", JSON.stringify(parseTensorConfig(flags.config)));
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, resolve);
     request.on("error", (cause) => reject(new ExportError(`cannot reach ${server.origin}: ${cause.message}`)));
@@ -286,7 +290,12 @@ export function registerExport(program: Command, io: Io): void {
       .option("--from <time>", "only matches created at or after this time (ISO 8601 or epoch ms)")
       .option("--to <time>", "only matches created before this time (ISO 8601 or epoch ms)")
       .option("--cursor <cursor>", "resume after the match this cursor names (printed by an earlier export)")
-      .option("--discount <gamma>", "γ of return_to_go, in [0, 1] (default 1: undiscounted)", discountOption),
+      .option("--discount <gamma>", "γ of return_to_go, in [0, 1] (default 1: undiscounted)", discountOption)
+      .option(
+        "--config <json>",
+        "tensors.parquet: config keys over the variant's whose shapes to export, e.g. '{\"rounds\":3}' (matches of " +
+          "other shapes are left out)",
+      ),
     "export through a running server (GET /datasets/<format>), e.g. http://127.0.0.1:2567; a running server locks its " +
       "embedded store",
   )

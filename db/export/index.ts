@@ -2,7 +2,7 @@ import { decodeEndCursor, QueryError } from "../query.ts";
 import type { MatchFilter, ReplayStore } from "../store.ts";
 import { episodeLine, episodeSteps } from "./episodes.ts";
 import { parquetChunks, turnsEncoder } from "./parquet.ts";
-import { tensorFilter, tensorsEncoder, tensorSpec } from "./tensors.ts";
+import { tensorFilter, tensorsEncoder, type TensorSpec, tensorSpec } from "./tensors.ts";
 import { matchPages, type PageEntry, stepRows, type StepText } from "./source.ts";
 import { turnLines } from "./turns.ts";
 import { verlLines } from "./verl.ts";
@@ -78,6 +78,8 @@ export interface ExportOptions {
   readonly cursor?: string;
   /** γ of the return-to-go, in [0, 1]; 1 (undiscounted) by default. */
   readonly discount?: number;
+  /** `tensors.parquet`: config keys over the variant's, whose shapes the columns take (`parseTensorConfig`). */
+  readonly config?: Readonly<Record<string, unknown>>;
   /** Matches per read of the store (and per Parquet record batch); PAGE_SIZE by default. */
   readonly pageSize?: number;
   /** About how many decisions a read may bring; PAGE_ROWS by default. */
@@ -92,9 +94,11 @@ export interface ExportOptions {
   readonly onProgress?: (progress: ExportProgress) => void;
 }
 
-/** The cursor kind: a cursor only resumes the export (format and discount) that issued it. */
-const cursorKind = (format: ExportFormat, discount: number): string =>
-  format === "episodes.jsonl" ? `export:${format}` : `export:${format}:discount=${discount}`;
+/** The cursor kind: a cursor only resumes the export (format, discount and tensor config) that issued it. */
+const cursorKind = (format: ExportFormat, discount: number, tensors?: TensorSpec): string =>
+  format === "episodes.jsonl"
+    ? `export:${format}`
+    : `export:${format}:discount=${discount}${tensors?.config ? `:config=${JSON.stringify(tensors.config)}` : ""}`;
 
 const discountError = (got: unknown) =>
   new QueryError(`\`discount\` must be a number in [0, 1] (1 = undiscounted), got ${JSON.stringify(got)}`);
@@ -201,9 +205,12 @@ export function exportDataset(
       `pageSize, pageRows and pageChars must be ≥ 1, got ${limits.matches}, ${limits.rows} and ${limits.chars}`,
     );
   }
-  const tensors = format === "tensors.parquet" ? tensorSpec(options.filter) : undefined;
+  if (options.config !== undefined && format !== "tensors.parquet") {
+    throw new QueryError("`config` picks the shapes of `tensors.parquet`; the other formats take every config");
+  }
+  const tensors = format === "tensors.parquet" ? tensorSpec(options.filter, options.config) : undefined;
   const filter: MatchFilter = { ...(tensors ? tensorFilter(options.filter, tensors) : options.filter), ended: true };
-  const kind = cursorKind(format, discount);
+  const kind = cursorKind(format, discount, tensors);
   const after = options.cursor === undefined ? 0 : decodeEndCursor(kind, filter, options.cursor);
   return {
     async *[Symbol.asyncIterator]() {

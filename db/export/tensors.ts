@@ -14,25 +14,47 @@ import type { ExportMatch } from "./source.ts";
  * pyarrow and PyTorch read with no per-game code — the seat's information-state tensor (encoded from the
  * observation it was shown), its legal mask and the action id it took — beside the reward, done flag,
  * seat, match, group, seed and who sat there; and the state, every seat's tensor at that decision (for
- * centralised critics and baselines: no seat saw it whole). The shape is the game's for the variant; a match
- * whose config gives another shape or seat count ends the export with an error naming it.
+ * centralised critics and baselines: no seat saw it whole). The shape is the game's for the variant (or for the
+ * `config` given over it); matches whose config gives another shape, action count or seat count are left out, so
+ * that what one player chose to play never breaks everyone else's export.
  */
 
 /** What a tensors export is fixed to: the game version and variant whose shapes its columns have. */
 export interface TensorSpec {
   readonly game: AnyGame;
   readonly variant: string;
+  /** The config given over the variant's (`config`), whose shapes the columns have; undefined: the variant's own. */
+  readonly config?: Readonly<Record<string, unknown>>;
   readonly shape: readonly number[];
   readonly size: number;
   readonly actions: number;
   readonly seats: number;
 }
 
+/** A tensors export's `config` as text (a query parameter, a flag): a JSON object. */
+export function parseTensorConfig(text: string): Record<string, unknown> {
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch {
+    config = undefined;
+  }
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    throw new QueryError(
+      `\`config\` must be a JSON object of config keys over the variant's (e.g. {"rounds":3}), got ${
+        JSON.stringify(text.slice(0, 200))
+      }`,
+    );
+  }
+  return config as Record<string, unknown>;
+}
+
 /**
- * The game, version and variant a tensors export covers, from its filter: `game` is required; the version
- * defaults to the current one and the variant to the game's default. Refusals name what exists.
+ * The game, version, variant and shapes a tensors export covers, from its filter and `config`: `game` is required;
+ * the version defaults to the current one, the variant to the game's default, and the config to the variant's
+ * (`config` replaces the keys it names). Refusals name what exists.
  */
-export function tensorSpec(filter: MatchFilter): TensorSpec {
+export function tensorSpec(filter: MatchFilter, override?: Readonly<Record<string, unknown>>): TensorSpec {
   if (filter.game === undefined) {
     throw new QueryError(
       "`tensors.parquet` needs `game`: its columns have one game's shapes (see `ludus games` for each)",
@@ -51,12 +73,21 @@ export function tensorSpec(filter: MatchFilter): TensorSpec {
       `${game.id} has no variant \`${variant}\`; variants: ${Object.keys(game.variants).join(", ")}`,
     );
   }
-  const config = game.schema.parse(game.variants[variant].config);
+  const parsed = game.schema.safeParse({ ...game.variants[variant].config, ...override });
+  if (!parsed.success) {
+    throw new QueryError(
+      `\`config\` ${JSON.stringify(override)} is not a ${game.id} config: ${
+        parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")
+      }`,
+    );
+  }
+  const config = parsed.data;
   try {
     const shape = game.observationShape(config);
     return {
       game,
       variant,
+      ...(override === undefined ? {} : { config: override }),
       shape,
       size: shapeSize(shape),
       actions: game.actionCount(config),
@@ -148,20 +179,7 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
     let states = new Float32Array(1024 * width);
     for (const entry of page) {
       const { match } = entry;
-      const shape = shapeOf(match);
-      const seats = spec.game.seatCount(match.config);
-      if (seats !== spec.seats) {
-        throw new QueryError(
-          `match ${match.id} has ${seats} seats, not ${spec.seats} as the rest of this export ` +
-            "(its config differs from the variant's); export it by itself, or filter it out with `from`/`to`",
-        );
-      }
-      if (shapeSize(shape) !== spec.size || shape.join() !== spec.shape.join()) {
-        throw new QueryError(
-          `match ${match.id} has observations of shape [${shape}], not [${spec.shape}] as the rest of this export ` +
-            "(its config differs from the variant's); export it by itself, or filter it out with `from`/`to`",
-        );
-      }
+      if (!fits(spec, match)) continue; // another shape: exported with the `config` that gives it
       const first = rows.length;
       for (const event of replayMatch(match, entry.steps, "all", { numeric: true })) {
         if (event.kind !== "turn") continue;
@@ -255,12 +273,14 @@ export function tensorsEncoder(spec: TensorSpec): ParquetEncoder {
   };
 }
 
-/** A match's tensor shape, or a QueryError naming the match where its config has no numeric face. */
-function shapeOf(match: ExportMatch["match"]): readonly number[] {
+/** Whether a match's config gives the export's shapes: its observation shape, action count and seat count. */
+function fits(spec: TensorSpec, match: ExportMatch["match"]): boolean {
+  const game = registry.get(match.game, match.gameVersion);
   try {
-    return registry.get(match.game, match.gameVersion).observationShape(match.config);
+    return game.seatCount(match.config) === spec.seats && game.actionCount(match.config) === spec.actions &&
+      game.observationShape(match.config).join() === spec.shape.join();
   } catch (error) {
-    if (error instanceof NumericFaceError) throw new QueryError(`match ${match.id}: ${error.message}`);
+    if (error instanceof NumericFaceError) return false; // no tensors for this config at all
     throw error;
   }
 }

@@ -9,9 +9,10 @@ import {
   FORMATS,
   parseDiscount,
 } from "../../db/export/index.ts";
+import { parseTensorConfig } from "../../db/export/tensors.ts";
 import { parseFilter, QueryError } from "../../db/query.ts";
 import type { ReplayStore } from "../../db/store.ts";
-import { type ApiRoute, error, pathSegment, send } from "../http.ts";
+import { type ApiRoute, error, pathSegment, send, whileWorking } from "../http.ts";
 
 /**
  * Dataset exports over HTTP (docs/datasets.md): GET /datasets lists the formats, GET /datasets/<format>
@@ -39,10 +40,18 @@ function listing() {
       to: "matches created before this time (ISO 8601 or epoch ms)",
       cursor: "resume after the match this cursor names (from the same format, filters and discount)",
       discount: "γ of return_to_go, in [0, 1] (default 1)",
+      config: 'tensors.parquet: config keys over the variant\'s, as JSON (e.g. {"rounds":3}): the shapes to export ' +
+        "(matches of other shapes are left out)",
     },
     trailers: Object.values(TRAILERS),
   };
 }
+
+/**
+ * How long an export waits for its first bytes before it answers 200 and its headers anyway: a store that cannot be
+ * read is answered with a 500 saying so when it fails within this, and a slow export still answers at once.
+ */
+const HEADERS_WITHIN_MS = 500;
 
 /** Resolves once the response may take more (or is gone). */
 const writable = (res: ServerResponse): Promise<void> =>
@@ -66,17 +75,27 @@ async function stream(
   const iterator = chunks[Symbol.asyncIterator]();
   let gone = false;
   res.on("close", () => (gone = !res.writableFinished));
-  let next: IteratorResult<Uint8Array>;
-  try {
-    next = await iterator.next(); // a store that cannot be read is still answered with a status
-  } catch (cause) {
-    console.error("ludus: dataset export failed:", cause);
-    return error(
-      res,
-      500,
-      "export_failed",
-      `the replay store could not be read: ${(cause as Error)?.message ?? cause}`,
-    );
+  const pull = () => whileWorking(res, iterator.next());
+  const first = pull();
+  first.catch(() => {}); // awaited below
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const early = await Promise.race([
+    first.then(() => true, () => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), HEADERS_WITHIN_MS))),
+  ]);
+  clearTimeout(timer);
+  if (early) {
+    try {
+      await first; // a store that cannot be read is still answered with a status
+    } catch (cause) {
+      console.error("ludus: dataset export failed:", cause);
+      return error(
+        res,
+        500,
+        "export_failed",
+        `the replay store could not be read: ${(cause as Error)?.message ?? cause}`,
+      );
+    }
   }
   res.writeHead(200, {
     "content-type": FORMAT_INFO[format].contentType,
@@ -84,8 +103,9 @@ async function stream(
     "cache-control": "no-store",
     trailer: Object.values(TRAILERS).join(", "),
   });
+  res.flushHeaders(); // the client (and any proxy between) knows at once that the export is under way
   try {
-    for (; !next.done; next = await iterator.next()) {
+    for (let next = await first; !next.done; next = await pull()) {
       if (gone) break;
       if (!res.write(next.value)) await writable(res);
     }
@@ -134,11 +154,13 @@ export function datasetRoutes(store: ReplayStore): ApiRoute {
         const params = url.searchParams;
         const cursor = params.get("cursor");
         const discount = params.get("discount");
+        const config = params.get("config");
         progress = { ...progress, cursor };
         chunks = exportDataset(store, format, {
-          filter: parseFilter(params, ["cursor", "discount"]),
+          filter: parseFilter(params, ["cursor", "discount", "config"]),
           cursor: cursor ?? undefined,
           discount: discount === null ? undefined : parseDiscount(discount),
+          config: config === null ? undefined : parseTensorConfig(config),
           onProgress: (p) => (progress = p),
         });
       } catch (cause) {

@@ -644,12 +644,24 @@ export class BotSession {
   }
 }
 
+/** Sampling keys that name a credential (`api_key`, `token`, `authorization`, …): never part of a public record. */
+const CREDENTIAL_KEY =
+  /(^|[_-])(api[_-]?key|key|token|secret|password|passwd|auth|authorization|bearer|credentials?)$/i;
+/** Values that are credentials whatever their key: a bearer header, an OpenAI-style secret key. */
+const CREDENTIAL_VALUE = /^(bearer\s|sk-)/i;
+
 /**
- * An agent as recorded (`auth.agent`, each of `create.agents`): its endpoint without credentials, query or
- * fragment (an API key in a URL stays out).
+ * An agent as recorded (`auth.agent`, each of `create.agents`), which is public (match records, exports, the
+ * players list): its endpoint without credentials, query or fragment (an API key in a URL stays out), and its
+ * sampling parameters without those that hold a credential.
  */
 function recordedAgent(agent: AgentInfo): AgentInfo {
-  if (agent.endpoint === undefined) return agent;
+  const sampling = agent.sampling && Object.fromEntries(
+    Object.entries(agent.sampling).filter(([key, value]) =>
+      !CREDENTIAL_KEY.test(key) && !(typeof value === "string" && CREDENTIAL_VALUE.test(value))
+    ),
+  );
+  if (agent.endpoint === undefined) return sampling ? { ...agent, sampling } : agent;
   let endpoint = agent.endpoint;
   try {
     const url = new URL(agent.endpoint);
@@ -657,5 +669,5 @@ function recordedAgent(agent: AgentInfo): AgentInfo {
   } catch {
     endpoint = agent.endpoint.split(/[?#]/)[0].replace(/\/\/[^/@]*@/, "//");
   }
-  return { ...agent, endpoint };
+  return { ...agent, endpoint, ...(sampling && { sampling }) };
 }

@@ -1,5 +1,6 @@
 import * as arrow from "apache-arrow";
 import * as parquet from "parquet-wasm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportDataset, type ExportFormat, type ExportOptions } from "../../db/export/index.ts";
 import { QueryError } from "../../db/query.ts";
@@ -8,6 +9,7 @@ import { Episode } from "../../games/core/episode.ts";
 import { getGame } from "../../games/registry.ts";
 import { playRecorded, writeRecorded } from "../support/recorded-matches.ts";
 import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
+import { until } from "../support/until.ts";
 
 /** What learners read: exports in the order matches end in, and the tensors dataset. */
 
@@ -141,5 +143,61 @@ describe.each(BACKENDS)("exports for learners (%s)", (backend) => {
       "kuhn-poker version 7 is not in this build (versions: 1)",
     );
     expect(attempt({ game: "kuhn-poker", variant: "nope" })).toThrow(/variants: standard, textarena/);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("exports with several writers on one PostgreSQL store", () => {
+  let t: TestStore;
+  let writers: postgres.Sql[] = [];
+  beforeAll(async () => {
+    t = await openTestStore("postgres");
+  });
+  afterAll(async () => {
+    await Promise.all(writers.map((w) => w.end()));
+    await t.close();
+  });
+
+  it("never skips a match whose end commits after a later-numbered one was read", async () => {
+    const running = (id: string, minute: number) => {
+      const { match } = playRecorded({
+        id,
+        game: "ipd",
+        config: { rounds: 2 },
+        strategies: ["random"],
+        createdAt: at(minute),
+      });
+      return { match: { ...match, endedAt: null, endReason: null, returns: null }, steps: [] };
+    };
+    await writeRecorded(t.store, [running("first", 0), running("second", 1)]);
+    // Two writers (two servers of a cluster) end a match each; the first holds its transaction open. A third
+    // connection watches.
+    writers = [0, 1, 2].map(() => postgres(t.databaseUrl!, { max: 1, onnotice: () => {} }));
+    const end = (sql: postgres.TransactionSql, id: string) =>
+      sql`UPDATE matches SET ended_at = now(), end_reason = 'completed' WHERE id = ${id}`;
+    const firstEnded = Promise.withResolvers<void>();
+    const firstCommits = Promise.withResolvers<void>();
+    const first = writers[0].begin(async (sql) => {
+      await end(sql, "first");
+      firstEnded.resolve();
+      await firstCommits.promise;
+    });
+    await firstEnded.promise;
+    const [{ pid }] = await writers[1]`SELECT pg_backend_pid() AS pid`;
+    let secondDone = false;
+    const second = writers[1].begin((sql) => end(sql, "second")).then(() => (secondDone = true));
+    // The second writer has committed, or waits for the first (as the store makes it).
+    await until("the second writer to commit or wait", async () => {
+      const [row] = await writers[2].unsafe("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid]);
+      return secondDone || row?.wait_event_type === "Lock";
+    });
+    const before = await bytesOf(t.store, "episodes.jsonl", { filter: { game: "ipd" } });
+    firstCommits.resolve();
+    await Promise.all([first, second]);
+    const after = await bytesOf(t.store, "episodes.jsonl", {
+      filter: { game: "ipd" },
+      ...(before.cursor === null ? {} : { cursor: before.cursor }),
+    });
+    // Every match is read exactly once, whatever the reader saw in between.
+    expect([...matchIds(before.bytes), ...matchIds(after.bytes)].sort()).toEqual(["first", "second"]);
   });
 });

@@ -9,7 +9,9 @@ import { type RunningServer, startHttpServer } from "../../server/http.ts";
 import { playRecorded, writeRecorded } from "../support/recorded-matches.ts";
 import { seedStore } from "../support/seed-store.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
-import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
+import { BACKENDS, emptyStoreOptions, openTestStore, type TestStore } from "../support/stores.ts";
+import { RawBot } from "../support/raw-bot.ts";
+import { getGame } from "../../games/registry.ts";
 
 interface Answer {
   status: number;
@@ -41,6 +43,8 @@ function fetchWithTrailers(url: string): Promise<Answer> {
 
 const KUHN = 1500;
 const createdAt = (i: number) => new Date(Date.parse("2026-04-01T00:00:00Z") + i * 1000);
+
+const tableOf = (bytes: Uint8Array) => arrow.tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
 
 async function direct(t: TestStore, format: ExportFormat, options: Partial<ExportOptions> = {}): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
@@ -99,6 +103,7 @@ describe.each(BACKENDS)("GET /datasets (%s)", (backend) => {
       "to",
       "cursor",
       "discount",
+      "config",
     ]);
   });
 
@@ -248,5 +253,189 @@ describe("GET /datasets on a running server", () => {
     expect(res.trailers["x-ludus-matches"]).toBe("2");
     const missing = await fetch(`${server.url}/nowhere`);
     expect((await missing.json()).error.message).toMatch(/GET \/datasets, GET \/datasets\/:format/);
+  });
+});
+
+/** The connection's idle limit on the running server: far below what its slow export below takes. */
+const IDLE_MS = 300;
+
+describe.each(BACKENDS)("tensors.parquet on a running server (%s)", (backend) => {
+  let server: TestServer;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    const empty = await emptyStoreOptions(backend);
+    cleanup = empty.cleanup;
+    // A withdrawn seat aborts its match, as a Gymnasium or PettingZoo env closed mid-episode does.
+    server = await startTestServer({
+      databaseUrl: empty.options.databaseUrl,
+      idleMs: IDLE_MS,
+      conduct: { onTimeout: "abort" },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await cleanup();
+  });
+
+  it("exports a simultaneous game whose match a seat withdrew from mid-turn, with the seat that moved", async () => {
+    const host = await RawBot.connect(server.wsUrl, await server.token());
+    const guest = await RawBot.connect(server.wsUrl, await server.token());
+    host.send({ type: "create", game: "ipd" });
+    const { match, invite } = await host.next("created");
+    guest.send({ type: "join", match: invite });
+    const turn = await guest.next("turn");
+    await host.next("turn");
+    guest.act(match, turn.seq, { type: "cooperate" });
+    await guest.next("ack");
+    host.send({ type: "withdraw", match, reason: "env closed" });
+    expect(await guest.next("match_end")).toMatchObject({ reason: "aborted", culprit: 0 });
+    await seedStore(server.server.store, { game: "ipd", matches: 1, strategies: ["random"] });
+    const res = await fetchWithTrailers(`${server.url}/datasets/tensors.parquet?game=ipd`);
+    expect(res.status).toBe(200);
+    const table = tableOf(res.body);
+    expect(table.numRows).toBe(Number(res.trailers["x-ludus-rows"]));
+    const rows = table.toArray().filter((r) => r.match_id === match);
+    expect(rows.map((r) => [r.seat, r.reward, r.done])).toEqual([[1, 0, true]]);
+    expect(rows[0].action_id).toBeGreaterThanOrEqual(0);
+    host.close();
+    guest.close();
+  });
+
+  it("exports the default shapes whatever config a stranger played, and another shape with `config`", async () => {
+    const store = server.server.store;
+    const at = (i: number) => new Date(Date.parse("2026-06-01T00:00:00Z") + i * 1000);
+    await writeRecorded(store, [
+      playRecorded({ id: "kuhn-a", game: "kuhn-poker", strategies: ["random"], createdAt: at(0) }),
+      playRecorded({
+        id: "kuhn-3",
+        game: "kuhn-poker",
+        config: { rounds: 3 },
+        strategies: ["random"],
+        createdAt: at(1),
+      }),
+      playRecorded({ id: "kuhn-b", game: "kuhn-poker", strategies: ["random"], createdAt: at(2) }),
+    ]);
+    const plain = await fetchWithTrailers(`${server.url}/datasets/tensors.parquet?game=kuhn-poker`);
+    expect(plain.status).toBe(200);
+    const table = tableOf(plain.body);
+    expect(new Set(table.toArray().map((r) => r.match_id))).toEqual(new Set(["kuhn-a", "kuhn-b"]));
+    const game = getGame("kuhn-poker");
+    const shape = (config: Record<string, unknown>) =>
+      JSON.stringify(
+        game.observationShape(game.schema.parse({ ...game.variants[game.defaultVariant].config, ...config })),
+      );
+    expect(table.schema.metadata.get("ludus.observation_shape")).toBe(shape({}));
+
+    const config = encodeURIComponent(JSON.stringify({ rounds: 3 }));
+    const three = await fetchWithTrailers(`${server.url}/datasets/tensors.parquet?game=kuhn-poker&config=${config}`);
+    expect(three.status).toBe(200);
+    const other = tableOf(three.body);
+    expect(new Set(other.toArray().map((r) => r.match_id))).toEqual(new Set(["kuhn-3"]));
+    expect(other.schema.metadata.get("ludus.observation_shape")).toBe(shape({ rounds: 3 }));
+    expect(shape({ rounds: 3 })).not.toBe(shape({}));
+    // Its cursor resumes that export and no other.
+    const resumed = await fetchWithTrailers(
+      `${server.url}/datasets/tensors.parquet?game=kuhn-poker&config=${config}&cursor=${
+        three.trailers["x-ludus-cursor"]
+      }`,
+    );
+    expect([resumed.status, resumed.trailers["x-ludus-rows"]]).toEqual([200, "0"]);
+    const crossed = await fetch(
+      `${server.url}/datasets/tensors.parquet?game=kuhn-poker&cursor=${three.trailers["x-ludus-cursor"]}`,
+    );
+    expect(crossed.status).toBe(400);
+    for (
+      const [query, message] of [
+        ["game=kuhn-poker&config=rounds", /`config` must be a JSON object/],
+        [`game=kuhn-poker&config=${encodeURIComponent('{"rounds":"x"}')}`, /is not a kuhn-poker config: rounds/],
+        [`format=x&game=kuhn-poker`, /unknown parameter `format`/],
+      ] as const
+    ) {
+      const res = await fetch(`${server.url}/datasets/tensors.parquet?${query}`);
+      expect(res.status, query).toBe(400);
+      expect((await res.json()).error.message, query).toMatch(message);
+    }
+    const turns = await fetch(`${server.url}/datasets/turns.jsonl?config=${config}`);
+    expect((await turns.json()).error.message).toMatch(/`config` picks the shapes of `tensors\.parquet`/);
+  });
+
+  it("answers a slow export with its status and headers at once and streams it past the idle limit", async () => {
+    const store = server.server.store;
+    // More than a page of matches, so that the export is silent between pages too.
+    const at = (i: number) => new Date(Date.parse("2026-07-01T00:00:00Z") + i * 1000);
+    await writeRecorded(
+      store,
+      Array.from(
+        { length: 200 },
+        (_, i) => playRecorded({ id: `slow-${i}`, game: "kuhn-poker", strategies: ["random"], createdAt: at(i) }),
+      ),
+    );
+    const ended = store.endedMatches.bind(store);
+    let reads = 0;
+    // Every read of the store takes longer than the connection may stay silent: the export is busy, not the client.
+    store.endedMatches = async (...args) => {
+      reads++;
+      await new Promise((resolve) => setTimeout(resolve, 2 * IDLE_MS));
+      return ended(...args);
+    };
+    try {
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        get(`${server.url}/datasets/tensors.parquet?game=kuhn-poker`, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on(
+            "end",
+            () =>
+              resolve({
+                status: res.statusCode!,
+                headers: res.headers,
+                body: Buffer.concat(chunks),
+                trailers: res.trailers,
+              }),
+          );
+          res.on("error", reject);
+        }).on("error", reject);
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers["content-type"]).toBe("application/vnd.apache.parquet");
+      const kuhn = await ended({ game: "kuhn-poker", ended: true }, 10_000, 0);
+      expect(answer.trailers["x-ludus-matches"]).toBe(String(kuhn.length));
+      expect(tableOf(answer.body).numRows).toBe(Number(answer.trailers["x-ludus-rows"]));
+      expect(reads).toBeGreaterThan(1);
+    } finally {
+      store.endedMatches = ended;
+    }
+  });
+});
+
+describe("a NUL in a path or query", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it("is refused with 400 on every route the server lists", async () => {
+    const missing = await fetch(`${server.url}/no-such-route`);
+    const listed = (await missing.json()).error.message.replace(/^.*routes: /, "").split(", ") as string[];
+    const paths = [
+      ...new Set(
+        listed.map((route) => route.replace(/^[A-Z]+ /, "").replace(/:[a-z]+/gi, "x%00").replace(/\*$/, "x%00")),
+      ),
+    ];
+    expect(paths.length).toBeGreaterThan(10);
+    for (const path of paths) {
+      const urls = [`${server.url}${path.replaceAll("%00", "")}?game=ipd%00`];
+      if (path.includes("%00")) urls.push(`${server.url}${path}`);
+      for (const url of urls) {
+        const res = await fetch(url);
+        expect(res.status, url).toBe(400);
+        expect((await res.json()).error, url).toEqual({
+          code: "bad_path",
+          message: "the path or query holds a NUL character (%00), which no route accepts",
+        });
+      }
+    }
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 });

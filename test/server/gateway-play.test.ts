@@ -198,7 +198,7 @@ describe("who plays behind a token", () => {
       agent: {
         model: "tiny-model",
         endpoint: "https://user:secret@models.example/v1?api-key=secret#x",
-        sampling: { temperature: 0.5, top_p: 0.9 },
+        sampling: { temperature: 0.5, top_p: 0.9, max_tokens: 64, api_key: "sk-live-1", extra: "Bearer sk-live-2" },
       },
     });
     await bot.next("welcome");
@@ -212,9 +212,27 @@ describe("who plays behind a token", () => {
       name: "agent",
       model: "tiny-model",
       endpoint: "https://models.example/v1",
-      sampling: { temperature: 0.5, top_p: 0.9 },
+      sampling: { temperature: 0.5, top_p: 0.9, max_tokens: 64 },
     });
     expect(JSON.stringify(record)).not.toContain("secret");
+    // Nothing the server serves or exports holds a credential the agent placed in its sampling parameters.
+    for (
+      const path of [
+        `/matches/${created.match}`,
+        "/matches",
+        "/players",
+        "/datasets/episodes.jsonl",
+        "/datasets/turns.jsonl",
+        "/datasets/verl.jsonl",
+        "/datasets/parquet",
+      ]
+    ) {
+      const res = await fetch(server.url + path);
+      expect(res.status, path).toBe(200);
+      const body = Buffer.from(await res.arrayBuffer()).toString("latin1");
+      expect(body, path).not.toContain("sk-live");
+      expect(body, path).not.toContain("api_key");
+    }
     // A malformed agent is refused with what is allowed, like any bad frame.
     const other = await RawBot.open(server.wsUrl);
     other.send({ type: "auth", token: await server.token("agent-2"), agent: { model: 7 } });
