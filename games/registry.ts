@@ -109,6 +109,7 @@ export function gameInfo(game: AnyGame) {
           description: v.description,
           config: v.config,
           seats: game.seatCount(config),
+          simultaneous: game.simultaneous?.(config) ?? false,
           ...numericInfo(game, config),
         }];
       }),

@@ -64,6 +64,11 @@ export interface GameRules<S, A extends Action, C, O> extends NumericFace<S, A, 
   sample?(state: S, rng: Rng): number;
   /** Seats that must act now: one for turn-based steps, several for simultaneous ones, none when over or chance is due. */
   toAct(state: S): readonly number[];
+  /**
+   * Whether every step of a match with this config has every seat act at once (the prisoner's dilemma without
+   * talk), so that no seat ever waits for another's move: what PettingZoo's parallel API can play. Absent: never.
+   */
+  simultaneous?(config: C): boolean;
   /** What `seat` may do now (empty when it is not to act). */
   legal(state: S, seat: number): ActionSpace<A>;
   /**

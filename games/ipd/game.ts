@@ -170,6 +170,8 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = defineG
   defaultVariant: "classic",
 
   seatCount: () => 2,
+  // Talk takes turns; the moves are simultaneous.
+  simultaneous: (config) => config.messages === 0,
   // Nothing in the config is private.
   publicConfig: (config) => config,
 

@@ -484,6 +484,8 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
   defaultVariant: "rps",
 
   seatCount: () => 2,
+  // Talk takes turns; the moves (the claims) are simultaneous.
+  simultaneous: (config) => config.messages === 0,
   // Nothing in the config is private.
   publicConfig: (config) => config,
 

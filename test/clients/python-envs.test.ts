@@ -1,10 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configure } from "../../games/core/config.ts";
+import { games, numericInfo } from "../../games/registry.ts";
 import { lastJsonLine, projectPython, ROOT, runPython } from "../support/python.ts";
 import { startTestServer } from "../support/server.ts";
 
@@ -43,25 +45,59 @@ from pettingzoo.test import api_test, parallel_api_test, render_test
 from gymnasium.utils.env_checker import check_env
 from ludus.envs.pettingzoo import LudusAECEnv, parallel_env
 from ludus.envs.gymnasium import LudusEnv
+from ludus.envs.sync import catalogue
 
 url, token = sys.argv[1], sys.argv[2]
-checked = []
+checked, refused = [], {}
 for game in ("kuhn-poker", "ipd", "tic-tac-toe"):
     env = LudusAECEnv(url, token, game)
     api_test(env, num_cycles=50)
     checked.append(["aec", game, env.match.id])
     env.close()
 render_test(lambda render_mode: LudusAECEnv(url, token, "kuhn-poker", render_mode=render_mode))
-env = parallel_env(url, token, "ipd")
-parallel_api_test(env, num_cycles=50)
-env.close()
-for game, opponents in (("kuhn-poker", {1: "strategy:random"}), ("leduc-poker", None)):
-    env = LudusEnv(url, token, game, opponents=opponents, text=True, render_mode="ansi")
+for game, variant in (("ipd", None), ("trust-and-split", "no-press")):
+    env = parallel_env(url, token, game, variant=variant)
+    parallel_api_test(env, num_cycles=50)
+    checked.append(["parallel", game, env.aec_env.match.id])
+    env.close()
+for game, variant in (("kuhn-poker", None), ("trust-and-split", None)):
+    try:
+        parallel_env(url, token, game, variant=variant)
+    except ValueError as e:
+        refused[game] = str(e)
+# Every game the Gymnasium env offers: those whose default variant has a numeric face.
+for game in (info["id"] for info in catalogue(url) if "observationShape" in info["variants"][info["defaultVariant"]]):
+    env = LudusEnv(url, token, game, text=True, render_mode="ansi")
     check_env(env)
     assert isinstance(env.render(), str) and env.render(), env.render()
     checked.append(["gym", game, env.match.id])
     env.close()
-print(json.dumps(checked))
+print(json.dumps({"checked": checked, "refused": refused}))
+`;
+
+/**
+ * Hold'em episodes on 20 seeds against the random strategy, which folds the first hand before seat 0 acts on some
+ * of them: what each reset returned, and again for the same seed.
+ */
+const HOLDEM_RESETS = `
+import json, sys
+import numpy as np
+from ludus.envs.gymnasium import LudusEnv
+
+url, token = sys.argv[1], sys.argv[2]
+env = LudusEnv(url, token, "holdem")
+report = []
+for seed in range(20):
+    observation, info = env.reset(seed=seed)
+    entry = {"seed": seed, "match": env.match.id, "skipped": info.get("skipped", []),
+             "valid": bool(env.observation_space.contains(observation)), "legal": int(info["action_mask"].sum())}
+    again, info_again = env.reset(seed=seed)
+    entry["same"] = bool(np.array_equal(observation, again)) and len(info_again.get("skipped", [])) == len(entry["skipped"])
+    observation, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info_again["action_mask"])[0]))
+    entry["stepped"] = bool(env.observation_space.contains(observation))
+    report.append(entry)
+env.close()
+print(json.dumps(report))
 `;
 
 /** Two seeded episodes of each env, plus one with another seed: what each seat saw, and how the match ended. */
@@ -244,21 +280,54 @@ describe.skipIf(!ready)(suite, () => {
     await server?.close();
   });
 
-  it("passes PettingZoo's api_test (and the parallel API) and Gymnasium's check_env", async () => {
-    const checked = await py(API_TESTS, server.wsUrl, await server.token("py-api"));
+  it("passes PettingZoo's api_test and parallel_api_test, and Gymnasium's check_env on every game it offers", async () => {
+    const { checked, refused } = await py(API_TESTS, server.wsUrl, await server.token("py-api"));
+    const numeric = games.filter((game) => "observationShape" in numericInfo(game, configure(game, {}).config));
+    expect(numeric.map((game) => game.id)).toContain("holdem");
     expect(checked.map((c: string[]) => c.slice(0, 2))).toEqual([
       ["aec", "kuhn-poker"],
       ["aec", "ipd"],
       ["aec", "tic-tac-toe"],
-      ["gym", "kuhn-poker"],
-      ["gym", "leduc-poker"],
+      ["parallel", "ipd"],
+      ["parallel", "trust-and-split"],
+      ...numeric.map((game) => ["gym", game.id]),
     ]);
     // Each was a match on the server, played by the token in every seat the env held.
     for (const [kind, game, id] of checked) {
       const record = await server.server.store.match(id);
       expect(record, `${kind} ${game}`).toMatchObject({ game });
       const tokenSeats = record!.seats.filter((s) => s?.name === "py-api").length;
-      expect(tokenSeats, `${kind} ${game}`).toBe(kind === "aec" ? record!.seats.length : 1);
+      expect(tokenSeats, `${kind} ${game}`).toBe(kind === "gym" ? 1 : record!.seats.length);
+    }
+    // A game that takes turns is refused by the parallel API, naming the variants it plays.
+    const supported = "ipd (classic, lola), trust-and-split (no-press)";
+    expect(refused["kuhn-poker"]).toBe(
+      `parallel_env plays games whose every seat moves at once in every step: ${supported} on this server; ` +
+        "kuhn-poker (standard) takes turns, so play it through LudusAECEnv",
+    );
+    expect(refused["trust-and-split"]).toContain("trust-and-split (rps) takes turns");
+  });
+
+  it("resets hold'em into a decision of the seat, playing on past matches the opponent ends first", async () => {
+    const report = await py(HOLDEM_RESETS, server.wsUrl, await server.token("py-holdem"));
+    expect(report).toHaveLength(20);
+    const skipping = report.filter((entry: { skipped: string[] }) => entry.skipped.length > 0);
+    expect(skipping.length).toBeGreaterThan(0);
+    await server.server.store.writer.drain();
+    for (const entry of report) {
+      expect(entry, `seed ${entry.seed}`).toMatchObject({ valid: true, same: true, stepped: true });
+      expect(entry.legal, `seed ${entry.seed}`).toBeGreaterThan(0);
+    }
+    for (const { seed, skipped, match } of skipping) {
+      // Each skipped match ended before seat 0 was asked anything; the next is seeded on from the episode's seed.
+      for (const [k, id] of skipped.entries()) {
+        const record = await server.server.store.match(id);
+        expect(record, id).toMatchObject({ game: "holdem", seed: k === 0 ? String(seed) : `${seed}/${k}` });
+        expect(record!.endReason).toBe("completed");
+        expect((await server.server.store.steps(id)).filter((row) => row.seat === 0)).toEqual([]);
+      }
+      const played = await server.server.store.match(match);
+      expect(played!.seed).toBe(`${seed}/${skipped.length}`);
     }
   });
 
@@ -422,6 +491,10 @@ describe.skipIf(!ready)(`${suite}: the example, installed with pip`, () => {
     ], { encoding: "utf8" });
     expect(pip.status, pip.stderr).toBe(0);
     expect(existsSync(join(target, "ludus/envs/pettingzoo.py"))).toBe(true);
+    // The envs extra brings what exporting a trained network to ONNX needs (torch.onnx.export: onnx, onnxscript).
+    const metadata = readFileSync(join(target, "ludus_client-0.1.0.dist-info/METADATA"), "utf8");
+    const envs = [...metadata.matchAll(/^Requires-Dist: ([\w-]+)[^;\n]*; extra == "envs"$/gm)].map((m) => m[1]);
+    expect(envs).toEqual(["numpy", "gymnasium", "pettingzoo", "onnx", "onnxscript"]);
     const token = await server.token("py-kuhn-100");
     const example = join(root, "clients/python/examples/pettingzoo_kuhn.py");
     const { code, out, err } = await runPython(python, [example, server.wsUrl, token], {

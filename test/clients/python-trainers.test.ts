@@ -1,4 +1,6 @@
-import { resolve } from "node:path";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastJsonLine, projectPython, ROOT, runPython } from "../support/python.ts";
 import { startTestServer } from "../support/server.ts";
@@ -15,82 +17,108 @@ const { python, ready, suite } = projectPython(
   "trainer rollouts",
 );
 
-/**
- * A tiny random Llama and a word-level tokenizer, no download: the chat template's markers, Kuhn poker's four moves in
- * the form its text asks for ("[bet]"), and a few words of the observations (the rest read as <unk>), so that a random
- * model's replies are sometimes legal moves and often not.
- */
+/** What every script starts with: the tiny offline model the docs build (ludus.trainers.tiny), and the server. */
 const TINY_MODEL = `
 import json, os, sys
-os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
 import torch
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-def tiny_model():
-    words = ["<pad>", "<unk>", "<|im_start|>", "<|im_end|>", "system", "user", "assistant", "[check]", "[bet]",
-             "[call]", "[fold]", "Kuhn", "poker", "hand", "card", "J", "Q", "K", "Legal", "now:", "or"]
-    vocabulary = {word: i for i, word in enumerate(words)}
-    level = Tokenizer(models.WordLevel(vocab=vocabulary, unk_token="<unk>"))
-    level.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    level.decoder = decoders.WordPiece()
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=level, pad_token="<pad>", unk_token="<unk>", bos_token="<|im_start|>",
-        eos_token="<|im_end|>", padding_side="left", name_or_path="ludus-tiny-llama",
-        chat_template="{% for m in messages %}<|im_start|> {{ m['role'] }} {{ m['content'] }} <|im_end|> {% endfor %}"
-                      "{% if add_generation_prompt %}<|im_start|> assistant {% endif %}",
-    )
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(LlamaConfig(
-        vocab_size=len(words), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=8192, pad_token_id=0, bos_token_id=2, eos_token_id=3,
-        name_or_path="ludus-tiny-llama",
-    ))
-    return model, tokenizer
+from ludus.trainers.tiny import tiny_model
 
 url, token = sys.argv[1], sys.argv[2]
 `;
 
-/** Three GRPO steps of 8 rollouts (2 groups of 4) against the Nash strategy; prints what each step saw. */
-const GRPO_SCRIPT = `${TINY_MODEL}
-import tempfile, time
-from trl import GRPOConfig, GRPOTrainer
-from ludus.trainers import MatchSpec
-from ludus.trainers.trl import ludus_rollout_func, match_return_reward, rollout_dataset
+/** The GRPO script exactly as docs/train-on-ludus.md gives it: the Python block after its `grpo-tiny` marker. */
+function grpoRecipe(): string {
+  const doc = readFileSync(resolve(ROOT, "docs/train-on-ludus.md"), "utf8");
+  const block = /<!-- grpo-tiny -->\s*```python\n([\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error("docs/train-on-ludus.md has no ```python block after <!-- grpo-tiny -->");
+  return block[1];
+}
+
+/**
+ * Runs around the docs' script, without changing it: wraps the functions it imports to record what each of the three
+ * GRPO steps saw (the rollouts, the rewards, the progress reports) and the model's weights as built, then prints it.
+ */
+const GRPO_BEFORE = `
+import dataclasses, json, time
+import ludus.trainers.tiny as tiny
+import ludus.trainers.trl as ludus_trl
 
 started = time.monotonic()
-model, tokenizer = tiny_model()
-before = {name: p.detach().clone() for name, p in model.named_parameters()}
-rollout = ludus_rollout_func(MatchSpec(url, token, "kuhn-poker", opponents={1: "strategy:nash"}), seed="ci")
-batches, rewarded = [], []
+batches, rewarded, reports, built = [], [], [], []
+build, rollout_func, reward = tiny.tiny_model, ludus_trl.ludus_rollout_func, ludus_trl.match_return_reward
 
-def recorded_rollout(prompts, trainer):
-    out = rollout(prompts, trainer)
-    kept = ("completion_ids", "env_mask", "logprobs", "match_return", "ludus_match", "ludus_refused")
-    batches.append({"prompts": len(prompts), **{key: out[key] for key in kept}})
-    return out
+def recorded_model(*args, **kwargs):
+    model, tokenizer = build(*args, **kwargs)
+    built.append((model, tokenizer, {name: p.detach().clone() for name, p in model.named_parameters()}))
+    return model, tokenizer
+
+def recorded_rollout_func(spec, **options):
+    rollout = rollout_func(spec, progress=lambda report: reports.append(dataclasses.asdict(report)), **options)
+    def recorded_rollout(prompts, trainer):
+        out = rollout(prompts, trainer)
+        kept = ("completion_ids", "env_mask", "logprobs", "match_return", "ludus_match", "ludus_refused")
+        batches.append({"prompts": len(prompts), **{key: out[key] for key in kept}})
+        return out
+    return recorded_rollout
 
 def recorded_reward(completions, match_return, ludus_match, **kwargs):
-    rewards = match_return_reward(completions, match_return, **kwargs)
-    rewarded.append([[match, reward] for match, reward in zip(ludus_match, rewards)])
+    rewards = reward(completions, match_return, **kwargs)
+    rewarded.append([[match, value] for match, value in zip(ludus_match, rewards)])
     return rewards
 
-with tempfile.TemporaryDirectory() as out:
-    config = GRPOConfig(
-        output_dir=out, use_cpu=True, report_to="none", max_steps=3, per_device_train_batch_size=8,
-        num_generations=4, max_completion_length=4, learning_rate=0.05, beta=0.0, logging_steps=1,
-        save_strategy="no", seed=0, disable_tqdm=True,
-    )
-    trainer = GRPOTrainer(model, reward_funcs=recorded_reward, args=config, train_dataset=rollout_dataset(64),
-                          processing_class=tokenizer, rollout_func=recorded_rollout)
-    trainer.train()
+tiny.tiny_model, ludus_trl.ludus_rollout_func, ludus_trl.match_return_reward = (
+    recorded_model, recorded_rollout_func, recorded_reward)
+`;
 
+const GRPO_AFTER = `
+model, tokenizer, before = built[0]
 changed = sum(float((p.detach() - before[name]).abs().sum()) for name, p in model.named_parameters())
 print(json.dumps({
     "steps": trainer.state.global_step, "batches": batches, "rewarded": rewarded, "changed": changed,
     "reward_std": [entry["reward_std"] for entry in trainer.state.log_history if "reward_std" in entry],
-    "seconds": time.monotonic() - started, "eos": tokenizer.eos_token_id,
+    "reports": reports, "seconds": time.monotonic() - started, "eos": tokenizer.eos_token_id,
 }))
+`;
+
+/**
+ * The rollout function driven as GRPOTrainer drives it, by a stand-in for the trainer whose generation answers the
+ * first turn of both matches with "[check]" and never returns from the second (the opponent always raises, so each
+ * match has one): the rollout must end with RolloutTimeout, saying which matches stalled.
+ */
+const STALL_SCRIPT = `${TINY_MODEL}
+import dataclasses, threading
+from types import SimpleNamespace
+from ludus.trainers import MatchSpec
+from ludus.trainers.trl import RolloutTimeout, ludus_rollout_func, rollout_dataset
+
+model, tokenizer = tiny_model()
+check = tokenizer.convert_tokens_to_ids(["[check]", "<|im_end|>"])
+calls, reports = [], []
+
+class StallingTrainer:
+    """What the rollout uses of GRPOTrainer, with a generation that stalls on its second batch."""
+    processing_class = tokenizer
+    num_generations = num_generations_eval = 2
+    accelerator = SimpleNamespace(process_index=0)
+    state = SimpleNamespace(global_step=0)
+    def __init__(self):
+        self.model = model
+    def _generate_single_turn(self, prompt_ids, images, multimodal_fields):
+        calls.append(len(prompt_ids))
+        if len(calls) > 1:
+            threading.Event().wait()
+        return [list(check) for _ in prompt_ids], None
+
+rollout = ludus_rollout_func(MatchSpec(url, token, "kuhn-poker", opponents={1: "strategy:always-raise"}),
+                             seed="stall", match_timeout=float(sys.argv[3]), progress_every=0.5,
+                             progress=lambda report: reports.append(dataclasses.asdict(report)))
+prompts = list(rollout_dataset(2)["prompt"])
+try:
+    rollout(prompts, StallingTrainer())
+    raised = None
+except RolloutTimeout as error:
+    raised = str(error)
+print(json.dumps({"raised": raised, "calls": calls, "reports": reports}))
 `;
 
 /**
@@ -190,9 +218,15 @@ async def main():
 asyncio.run(main())
 `;
 
+/** Where the scripts run (the GRPO script's output_dir is relative): the suite's own folder. */
+let scratch = tmpdir();
+
 /** Runs `script` with the venv's Python, clients/python first on the path, and collects what it prints. */
-const runScript = (script: string, ...args: string[]) =>
-  runPython(python, ["-c", script, ...args], { env: { PYTHONPATH: resolve(ROOT, "clients/python") } }).done;
+const runScript = (script: string, args: string[] = [], env: Record<string, string> = {}) =>
+  runPython(python, ["-c", script, ...args], {
+    cwd: scratch,
+    env: { PYTHONPATH: resolve(ROOT, "clients/python"), TRL_EXPERIMENTAL_SILENCE: "1", HF_HUB_OFFLINE: "1", ...env },
+  }).done;
 
 /** The runs of 1 in a mask: the model's turns. */
 const runsOfOnes = (mask: number[]) => mask.filter((m, i) => m === 1 && mask[i - 1] !== 1).length;
@@ -201,9 +235,11 @@ describe.skipIf(!ready)(suite, () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
     server = await startTestServer();
+    scratch = mkdtempSync(join(tmpdir(), "ludus-trainers-"));
   });
   afterAll(async () => {
     await server?.close();
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   /** The server's record of `match`, which ended. */
@@ -221,7 +257,11 @@ describe.skipIf(!ready)(suite, () => {
   };
 
   it("runs GRPO steps whose rollouts are Kuhn poker matches, rewarded with the matches' returns", async () => {
-    const run = await runScript(GRPO_SCRIPT, server.wsUrl, await server.token("grpo", "llm"));
+    const script = `${GRPO_BEFORE}\n${grpoRecipe()}\n${GRPO_AFTER}`;
+    const run = await runScript(script, [], {
+      LUDUS_URL: server.wsUrl,
+      LUDUS_TOKEN: await server.token("grpo", "llm"),
+    });
     expect(run.code, run.err).toBe(0);
     const grpo = lastJsonLine(run.out);
     console.info(`GRPO: ${grpo.steps} steps, ${grpo.seconds.toFixed(1)} s in Python`);
@@ -265,10 +305,55 @@ describe.skipIf(!ready)(suite, () => {
     console.info(`GRPO rewards: ${JSON.stringify(rewards)}; reward std per step ${JSON.stringify(grpo.reward_std)}`);
     expect(grpo.reward_std.some((std: number) => std > 0)).toBe(true);
     expect(grpo.changed).toBeGreaterThan(0);
-  }, 240_000);
+    // The rollout reported its progress after each batch; each step's last report counts what the step played.
+    const finals = grpo.reports.filter((r: { generating: boolean; waiting: number }) => !r.generating && !r.waiting);
+    expect(finals).toHaveLength(3);
+    for (const [step, batch] of grpo.batches.entries()) {
+      const masks: number[][] = batch.env_mask;
+      expect(finals[step]).toMatchObject({
+        matches: 8,
+        finished: 8,
+        decisions: masks.reduce((n, mask) => n + runsOfOnes(mask), 0),
+        tokens: masks.reduce((n, mask) => n + mask.filter((m) => m === 1).length, 0),
+      });
+    }
+    // And to its logger, which the docs' script shows at INFO.
+    expect(run.err).toMatch(
+      /ludus rollout step \d+: 8\/8 matches finished, \d+ decisions, \d+ tokens in [\d.]+ s \([\d.]+ tokens\/s\)/,
+    );
+  }, 420_000);
+
+  it("ends a rollout whose generation stalls with RolloutTimeout, naming the matches, and ends them", async () => {
+    const run = await runScript(STALL_SCRIPT, [server.wsUrl, await server.token("stall", "llm"), "3"]);
+    expect(run.code, run.err).toBe(0);
+    const { raised, calls, reports } = lastJsonLine(run.out);
+    // The first batch was answered, the second never returned.
+    expect(calls).toEqual([2, 2]);
+    expect(reports[0]).toMatchObject({ matches: 2, finished: 0, waiting: 2, turns: 1, decisions: 2, tokens: 4 });
+    // The first match to run out of time is named (the other started a moment later, and may be named with it).
+    const named =
+      /^([12]) of 2 matches \(([^)]+)\) had not ended 3 s after they started: the model was still generating turn 2 for 2 matches; 0 had finished, 2 decisions, 4 tokens in [\d.]+ s\. Raise match_timeout/
+        .exec(raised);
+    expect(named, raised).not.toBeNull();
+    expect(named![2].split(", ")).toHaveLength(Number(named![1]));
+    // Both matches were ended on the server, each after the seat's one answer (a check, which the opponent raised).
+    await server.server.store.writer.drain();
+    const ended = await server.server.store.endedMatches({ participant: "stall" }, 10);
+    expect(ended.map((m) => m.id)).toEqual(expect.arrayContaining(named![2].split(", ")));
+    expect(ended).toHaveLength(2);
+    for (const id of ended.map((m) => m.id)) {
+      const record = (await server.server.store.match(id))!;
+      expect(record.endReason, id).toBe("aborted");
+      expect(record.endedAt, id).toBeTruthy();
+      const steps = await server.server.store.steps(id);
+      // Then the seat left (no action): the rollout ended the match.
+      expect(steps.filter((row) => row.seat === 0).map((row) => row.action)).toEqual([{ type: "check" }, null]);
+      expect(steps.filter((row) => row.seat === 1).map((row) => row.action)).toEqual([{ type: "bet" }]);
+    }
+  }, 180_000);
 
   it("plays whole matches through verl's agent loop and OpenRLHF's agent, as those frameworks call them", async () => {
-    const run = await runScript(FRAMEWORKS_SCRIPT, server.wsUrl, await server.token("frameworks", "llm"));
+    const run = await runScript(FRAMEWORKS_SCRIPT, [server.wsUrl, await server.token("frameworks", "llm")]);
     expect(run.code, run.err).toBe(0);
     const { verl, openrlhf, served, errors } = lastJsonLine(run.out);
     for (const output of verl) {

@@ -48,7 +48,11 @@ for (const game of games) {
         const picker = new Rng(`${variant}-picker`);
         const state = game.init(config, rng);
         const seats = game.seatCount(config);
+        const simultaneous = game.simultaneous?.(config) ?? false;
+        expect(gameInfo(game).variants[variant].simultaneous).toBe(simultaneous);
         for (let toAct = game.toAct(state); toAct.length > 0; toAct = game.toAct(state)) {
+          // A config declared simultaneous has every seat in every step.
+          if (simultaneous) expect(toAct).toHaveLength(seats);
           const moves = new Array(seats).fill(undefined);
           for (let seat = 0; seat < seats; seat++) {
             const space = game.legal(state, seat);
@@ -97,7 +101,11 @@ for (const game of games) {
         const seats = game.seatCount(config);
         const copy = game.clone(state);
         const before = JSON.stringify(game.observe(copy, "public"));
+        const simultaneous = game.simultaneous?.(config) ?? false;
+        expect(gameInfo(game).variants[variant].simultaneous).toBe(simultaneous);
         for (let toAct = game.toAct(state); toAct.length > 0; toAct = game.toAct(state)) {
+          // A config declared simultaneous has every seat in every step.
+          if (simultaneous) expect(toAct).toHaveLength(seats);
           const moves = new Array(seats).fill(undefined);
           for (const seat of toAct) moves[seat] = randomAction(picker.pick(game.legal(state, seat)), picker);
           game.apply(state, moves, rng);

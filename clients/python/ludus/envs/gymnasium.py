@@ -49,6 +49,8 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
     """
 
     metadata = {"render_modes": RENDER_MODES}
+    MAX_SKIPPED = 100
+    """How many matches in a row ``reset`` lets end before the seat acts before it gives up."""
 
     def __init__(
         self,
@@ -91,25 +93,41 @@ class LudusEnv(gym.Env[np.ndarray, np.int64]):
         """A new private match (``seed`` is the match's seed: same seed, same actions, same match); a match still going
         is abandoned. Returns the seat's first observation.
 
-        :raises RuntimeError: the match ended before the seat had a decision.
+        A match can end before the seat acts (the opponent folds the first hand of hold'em): then the episode plays
+        on into the next match, seeded ``<seed>/1``, ``<seed>/2``, ... (drawn by the server without ``seed``), until one
+        gives the seat a decision, so ``reset`` always returns a state the seat acts in; ``info["skipped"]`` lists
+        the ids of the matches that ended first.
+
+        :raises RuntimeError: ``MAX_SKIPPED`` matches in a row ended before the seat had a decision.
         """
         super().reset(seed=seed)
-        self.match = self._client.create(
-            self.face.game,
-            variant=self.face.variant,
-            config=self.config,
-            seat=self.seat,
-            opponents=self.opponents,
-            seed=None if seed is None else str(seed),
-        )
-        if self.on_invite is not None and "open" in self.opponents.values():
-            self.on_invite(self.match.invite)
-        self._decision = self.match.next()
-        if self._decision is None:
-            raise RuntimeError(f"match {self.match.id} ended before seat {self.seat} had a decision")
+        skipped: list[str] = []
+        while True:
+            self.match = self._client.create(
+                self.face.game,
+                variant=self.face.variant,
+                config=self.config,
+                seat=self.seat,
+                opponents=self.opponents,
+                seed=None if seed is None else f"{seed}/{len(skipped)}" if skipped else str(seed),
+            )
+            if self.on_invite is not None and "open" in self.opponents.values():
+                self.on_invite(self.match.invite)
+            self._decision = self.match.next()
+            if self._decision is not None:
+                break
+            skipped.append(self.match.id)
+            if len(skipped) == self.MAX_SKIPPED:
+                raise RuntimeError(
+                    f"{len(skipped)} matches of {self.face.game} in a row ended before seat {self.seat} had a decision "
+                    f"(the last: {self.match.id}); check the opponents and the config"
+                )
         self.face.check(self.match.starts[self.seat])
         self._last = self.face.tensor(self._decision.turn)
-        return self._last.copy(), self._info(self._decision.turn)
+        info = self._info(self._decision.turn)
+        if skipped:
+            info["skipped"] = skipped
+        return self._last.copy(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Plays action id ``action``. An id the server refuses (not in ``info["action_mask"]``) returns the same

@@ -16,13 +16,15 @@ from .sync import game_info, variant_info
 
 @dataclass(frozen=True)
 class NumericFace:
-    """A game variant's tensor shape, action count and seats, as ``GET /games/<id>`` lists them."""
+    """A game variant's tensor shape, action count and seats, as ``GET /games/<id>`` lists them, and whether every
+    seat moves at once in every step (``simultaneous``)."""
 
     game: str
     variant: str
     seats: int
     shape: tuple[int, ...]
     actions: int
+    simultaneous: bool = False
 
     @staticmethod
     def of(url: str, game: str, variant: str | None) -> NumericFace:
@@ -30,7 +32,8 @@ class NumericFace:
         info = variant_info(game_info(url, game), variant)
         if "observationShape" not in info:
             raise LudusError("bad_config", f"{game} ({info['name']}) has no numeric face: {info.get('numericFace')}")
-        return NumericFace(game, info["name"], int(info["seats"]), tuple(info["observationShape"]), int(info["actionCount"]))
+        return NumericFace(game, info["name"], int(info["seats"]), tuple(info["observationShape"]),
+                           int(info["actionCount"]), bool(info.get("simultaneous", False)))
 
     def observation_space(self) -> spaces.Box:
         # Tensors hold counts and amounts as well as one-hots (chips in hold'em): no bound is promised.

@@ -27,7 +27,7 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 from ..client import ActionId
 from .numeric import NumericFace
-from .sync import RENDER_MODES, Decision, LiveMatch, SyncClient, check_render_mode, render
+from .sync import RENDER_MODES, Decision, LiveMatch, SyncClient, catalogue, check_render_mode, render
 
 __all__ = ["LudusAECEnv", "parallel_env"]
 
@@ -46,7 +46,8 @@ class LudusAECEnv(AECEnv):
     :raises LudusConnectionError: the server cannot be reached.
     """
 
-    metadata = {"name": "ludus_aec_v0", "render_modes": RENDER_MODES, "is_parallelizable": True}
+    metadata = {"name": "ludus_aec_v0", "render_modes": RENDER_MODES, "is_parallelizable": False}
+    """``is_parallelizable`` is the game's: true where every seat moves at once in every step (``parallel_env``)."""
 
     def __init__(
         self,
@@ -63,6 +64,7 @@ class LudusAECEnv(AECEnv):
         super().__init__()
         self.render_mode = check_render_mode(render_mode)
         self.face = NumericFace.of(url, game, variant)
+        self.metadata = {**self.metadata, "is_parallelizable": self.face.simultaneous}
         self.config = dict(config) if config is not None else None
         self.possible_agents = [f"player_{seat}" for seat in range(self.face.seats)]
         observation = spaces.Dict({"observation": self.face.observation_space(), "action_mask": self.face.mask_space()})
@@ -164,7 +166,22 @@ class LudusAECEnv(AECEnv):
 
 
 def parallel_env(url: str, token: str, game: str = "kuhn-poker", **options: Any) -> Any:
-    """The same environment in PettingZoo's parallel API (``aec_to_parallel``): for games whose seats all move at once
-    (the prisoner's dilemma), each ``step`` takes every live agent's action."""
-    return aec_to_parallel(LudusAECEnv(url, token, game, **options))
+    """The same environment in PettingZoo's parallel API (``aec_to_parallel``), for games whose every seat moves at
+    once in every step (the prisoner's dilemma without talk: ``GET /games`` marks such variants ``simultaneous``), so
+    that each ``step`` takes every agent's action for one step of the match.
 
+    :raises ValueError: the game (``variant``) takes turns, naming the games and variants that do not; play those
+        through ``LudusAECEnv``.
+    """
+    face = NumericFace.of(url, game, options.get("variant"))
+    if not face.simultaneous:
+        supported = [
+            f"{info['id']} ({', '.join(name for name, v in info['variants'].items() if v.get('simultaneous'))})"
+            for info in catalogue(url)
+            if any(v.get("simultaneous") for v in info["variants"].values())
+        ]
+        raise ValueError(
+            f"parallel_env plays games whose every seat moves at once in every step: {', '.join(supported) or 'none'} "
+            f"on this server; {game} ({face.variant}) takes turns, so play it through LudusAECEnv"
+        )
+    return aec_to_parallel(LudusAECEnv(url, token, game, **options))

@@ -32,7 +32,10 @@ from ..client import (
 )
 from ..frames import AgentInfo
 
-__all__ = ["Decision", "LiveMatch", "RENDER_MODES", "SyncClient", "check_render_mode", "game_info", "render", "variant_info"]
+__all__ = [
+    "Decision", "LiveMatch", "RENDER_MODES", "SyncClient", "catalogue", "check_render_mode", "game_info", "render",
+    "variant_info",
+]
 
 
 @dataclass
@@ -314,12 +317,28 @@ def game_info(url: str, game: str, timeout: float = 10.0) -> dict[str, Any]:
     :raises LudusError: ``unknown_game``, with the server's message (it lists the games).
     :raises LudusConnectionError: the server cannot be reached.
     """
+    info: dict[str, Any] = _http_json(url, f"games/{urllib.parse.quote(game, safe='')}", timeout)
+    return info
+
+
+@functools.lru_cache(maxsize=16)
+def catalogue(url: str, timeout: float = 10.0) -> list[dict[str, Any]]:
+    """Every game's catalogue entry (``GET /games``), as ``game_info`` gives one. Asked once per server.
+
+    :raises LudusConnectionError: the server cannot be reached.
+    """
+    games: list[dict[str, Any]] = _http_json(url, "games", timeout)["games"]
+    return games
+
+
+def _http_json(url: str, path: str, timeout: float) -> Any:
+    """``GET <path>`` of the HTTP API of the server whose bot gateway is ``url``, as JSON."""
     parts = urllib.parse.urlsplit(url)
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme)
     if scheme is None:
         raise ValueError(f"the server's URL must be ws:// or wss://, got {url!r}")
     base = parts.path.rsplit("/bot", 1)[0] if parts.path.endswith("/bot") else parts.path.rstrip("/")
-    address = urllib.parse.urlunsplit((scheme, parts.netloc, f"{base}/games/{urllib.parse.quote(game, safe='')}", "", ""))
+    address = urllib.parse.urlunsplit((scheme, parts.netloc, f"{base}/{path}", "", ""))
     try:
         with urllib.request.urlopen(address, timeout=timeout) as response:
             return json.load(response)

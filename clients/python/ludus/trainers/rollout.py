@@ -61,7 +61,7 @@ class SeatRollout:
 
     ``start()`` opens the match and returns the first message for the model; ``answer(reply)`` sends the model's
     reply as the seat's action and returns the next message, or None once the match is over. Then ``match_return``
-    is the seat's return, ``match`` the server's match id, ``replies`` every reply sent and ``refused`` how many the
+    is the seat's return, ``match`` the server's match id (known from the start), ``replies`` every reply sent and ``refused`` how many the
     server refused.
     """
 
@@ -89,6 +89,7 @@ class SeatRollout:
             agent=spec.agent if spec.agent is not None else self.agent,
         )
         self.env.reset(seed=seed)
+        self.match = self.env.match.id if self.env.match is not None else None
         return self._observation()
 
     def answer(self, reply: str) -> str | None:

@@ -21,7 +21,12 @@ into the completion with ``env_mask`` 0, so only the model's tokens are trained.
 
 from __future__ import annotations
 
+import logging
+import math
+import threading
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .rollout import INSTRUCTIONS, MatchSpec, SeatRollout, first_messages, group_seed, next_turn_ids, trained_agent
@@ -31,8 +36,50 @@ _SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "ma
 
 RolloutFunc = Callable[[list[Any], Any], dict[str, Any]]
 
+log = logging.getLogger("ludus.trainers.trl")
 
-def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFunc:
+
+@dataclass(frozen=True)
+class RolloutProgress:
+    """Where one call of the rollout function stands: ``finished`` of its ``matches`` have ended, after ``turns``
+    generation batches; the seat has sent ``decisions`` replies, ``tokens`` tokens generated, in ``seconds``. While
+    ``generating`` is true a batch for ``waiting`` matches is under way (``seconds`` counts it so far)."""
+
+    step: int
+    matches: int
+    finished: int
+    waiting: int
+    turns: int
+    decisions: int
+    tokens: int
+    seconds: float
+    generating: bool
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+    def __str__(self) -> str:
+        doing = f", generating turn {self.turns + 1} for {self.waiting}" if self.generating else ""
+        return (
+            f"step {self.step}: {self.finished}/{self.matches} matches finished, {self.decisions} decisions, "
+            f"{self.tokens} tokens in {self.seconds:.1f} s ({self.tokens_per_second:.1f} tokens/s){doing}"
+        )
+
+
+class RolloutTimeout(TimeoutError):
+    """A match of the rollout ran past ``match_timeout``: the rollout's matches are ended (the server records the
+    unfinished ones ``aborted``) and the training step fails with this, rather than waiting on."""
+
+
+def ludus_rollout_func(
+    spec: MatchSpec,
+    *,
+    seed: str | None = None,
+    match_timeout: float | None = 600.0,
+    progress: Callable[[RolloutProgress], None] | None = None,
+    progress_every: float = 30.0,
+) -> RolloutFunc:
     """A ``rollout_func`` for ``GRPOTrainer`` whose rollouts are matches of ``spec``, played concurrently: each turn,
     the trainer generates the replies of every match waiting for its seat in one batch, through the trainer's own
     generation path (``GRPOTrainer._generate_single_turn``, as TRL's tool-calling loop uses it: transformers'
@@ -46,6 +93,13 @@ def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFu
     ``temperature``, ``top_p``, ``top_k``, ``min_p``, ``repetition_penalty`` and ``max_completion_length``), exported
     as ``participant_model`` and ``participant_sampling``, unless ``spec.agent`` names another.
 
+    Progress (``RolloutProgress``: matches finished, decisions, tokens per second) goes to the ``ludus.trainers.trl``
+    logger at INFO and to ``progress`` after every generation batch, and every ``progress_every`` seconds while a
+    batch runs (generation runs on a thread of its own, so that the rollout can report and time out meanwhile). A
+    match that has not ended ``match_timeout`` seconds after it started (None: no limit) ends the rollout with
+    ``RolloutTimeout``, even while a generation is still running (it then runs on in the background, its result
+    unused).
+
     The returned dict adds, per rollout: ``env_mask``; ``match_return`` (the seat's return, for
     ``match_return_reward``); ``ludus_match`` (the server's match id); ``ludus_refused`` (replies the server refused).
     """
@@ -58,10 +112,40 @@ def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFu
         step = trainer.state.global_step
         agent = trained_agent(trainer.model, {key: getattr(trainer, key, None) for key in _SAMPLING})
         rollouts = [SeatRollout(spec, agent) for _ in prompts]
+        started = time.monotonic()
+        deadlines: list[float] = []
+        turns = tokens = 0
+
+        def report(waiting: int, generating: bool) -> None:
+            now = RolloutProgress(step, len(rollouts), len(rollouts) - waiting, waiting, turns,
+                                  sum(len(match.replies) for match in rollouts), tokens, time.monotonic() - started,
+                                  generating)
+            log.info("ludus rollout %s", now)
+            if progress is not None:
+                progress(now)
+
+        def generate(waiting: list[int], contexts: list[list[int]]) -> tuple[Any, Any]:
+            late = min(deadlines[i] for i in waiting)
+            done = _Background(lambda: trainer._generate_single_turn(contexts, None, {}))
+            while not done.ready.wait(max(0.0, min(late - time.monotonic(), progress_every))):
+                if time.monotonic() >= late:
+                    stalled = [rollouts[i] for i in waiting if deadlines[i] <= time.monotonic()]
+                    raise RolloutTimeout(
+                        f"{len(stalled)} of {len(rollouts)} matches ({', '.join(str(m.match) for m in stalled)}) "
+                        f"had not ended {match_timeout:g} s after they started: the model was still generating turn "
+                        f"{turns + 1} for {len(waiting)} matches; {len(rollouts) - len(waiting)} had finished, "
+                        f"{sum(len(m.replies) for m in rollouts)} decisions, {tokens} tokens in "
+                        f"{time.monotonic() - started:.1f} s. Raise match_timeout, or generate less a turn "
+                        "(max_completion_length) or for fewer matches at once (the batch size)"
+                    )
+                report(len(waiting), True)
+            return done.result()
+
         try:
             prompt_ids: list[list[int]] = []
             for i, (prompt, match) in enumerate(zip(prompts, rollouts)):
                 observation = match.start(group_seed(seed, step, (offset + i) // group) if seed is not None else None)
+                deadlines.append(time.monotonic() + match_timeout if match_timeout is not None else math.inf)
                 messages = first_messages(prompt, observation)
                 prompt_ids.append(list(tokenizer.apply_chat_template(messages, add_generation_prompt=True,
                                                                      tokenize=True, return_dict=False)))
@@ -71,12 +155,13 @@ def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFu
             sampled_logprobs = True
             waiting = list(range(len(prompts)))
             while waiting:
-                contexts = [prompt_ids[i] + completion_ids[i] for i in waiting]
-                replies, reply_logprobs = trainer._generate_single_turn(contexts, None, {})
+                replies, reply_logprobs = generate(waiting, [prompt_ids[i] + completion_ids[i] for i in waiting])
+                turns += 1
                 sampled_logprobs = sampled_logprobs and reply_logprobs is not None
                 still: list[int] = []
                 for k, (i, reply) in enumerate(zip(waiting, replies)):
                     reply = list(reply)
+                    tokens += len(reply)
                     completion_ids[i] += reply
                     env_mask[i] += [1] * len(reply)
                     logprobs[i] += list(reply_logprobs[k]) if reply_logprobs is not None else [0.0] * len(reply)
@@ -90,6 +175,7 @@ def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFu
                     logprobs[i] += [0.0] * len(joint)
                     still.append(i)
                 waiting = still
+                report(len(waiting), False)
         finally:
             for match in rollouts:
                 match.close()
@@ -104,6 +190,31 @@ def ludus_rollout_func(spec: MatchSpec, *, seed: str | None = None) -> RolloutFu
         }
 
     return rollout
+
+
+class _Background:
+    """A call running on a daemon thread: ``ready`` is set once it has returned or raised."""
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self.ready = threading.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._work = work
+        # A daemon, so that a generation that never returns does not keep the process alive after the timeout.
+        threading.Thread(target=self._run, name="ludus-generation", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as error:  # noqa: BLE001 - raised again in the thread that waits
+            self._error = error
+        finally:
+            self.ready.set()
+
+    def result(self) -> Any:
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def match_return_reward(completions: Sequence[Any], match_return: Sequence[float], **_: Any) -> list[float]:
