@@ -100,6 +100,7 @@ export function gameInfo(game: AnyGame) {
     versions: registry.versions(game.id),
     title: game.title,
     summary: game.summary,
+    utility: game.utility,
     seats: game.seats,
     defaultVariant: game.defaultVariant,
     variants: Object.fromEntries(

@@ -222,7 +222,7 @@ export async function startServer(options: ServerOptions): Promise<LudusServer> 
     const selfPlay = (options.selfPlay ?? []).map((spec) => {
       const game = getGame(spec.game);
       const { variant } = configure(game, {}, spec.variant);
-      const make = () => new SelfPlay(matches, policies!, { ...seatingFor(game), ...spec, game, variant });
+      const make = () => new SelfPlay(matches, policies!, { ...seatingFor(game, variant), ...spec, game, variant });
       return new Leadership(cluster.state, Leadership.nameOf("self-play", { ...spec, variant }), make, cluster.leaseMs);
     });
     tasks = [...leagues, ...selfPlay];

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,7 +15,15 @@ import { simulate, type SimulationSummary } from "../../policies/simulate.ts";
 import { roundsPerMatch } from "../../policies/crossplay.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { startServer } from "../../server/app.ts";
-import { seatingFor, SelfPlay, ZERO_SUM_GAMES } from "../../server/league/self-play.ts";
+import { seatingFor, SelfPlay } from "../../server/league/self-play.ts";
+import {
+  defaultMethod,
+  type Method,
+  methodRefusal,
+  METHODS,
+  notTabular,
+  sharedPolicy,
+} from "../../policies/training.ts";
 import { ConfigError } from "../../games/core/config.ts";
 import { type Io, processIo } from "../io.ts";
 import { integerIn, storeLocation } from "../options.ts";
@@ -111,6 +119,41 @@ function pythonPath(flag: string | undefined): string {
   return existsSync(venv) ? venv : "python3";
 }
 
+/**
+ * The trainer's Python, checked before a server starts for it: that it runs, has the trainer's packages, and sees
+ * `device`. Each failure is one sentence saying what to run.
+ */
+function trainerPython(flag: string | undefined, device: PolicyDevice): string {
+  const python = pythonPath(flag);
+  const check = spawnSync(python, ["-m", "ludus_trainer.check", "--device", device], {
+    cwd: TRAINER_DIR,
+    env: { ...process.env, PYTHONPATH: TRAINER_DIR },
+    encoding: "utf8",
+  });
+  if (check.error) {
+    throw new TrainError(`cannot run the trainer's Python (${python}): ${check.error.message}; ${setup()}`);
+  }
+  if (check.status === 3) {
+    const { missing } = JSON.parse(check.stdout.trim().split("\n").at(-1)!) as { missing: string[] };
+    throw new TrainError(`the trainer's Python (${python}) lacks ${missing.join(", ")}; ${setup()}`);
+  }
+  if (check.status !== 0) {
+    const said = check.stderr.trim().split("\n").at(-1) ?? "";
+    throw new TrainError(said.replace(/^ludus-trainer: error: /, "") || `${python} -m ludus_trainer.check failed`);
+  }
+  return python;
+}
+
+/** What to run to set up the trainer's Python: a venv with the trainer, from the indexes pip is configured with. */
+function setup(): string {
+  const indexes = spawnSync("pip", ["config", "get", "global.extra-index-url"], { encoding: "utf8" });
+  const urls = indexes.status === 0 ? indexes.stdout.trim().split(/\s+/).filter(Boolean) : [];
+  const flags = urls.map((url, i) => `${i === 0 ? "--index-url" : "--extra-index-url"} ${url} `).join("");
+  return `set it up with \`python3 -m venv .venv && .venv/bin/pip install ${flags}./policies/trainer\` in ${
+    resolve(TRAINER_DIR, "../..")
+  }, or give --python`;
+}
+
 function shareOf(value: string): number {
   const share = Number(value);
   if (value.trim() === "" || !(share >= 0 && share <= 1)) {
@@ -118,9 +161,6 @@ function shareOf(value: string): number {
   }
   return share;
 }
-
-const METHODS = ["cfr", "mmd", "adalign", "ppo"] as const;
-type Method = typeof METHODS[number];
 
 const TRAINER_DIR = resolve(new URL("../../policies/trainer", import.meta.url).pathname);
 
@@ -135,21 +175,26 @@ export function registerTrain(program: Command, io: Io): void {
     .option("--versions <n>", "... or stop once this many new versions are registered", integerIn(1, 10_000_000))
     .option("--data-dir <dir>", "the data directory whose store keeps the matches and the policy", "data")
     .option("--database-url <url>", "a PostgreSQL store instead (default: $DATABASE_URL, unless --data-dir is given)")
-    .addOption(new Option("--device <device>", "where the trainer runs").choices(POLICY_DEVICES).default("cpu"))
+    .addOption(
+      new Option("--device <device>", "where the trainer learns (the server's self-play networks run on CPU)")
+        .choices(POLICY_DEVICES).default("cpu"),
+    )
     .option("--live <k>", "self-play matches kept running at once", integerIn(1, 10_000), 64)
     .option("--snapshots <share>", "the share of matches against a past version (default 0)", shareOf, 0)
     .option(
       "--matches-per-version <n>",
-      "self-play matches each learning step reads (default 1000 with cfr, 5000 with mmd, 384 with adalign and ppo)",
+      "self-play matches each learning step reads (default 100 with cfr, 5000 with mmd, 384 with adalign and ppo)",
       integerIn(10, 10_000_000),
     )
     .addOption(
       new Option(
         "--method <method>",
-        "cfr: outcome-sampling CFR+ for zero-sum poker, the average strategy as <name> and the policy self-play " +
-          "samples with as <name>.behaviour (default for kuhn-poker, leduc-poker); mmd: sampled magnetic mirror " +
-          "descent, one network; adalign: a policy per seat, <name>.0 and <name>.1, PPO with Advantage Alignment " +
-          "(default for the others); ppo: as adalign without the alignment term (naive PPO, for comparison)",
+        "cfr: outcome-sampling CFR+ for two-player zero-sum games small enough to tabulate, the average strategy as " +
+          "<name> and the policy self-play samples with as <name>.behaviour (the default where it qualifies); mmd: " +
+          "sampled magnetic mirror descent, one network, for two-player zero-sum games (the default for the others " +
+          "of them); adalign: a policy per seat, <name>.0, <name>.1, " +
+          "..., PPO with Advantage Alignment (default for the others); ppo: as adalign without the alignment term " +
+          "(naive PPO, for comparison)",
       ).choices(METHODS),
     )
     .option("--out <dir>", "where the curve (JSON and PNG) goes (default: <data-dir>/runs/<run>)")
@@ -160,6 +205,10 @@ export function registerTrain(program: Command, io: Io): void {
       const { variant, config } = configure(game, {}, flags.variant);
       const face = numericInfo(game, config);
       if ("numericFace" in face) throw new ConfigError([`it has no numeric face: ${face.numericFace}`], game.id);
+      const method = flags.method ?? defaultMethod(game, variant);
+      const refusal = methodRefusal(method, game, variant);
+      if (refusal) throw new TrainError(refusal);
+      const python = trainerPython(flags.python, flags.device);
       const run = `run-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}-${randomBytes(3).toString("hex")}`;
       const out = flags.out ?? join(flags.dataDir, "runs", run);
       mkdirSync(out, { recursive: true });
@@ -170,12 +219,10 @@ export function registerTrain(program: Command, io: Io): void {
         dataDir: location.dataDir,
         databaseUrl: location.databaseUrl,
         fillAfterMs: null,
-        policies: { device: flags.device },
       });
       const admin = await server.tokens.create(`trainer-${run}`, "admin");
-      const method = flags.method ?? (ZERO_SUM_GAMES.includes(game.id) ? "cfr" : "adalign");
-      const perSeat = method === "adalign" || method === "ppo";
-      const perVersion = flags.matchesPerVersion ?? { cfr: 1000, mmd: 5000, adalign: 384, ppo: 384 }[method];
+      const perSeat = !sharedPolicy(method);
+      const perVersion = flags.matchesPerVersion ?? { cfr: 100, mmd: 5000, adalign: 384, ppo: 384 }[method];
       const selfPlay = new SelfPlay(server.matches, server.policies, {
         game,
         variant,
@@ -183,14 +230,15 @@ export function registerTrain(program: Command, io: Io): void {
         live: flags.live,
         perVersion,
         snapshotShare: flags.snapshots,
-        ...seatingFor(game, perSeat),
+        ...seatingFor(game, variant, perSeat),
       });
-      const last = `${flags.name}${perSeat ? ".1" : ""}`;
+      // A step registers its seats' policies in seat order: the last seat's comes last.
+      const last = `${flags.name}${perSeat ? `.${game.seatCount(config) - 1}` : ""}`;
       const started = performance.now();
       const curve: CurvePoint[] = [];
       const evaluations: Promise<void>[] = [];
-      // The zero-sum games are the ones whose trees are evaluated exactly.
-      const analysable = ZERO_SUM_GAMES.includes(game.id);
+      // A shared policy's versions are evaluated exactly where the tree is small enough to walk at every version.
+      const analysable = notTabular(game, config) === undefined;
       const judge = welfareJudge(server.policies, game, variant, flags.name);
       const exploiter = perSeat && judge.exploiter
         ? { name: judge.exploiter, againstItself: await judge.exploiterAgainstItself() }
@@ -203,7 +251,7 @@ export function registerTrain(program: Command, io: Io): void {
           matches: selfPlay.ended,
           decisions: selfPlay.decisions,
         };
-        evaluations.push((async () => {
+        const evaluation = (async () => {
           const figures = !perSeat
             ? {
               exploitability: analysable
@@ -221,7 +269,10 @@ export function registerTrain(program: Command, io: Io): void {
               shown.map(([k, v]) => `, ${k} ${(v as number).toFixed(4)}`).join("")
             }\n`,
           );
-        })());
+        })();
+        // Awaited once the trainer stops; a failure meanwhile is not an unhandled rejection, and ends the run then.
+        evaluation.catch(() => {});
+        evaluations.push(evaluation);
       };
       // A version is evaluated once all its seats' policies are registered (the last seat's comes last): the first
       // 20, then one whenever the version number has grown by 5 % (long runs register thousands), and the last.
@@ -240,7 +291,7 @@ export function registerTrain(program: Command, io: Io): void {
       const interruption = stopOnInterrupt(io);
       try {
         exit = await runTrainer(
-          pythonPath(flags.python),
+          python,
           [
             "-m",
             "ludus_trainer",
@@ -286,7 +337,7 @@ export function registerTrain(program: Command, io: Io): void {
       if (exit !== 0) throw new TrainError(`the trainer stopped with exit code ${exit}; its message is above`);
       const final = curve.at(-1);
       const plot = await runTrainer(
-        pythonPath(flags.python),
+        python,
         ["-m", "ludus_trainer.plot", curveFile, join(out, "curve.png")],
         "",
         io,

@@ -2,6 +2,12 @@ import type { z } from "zod";
 import type { Action, ActionError, ActionSpace } from "./action.ts";
 import type { Rng } from "./rng.ts";
 
+/**
+ * OpenSpiel's utility types: `zero-sum` (the returns sum to 0), `constant-sum` (to the same constant), `identical`
+ * (every seat gets the same), `general-sum` (anything else).
+ */
+export type Utility = "zero-sum" | "constant-sum" | "identical" | "general-sum";
+
 /** Who looks at a state: a seat, or the public (spectators). */
 export type Viewer = number | "public";
 
@@ -28,6 +34,8 @@ export interface GameRules<S, A extends Action, C, O> extends NumericFace<S, A, 
   readonly title: string;
   /** A paragraph on the rules, for lobbies and `ludus games`. */
   readonly summary: string;
+  /** How the seats' returns relate in every outcome (OpenSpiel's GameType.Utility). */
+  readonly utility: Utility;
   readonly seats: { readonly min: number; readonly max: number };
   /** A strict schema with documented defaults: unknown keys, wrong types, out-of-range values fail. */
   readonly schema: z.ZodType<C>;
@@ -199,3 +207,8 @@ export function defineGame<S, A extends Action, C, O>(rules: GameRules<S, A, C, 
 // The registry holds games of many state/action/config types; callers narrow by id.
 // deno-lint-ignore no-explicit-any
 export type AnyGame = Game<any, Action, any, any>;
+
+/** Whether matches of `config` are two-player zero-sum: where one symmetric policy learns both seats. */
+export function twoPlayerZeroSum(game: AnyGame, config: unknown): boolean {
+  return game.utility === "zero-sum" && game.seatCount(config) === 2;
+}

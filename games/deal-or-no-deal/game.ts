@@ -502,6 +502,7 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
     "both room for a deal that suits each and something to fight over. They bargain by alternating offers or by " +
     "free talk followed by private statements of what each takes; a deal pays each player the value of its " +
     "share, and no deal pays nothing.",
+  utility: "general-sum",
   seats: { min: 2, max: 2 },
   schema: dondConfig,
   variants: {

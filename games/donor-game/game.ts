@@ -319,6 +319,7 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
     "giving makes the population rich while keeping makes the donor richer. Donors see the recipient's " +
     "trace: its last move and the moves of those it met before. Variants add costly punishment or " +
     "refusing a partner.",
+  utility: "general-sum",
   seats: { min: 2, max: MAX_AGENTS },
   schema: donorConfig,
   variants: {

@@ -718,6 +718,7 @@ export const holdem = defineGame<HoldemState, HoldemAction, HoldemConfig, Holdem
     "gives. Players get hole cards, bet over the rounds as board cards are dealt, and the best five-card " +
     "hand wins at the showdown. Raises are raise-to totals, and every seat sees the ACPC MATCHSTATE line, " +
     "so ACPC bots can take part. Several hands per match swap the blinds each hand; returns are chips won.",
+  utility: "zero-sum",
   seats: { min: 2, max: 2 },
   schema: holdemConfig,
   variants: {

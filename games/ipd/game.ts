@@ -154,6 +154,7 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = defineG
     "cooperation pays both the reward, mutual defection the punishment; a lone defector takes the " +
     "temptation while the cooperator gets the sucker's payoff. Raw payoffs add up over the rounds; " +
     "optional messages before each move let players talk.",
+  utility: "general-sum",
   seats: { min: 2, max: 2 },
   schema: ipdConfig,
   variants: {

@@ -419,6 +419,7 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     "and at most one bet of one chip. The player who acts first checks or bets; facing a bet, a player calls or " +
     "folds. The higher card takes the pot at showdown. A classic testbed for equilibrium play, with known exact " +
     "values; matches may run several hands with the first move alternating.",
+  utility: "zero-sum",
   seats: { min: 2, max: 2 },
   schema: kuhnConfig,
   variants: {

@@ -537,6 +537,7 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
     "card each and a public card dealt after the first round. Raises are fixed at 2 chips, then 4, with at " +
     "most two a round. A pair with the public card wins, else the higher card; equal ranks split the pot. " +
     "Large enough to need real strategy, small enough to solve exactly.",
+  utility: "zero-sum",
   seats: { min: 2, max: 2 },
   schema: leducConfig,
   variants: {

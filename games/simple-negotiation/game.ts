@@ -540,6 +540,7 @@ export const simpleNegotiation = defineGame<SnState, SnAction, SnConfig, SnObser
     "values. They take turns to chat, offer a trade, or accept or deny the offer made to them, for a fixed " +
     "number of actions. Each scores the change in the value of its own inventory, so a trade that moves each " +
     "resource to whoever values it more makes both better off.",
+  utility: "general-sum",
   seats: { min: 2, max: 2 },
   schema: snConfig,
   variants: {

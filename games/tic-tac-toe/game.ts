@@ -159,6 +159,7 @@ export const ticTacToe = defineGame<TttState, TttAction, TttConfig, TttObservati
   summary: "Two players take turns writing their mark in an empty cell of a 3 by 3 grid; the first to fill " +
     "a row, a column or a diagonal with their own mark wins (+1, the other −1), and a full grid with no line " +
     "is a draw (0 each). Cells are numbered 0 to 8 row by row. With perfect play every game is a draw.",
+  utility: "zero-sum",
   seats: { min: 2, max: 2 },
   schema: tttConfig,
   variants: {

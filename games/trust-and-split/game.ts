@@ -463,6 +463,7 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
     "pile are scaled down in proportion. By default each player privately holds a rock, paper or " +
     "scissors hand, and the winning hand makes every unit worth ten times more, so the players gain " +
     "most by telling the truth and letting the winner take all, and a liar can grab more for itself.",
+  utility: "general-sum",
   seats: { min: 2, max: 2 },
   schema: tasConfig,
   variants: {

@@ -6,7 +6,7 @@ import { type LiveMatches, requestRefusal, StoreUnavailableError } from "../matc
 import type { AnyGame } from "../../games/core/game.ts";
 import { RateLimit } from "../rate-limit.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
-import { POLICY_PREFIX, policySeatName } from "../../policies/onnx/spec.ts";
+import { isPolicySpec, parsePolicySpec, POLICY_PREFIX, policySeatName } from "../../policies/onnx/spec.ts";
 import type { Match, MatchResult } from "../match/match.ts";
 
 /**
@@ -126,7 +126,8 @@ export class LeagueScheduler {
       if (!LEAGUE_ROLES.includes(m.role)) {
         throw new LeagueError(`member ${m.player} has role ${m.role}; roles: ${LEAGUE_ROLES.join(", ")}`);
       }
-      matches.checkInProcess(m.player, game, config);
+      // A learner whose trainer has not registered its first version yet waits for it (see `waiting`).
+      if (!this.unregisteredLearner(m)) matches.checkInProcess(m.player, game, config);
     }
     this.focal = members.flatMap((m, i) => (m.role === "fixed" ? [] : [i]));
     if (this.focal.length === 0) throw new LeagueError("a league needs at least one member that is not fixed");
@@ -154,10 +155,22 @@ export class LeagueScheduler {
     this.members = [...members];
   }
 
+  /**
+   * Whether `member` is a learning policy (`policy:<name>`, no version named) with no version registered yet: a
+   * league may start before its trainer registers the first, and the member plays from then on.
+   */
+  private unregisteredLearner(member: LeagueMember): boolean {
+    const policies = this.options.policies;
+    if (!policies || member.role === "fixed" || !isPolicySpec(member.player)) return false;
+    const { ref, version, greedy } = parsePolicySpec(member.player);
+    return version === undefined && !greedy && policies.versions(ref).length === 0;
+  }
+
   /** Starts filling the live matches (and, with `policies`, taking snapshots of the learners). */
   start(): void {
     this.unsubscribe = this.options.policies?.onRegistered((record) => {
       const learner = this.members.some((m) => m.role !== "fixed" && m.player === `${POLICY_PREFIX}${record.name}`);
+      if (learner) this.fillSoon(); // a learner may have waited for its first version
       if (!learner || record.version < 2) return;
       const snapshot = policySeatName(record.name, record.version - 1, false);
       if (!this.members.some((m) => m.player === snapshot)) this.members.push({ player: snapshot, role: "fixed" });
@@ -208,7 +221,10 @@ export class LeagueScheduler {
     const role = members[focal].role;
     if (role === "main" && this.rng.float() < (this.options.selfPlayShare ?? 0)) return focal;
     const candidates = members.flatMap((m, j) =>
-      j !== focal && !this.retired.has(j) && (role !== "main-exploiter" || m.role === "main") ? [j] : []
+      j !== focal && !this.retired.has(j) && !this.unregisteredLearner(m) &&
+        (role !== "main-exploiter" || m.role === "main")
+        ? [j]
+        : []
     );
     if (candidates.length === 0) return focal; // everyone else retired: it can still play itself
     const weighting = role === "main-exploiter" ? "var" : this.options.weighting ?? "hard";
@@ -229,8 +245,11 @@ export class LeagueScheduler {
         this.retry = setTimeout(() => this.fill(), 1000 / this.pace.rate);
         return;
       }
+      // Until a waiting learner's first version comes, the others play; with none able to, nothing does.
+      const able = (i: number) => !this.retired.has(i) && !this.unregisteredLearner(this.members[i]);
+      if (!this.focal.some(able)) return;
       const focal = this.focal[this.turn++ % this.focal.length];
-      if (this.retired.has(focal)) continue;
+      if (!able(focal)) continue;
       const opponent = this.pick(focal);
       const members = this.members;
       const exploiter = [focal, opponent].some((i) => members[i].role.endsWith("exploiter"));

@@ -1,6 +1,6 @@
 import { configure } from "../../games/core/config.ts";
 import { strategiesFor } from "../../policies/baselines/index.ts";
-import type { AnyGame } from "../../games/core/game.ts";
+import { type AnyGame, twoPlayerZeroSum } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
 import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import { policySeatName } from "../../policies/onnx/spec.ts";
@@ -16,7 +16,8 @@ import type { Match } from "../match/match.ts";
  *
  * A method that learns an average strategy samples with another policy: it registers that one as
  * `<name>.behaviour` before each version of `<name>`, and self-play then seats the behaviour's latest version
- * (the versions of `<name>` still pace the matches).
+ * (the versions of `<name>` still pace the matches) in both seats, never a snapshot: such a method learns only from
+ * trajectories its behaviour sampled alone, and its average already holds the history snapshots would bring.
  */
 
 export interface SelfPlayOptions {
@@ -123,7 +124,7 @@ export class SelfPlay {
     const behaviour = `${name}${BEHAVIOUR_SUFFIX}`;
     const seated = this.policies.versions(behaviour).length > 0 ? behaviour : name;
     const latest = `policy:${seated}`;
-    const past = versions.length > 1 && this.rng.float() < (this.options.snapshotShare ?? 0.2);
+    const past = seated === name && versions.length > 1 && this.rng.float() < (this.options.snapshotShare ?? 0.2);
     const opponent = past
       ? policySeatName(seated, versions[Math.floor(this.rng.float() * (versions.length - 1))].version, false)
       : latest;
@@ -155,13 +156,14 @@ export class SelfPlay {
 /** Where a policy that learns an average registers the policy it samples with: `<name>.behaviour`. */
 const BEHAVIOUR_SUFFIX = ".behaviour";
 
-/** Zero-sum games, where one symmetric policy learns every seat; the others learn a policy per seat. */
-export const ZERO_SUM_GAMES: readonly string[] = ["kuhn-poker", "leduc-poker"];
-
-/** How a learning policy of `game` sits: one policy everywhere, or a policy per seat meeting the game's built-ins. */
+/**
+ * How a learning policy of `game` sits: one policy everywhere (by default in two-player zero-sum games, where one
+ * symmetric policy learns both seats), or a policy per seat meeting the game's built-ins.
+ */
 export function seatingFor(
   game: AnyGame,
-  perSeat = !ZERO_SUM_GAMES.includes(game.id),
+  variant: string,
+  perSeat = !twoPlayerZeroSum(game, configure(game, {}, variant).config),
 ): Pick<SelfPlayOptions, "perSeat"> {
   if (!perSeat) return {};
   const own = strategiesFor(game.id).filter((s) => s.game === game.id && (!s.arg || s.arg.default !== undefined));

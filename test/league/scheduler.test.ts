@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type Board, Boards } from "../../server/league/board.ts";
 import { LeagueScheduler, WEIGHT } from "../../server/league/scheduler.ts";
-import { mlpModel } from "../support/onnx-models.ts";
+import { ludus } from "../support/cli.ts";
+import { linearModel, mlpModel } from "../support/onnx-models.ts";
 import { runLudus, startServerProcess } from "../support/server-process.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { until } from "../support/until.ts";
@@ -248,6 +249,44 @@ describe("the league scheduler", () => {
     expect(shapeless.code).toBe(2);
     expect(shapeless.err).toMatch(/expected \{"game": "<id>", "members": \[/);
   }, 120_000);
+
+  it(
+    "serve --league starts with a learner that has no version yet, and seats it once its trainer registers one",
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "ludus-league-late-"));
+      onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+      const token = (await ludus("token", "create", "--kind", "admin", "--name", "trainer", "--data-dir", dataDir)).out
+        .trim();
+      const spec = JSON.stringify({
+        game: "kuhn-poker",
+        members: [{ player: "policy:late", role: "main" }, { player: "nash", role: "fixed" }],
+        live: 4,
+        ratePerSecond: 100,
+      });
+      const serving = await startServerProcess(["--data-dir", dataDir, "--league", spec]);
+      try {
+        // The trainer plugs in after the start, as `ludus train` or `python -m ludus_trainer` would.
+        const registered = await fetch(`${serving.url}/policies?name=late&game=kuhn-poker`, {
+          method: "POST",
+          body: linearModel(11, 2, new Array(22).fill(0), [0, 0]) as Uint8Array<ArrayBuffer>,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(registered.status, await registered.clone().text()).toBeLessThan(300);
+        const played = await until("the learner's league matches rated", async () => {
+          const answer = await (await fetch(`${serving.url}/ratings?game=kuhn-poker`)).json();
+          return answer.ratings.some((r: { player: string }) => r.player === "policy:late@1") && answer;
+        });
+        expect(played.ratings.map((r: { player: string }) => r.player).sort()).toEqual([
+          "builtin:nash",
+          "policy:late@1",
+        ]);
+      } finally {
+        serving.child.kill("SIGTERM");
+        await serving.exited;
+      }
+    },
+    120_000,
+  );
 
   it("paces new matches to a rate, and stops cleanly while waiting for its next one", async () => {
     const league = new LeagueScheduler(server.server.matches, {

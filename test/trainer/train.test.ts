@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -9,6 +9,7 @@ import { ReplayStore } from "../../db/store.ts";
 import { ludus } from "../support/cli.ts";
 import { linearModel } from "../support/onnx-models.ts";
 import { projectPython } from "../support/python.ts";
+import { runLudus } from "../support/server-process.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
 /**
@@ -190,6 +191,40 @@ describe.skipIf(!ready)(suite, () => {
     expect(Number(trainerMetadata(model, "ludus.adalign.critic", "len(value or b'')"))).toBeGreaterThan(1000);
   }, 5 * 60_000);
 
+  it("ludus train of the twelve-seat Donor Game registers every seat's policy and evaluates each version", async () => {
+    const dataDir = join(dir, "donor");
+    // The real process: an evaluation that failed used to surface as an unhandled rejection that ended it.
+    const run = await runLudus(
+      [
+        ...["train", "--game", "donor-game", "--name", "dg", "--versions", "1", "--matches-per-version", "10"],
+        ...["--live", "10", "--data-dir", dataDir, "--json"],
+      ],
+      { LUDUS_PYTHON: python },
+    );
+    expect(run.code, run.err).toBe(0);
+    const curve = JSON.parse(readFileSync(JSON.parse(run.out).curve, "utf8")).curve as { version: number }[];
+    expect(curve.map((p) => p.version)).toEqual([1, 2]);
+    const listed = await ludus("policy", "list", "--game", "donor-game", "--data-dir", dataDir, "--json");
+    const records = JSON.parse(listed.out) as { name: string; version: number }[];
+    const seats = Array.from({ length: 12 }, (_, s) => `dg.${s}`);
+    for (const version of [1, 2]) {
+      expect(records.filter((r) => r.version === version).map((r) => r.name).sort()).toEqual([...seats].sort());
+    }
+  }, 10 * 60_000);
+
+  it("ludus train --device cuda where PyTorch sees no GPU says so in one sentence, naming train's --device", async () => {
+    const cuda = spawnSync(python, ["-c", "import torch; print(torch.cuda.is_available())"], { encoding: "utf8" });
+    if (cuda.stdout.trim() === "True") return; // a machine with a GPU trains there: nothing to refuse
+    const dataDir = join(dir, "no-cuda");
+    const run = await ludus("train", "--game", "kuhn-poker", "--name", "x", "--device", "cuda", "--data-dir", dataDir);
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/^ludus: error: --device cuda: this PyTorch \(.*\) sees no CUDA device; use --device cpu/);
+    expect(run.err).not.toMatch(/--policy-device|Traceback/);
+    expect(run.err.trim().split("\n")).toHaveLength(1);
+    // Decided before a server started on the store.
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
   it("ludus train stops on Ctrl-C as at its time limit: the last version, the curve and its plot stand", async () => {
     const dataDir = join(dir, "interrupted");
     // The real process, through the README's launcher: a Ctrl-C reaches it as a signal, not through an Io.
@@ -222,6 +257,32 @@ describe.skipIf(!ready)(suite, () => {
     expect(JSON.parse(shown.out).version).toBe(Number(version));
   }, 5 * 60_000);
 
+  it("cfr restored from a version's state takes the next step exactly as the run that wrote it would have", () => {
+    // Kuhn-shaped rows (seeded): three steps, a checkpoint, then the same fourth step in the writer and the restored.
+    const script = `
+import numpy as np
+from ludus_trainer.cfr import CfrConfig, CfrLearner
+def batch(seed):
+    r = np.random.default_rng(seed)
+    n = 3 * 40
+    obs = np.zeros((n, 6)); obs[np.arange(n), r.integers(0, 6, n)] = 1
+    state = np.zeros((n, 12)); state[np.arange(n), r.integers(0, 12, n)] = 1
+    match = np.repeat(np.arange(40).astype(str), 3).astype(object)
+    seat = np.tile([0, 1, 0], 40); seq = np.tile([0, 1, 2], 40)
+    ret = np.repeat(r.choice([-2.0, -1.0, 1.0, 2.0], 40), 3) * np.where(seat == 0, 1, -1)
+    return obs, np.ones((n, 2), bool), r.integers(0, 2, n), ret, match, seat, seq, state
+writer = CfrLearner(6, 2, CfrConfig())
+for step in range(3):
+    writer.update(*batch(step))
+restored = CfrLearner(6, 2, CfrConfig(), writer.state())
+writer.update(*batch(3)); restored.update(*batch(3))
+same = all(np.array_equal(a, b) for a, b in [(writer.regret, restored.regret), (writer.average, restored.average), (writer.baseline, restored.baseline)])
+print(same)`;
+    const run = spawnSync(python, ["-c", script], { cwd: TRAINER, encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe("True");
+  });
+
   describe("the trainer alone, against a server playing its self-play", () => {
     let server: TestServer;
     let admin: string;
@@ -250,7 +311,21 @@ describe.skipIf(!ready)(suite, () => {
       // The learner's tables came back from version 3's model: version 4 is its fourth iteration, not a fresh first.
       const model = new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo@4/model`)).arrayBuffer());
       expect(trainerMetadata(model, "ludus.cfr.state", "int(np.load(io.BytesIO(value))['iterations'])")).toBe("3");
+      // And its baseline: every history version 3 knew is still known, with what was learned of it since.
+      const three = new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo@3/model`)).arrayBuffer());
+      const histories = "len(np.load(io.BytesIO(value))['baseline_histories'])";
+      const known = Number(trainerMetadata(three, "ludus.cfr.state", histories));
+      expect(known).toBeGreaterThan(0);
+      expect(Number(trainerMetadata(model, "ludus.cfr.state", histories))).toBeGreaterThanOrEqual(known);
     }, 5 * 60_000);
+
+    it("plays cfr's behaviour against itself only: every match it counts is one it learns from", async () => {
+      // The server's self-play was asked for the default share of snapshot matches (0.2); cfr can use none of them.
+      const ended = await server.server.store.endedMatches({ game: "kuhn-poker" }, 100_000);
+      const seated = ended.map((m) => m.seats.map((s) => s?.name));
+      expect(seated.length).toBeGreaterThan(600);
+      expect(seated.filter(([a, b]) => a !== b)).toEqual([]);
+    });
 
     it("says in one sentence what is wrong, and exits non-zero", async () => {
       const refused = async (url: string, token: string, args: string[], message: string | RegExp) => {
@@ -277,7 +352,7 @@ describe.skipIf(!ready)(suite, () => {
         server.url,
         admin,
         ["--game", "ipd", "--name", "x", "--method", "cfr"],
-        /cfr trains two-player zero-sum games \(kuhn-poker, leduc-poker\); for ipd use adalign or ppo/,
+        /cfr trains two-player zero-sum games, and ipd \(classic\) is not one \(it is general-sum\); use adalign or ppo/,
       );
       // A policy of the right shapes that the trainer did not write cannot be resumed.
       await server.server.policies.register(
@@ -312,7 +387,7 @@ describe.skipIf(!ready)(suite, () => {
         ["--game", "kuhn-poker", "--name", "elsewhere"],
         /dataset cursor .* is not one of this server's/,
       );
-    });
+    }, 5 * 60_000);
   });
 });
 
@@ -339,6 +414,80 @@ describe("ludus train refusing what it cannot run", () => {
       const unnamed = await ludus("train", "--game", "kuhn-poker", "--data-dir", dir);
       expect(unnamed.code).toBe(2);
       expect(unnamed.err).toContain("--name <name>");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("decides from the game's properties, before a server starts, whether a method can train it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ludus-train-method-"));
+    try {
+      const refused = async (game: string, method: string, message: RegExp) => {
+        const dataDir = join(dir, `${game}-${method}`);
+        const run = await ludus("train", "--game", game, "--name", "x", "--method", method, "--data-dir", dataDir);
+        expect(run.code).toBe(1);
+        expect(run.err).toMatch(message);
+        expect(run.err.trim().split("\n")).toHaveLength(1);
+        expect(existsSync(dataDir)).toBe(false); // no server, no store
+      };
+      const tabular =
+        /cfr trains two-player zero-sum games whose whole tree it can tabulate \(one seat acting at a time, finite choices, at most 20,000 nodes\)/;
+      await refused(
+        "holdem",
+        "cfr",
+        new RegExp(
+          `${tabular.source}; holdem \\(hunl\\) does not qualify \\(exact analysis needs finite choices; .*\\); the games that qualify \\(default variants\\): kuhn-poker, leduc-poker$`,
+          "m",
+        ),
+      );
+      await refused("tic-tac-toe", "cfr", /tic-tac-toe \(textarena\) does not qualify \(.*more than 20000 nodes.*\)/);
+      await refused(
+        "ipd",
+        "mmd",
+        /mmd trains two-player zero-sum games \(one network in both seats\); ipd \(classic\) does not qualify \(it is general-sum\); the games that qualify \(default variants\): kuhn-poker, leduc-poker, holdem, tic-tac-toe$/m,
+      );
+      await refused("donor-game", "cfr", /donor-game \(standard\) does not qualify \(it is general-sum\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("says what to run where the trainer's Python is not set up (no .venv, a python3 without its packages)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ludus-train-novenv-"));
+    try {
+      // A machine as a fresh clone finds it: no .venv where `ludus train` runs, the system's python3 on the PATH.
+      const bin = join(dir, "bin");
+      mkdirSync(bin);
+      symlinkSync("/usr/bin/python3", join(bin, "python3"));
+      const bare = spawnSync(join(bin, "python3"), ["-c", "import torch, pyarrow"]);
+      if (bare.status === 0) return; // this machine's python3 has the trainer's packages: nothing to set up
+      const { LUDUS_PYTHON: _, ...withoutPython } = process.env;
+      const deno = resolve("node_modules/@deno/linux-x64-glibc/deno");
+      const task = JSON.parse(readFileSync("deno.json", "utf8")).tasks.ludus.split(/\s+/).slice(1, -1);
+      const child = spawn(
+        deno,
+        [
+          ...task,
+          "--config",
+          resolve("deno.json"),
+          resolve("cli/main.ts"),
+          "train",
+          "--game",
+          "kuhn-poker",
+          "--name",
+          "x",
+        ],
+        { cwd: dir, env: { ...withoutPython, PATH: bin, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let err = "";
+      child.stderr!.on("data", (d) => (err += d));
+      const [code] = await once(child, "exit");
+      expect(code).toBe(1);
+      expect(err).toMatch(
+        /^ludus: error: the trainer's Python \(python3\) lacks .*pyarrow.*; set it up with `python3 -m venv \.venv && \.venv\/bin\/pip install (--index-url \S+ )?.*\.\/policies\/trainer` in \S+, or give --python\n$/,
+      );
+      expect(err).not.toMatch(/Traceback|ModuleNotFoundError/);
+      expect(existsSync(join(dir, "data"))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

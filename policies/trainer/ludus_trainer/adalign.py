@@ -51,7 +51,7 @@ class SeatRows:
     reward: np.ndarray
     match: np.ndarray
     turn: np.ndarray
-    # Whether the co-player in this row's match was the other seat's current learner.
+    # Per row and seat, whether that co-player in this row's match was its seat's current learner ([rows, seats]).
     aligned: np.ndarray
 
 
@@ -100,7 +100,7 @@ class AdAlignLearner:
         return advantage, advantage + values
 
     def update(self, rows: list[SeatRows]) -> None:
-        """One PPO step per seat, with each seat's credit aligned to the other's where they met."""
+        """One PPO step per seat, with each seat's credit aligned to its co-players' where they met."""
         c = self.config
         if self.reward_scale is None:
             self.reward_scale = max(float(np.abs(np.concatenate([r.reward for r in rows])).max(initial=0)), 1e-6)
@@ -109,9 +109,15 @@ class AdAlignLearner:
             a1, targets = own[seat]
             credit = a1
             if c.beta:
-                other = 1 - seat
-                co = {(m, t): a for m, t, a in zip(rows[other].match, rows[other].turn, own[other][0])}
-                a2 = np.array([co.get((m, t), 0.0) if al else 0.0 for m, t, al in zip(r.match, r.turn, r.aligned)])
+                # With more than two seats, A² is the co-players' mean advantage at the same turn.
+                others = [o for o in range(len(rows)) if o != seat]
+                a2 = np.zeros(len(a1))
+                for other in others:
+                    co = {(m, t): a for m, t, a in zip(rows[other].match, rows[other].turn, own[other][0])}
+                    a2 += np.array([
+                        co.get((m, t), 0.0) if al else 0.0 for m, t, al in zip(r.match, r.turn, r.aligned[:, other])
+                    ])
+                a2 /= len(others)
                 past = np.zeros(len(a1))
                 running = 0.0
                 for i in range(len(a1)):

@@ -20,7 +20,7 @@ iteration.
 Tables are keyed by the information-state tensor, so the method needs binary tensors (Kuhn and Leduc poker: one
 bit pattern per information state). Both policies are written as exact one-hidden-layer networks (`table_network`):
 a ReLU unit per known information state that fires on exactly its bit pattern, its logits behind it; an unknown
-state gets uniform play. The learner's tables travel in the average's ONNX metadata, so a run resumes exactly.
+state gets uniform play. The learner's tables and baseline travel in the average's ONNX metadata, so a run resumes exactly.
 
 Measured on a simulator of the same rows (docs/training.md), 100 matches a step, 3 seeds: Kuhn 0.0021–0.0023 after
 300k matches, 0.0007–0.0012 after 1M, 0.0008–0.0009 after 2M. With the earlier key and 1,000 matches a step: Kuhn
@@ -230,6 +230,13 @@ class CfrLearner:
             regret=self.regret,
             average=self.average,
             iterations=np.array(self.iterations),
+            # The baseline too: a resumed run without it is a run whose first steps are noisier than the one it
+            # continues (the rows of `baseline_histories` are its keys, in row order).
+            baseline_histories=(
+                np.stack([np.frombuffer(key, np.uint8) for key in self.baseline_keys])
+                if self.baseline_keys else np.zeros((0, 0), np.uint8)
+            ),
+            baseline=self.baseline,
         )
         return buffer.getvalue()
 
@@ -242,4 +249,7 @@ class CfrLearner:
             self.regret = saved["regret"]
             self.average = saved["average"]
             self.iterations = int(saved["iterations"])
+            if "baseline" in saved:  # versions written before the baseline was kept start it afresh
+                self.baseline = saved["baseline"]
+                self.baseline_keys = {row.tobytes(): i for i, row in enumerate(saved["baseline_histories"])}
         self.keys = {t.astype(np.uint8).tobytes(): i for i, t in enumerate(self.tensors)}

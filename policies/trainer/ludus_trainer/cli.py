@@ -37,7 +37,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--versions", type=int, default=None, help="... or once this many new versions are registered")
     p.add_argument(
         "--matches-per-version", type=int, default=None,
-        help="matches per learning step (default 1000 for cfr, 5000 for mmd, 384 for adalign and ppo)"
+        help="matches per learning step (default 100 for cfr, 5000 for mmd, 384 for adalign and ppo)"
     )
     p.add_argument(
         "--method", choices=list(METHODS), default=None,
@@ -52,9 +52,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
 
-
-# Zero-sum games, which one symmetric policy learns; the others get a policy per seat.
-ZERO_SUM = {"kuhn-poker", "leduc-poker"}
 
 # Where a per-seat policy's model keeps its critic for a resumed run.
 CRITIC_KEY = "ludus.adalign.critic"
@@ -95,7 +92,8 @@ def columns(table: pa.Table) -> dict[str, np.ndarray]:
 class Method:
     """A learning method: the policies it trains (one name, or one per seat) and its step from their rows."""
 
-    suffixes: list[str]
+    # The names' suffixes of a shared policy; a policy per seat is named by its seat (`.0`, `.1`, ...).
+    suffixes: list[str] = []
 
     def networks(self) -> list[PolicyNet]:
         raise NotImplementedError
@@ -162,9 +160,7 @@ class Cfr(Method):
 
 
 class AdAlign(Method):
-    """General-sum two-seat games: an actor and a critic per seat, PPO with Advantage Alignment."""
-
-    suffixes = [".0", ".1"]
+    """General-sum games: an actor and a critic per seat, PPO with Advantage Alignment."""
 
     def __init__(
         self, nets: list[PolicyNet | None], models: list[bytes | None], inputs: int, actions: int,
@@ -187,15 +183,18 @@ class AdAlign(Method):
 
     def step(self, rows: dict[str, np.ndarray], labels: list[str], matches: int) -> None:
         seats = []
+        # Per seat, the matches in which that seat's current learner sat in it.
+        met = [set(rows["match"][(rows["name"] == label) & (rows["seat"] == seat)]) for seat, label in enumerate(labels)]
         for seat, label in enumerate(labels):
-            other = labels[1 - seat]
-            met = set(rows["match"][(rows["name"] == other) & (rows["seat"] == 1 - seat)])
             keep = (rows["name"] == label) & (rows["seat"] == seat) & rows["legal"]
             order = np.lexsort((rows["seq"][keep], rows["match"][keep].astype(str)))
             pick = {key: value[keep][order] for key, value in rows.items()}
+            aligned = np.array(
+                [[other != seat and m in met[other] for other in range(len(labels))] for m in pick["match"]], dtype=bool
+            ).reshape(len(pick["match"]), len(labels))
             seats.append(SeatRows(
                 obs=pick["obs"], mask=pick["mask"], action=pick["action"], reward=pick["reward"],
-                match=pick["match"], turn=pick["turn"], aligned=np.array([m in met for m in pick["match"]]),
+                match=pick["match"], turn=pick["turn"], aligned=aligned,
             ))
         self.learner.update(seats)
 
@@ -226,12 +225,17 @@ def train(args: argparse.Namespace) -> None:
         raise TrainerError(f"{args.game} ({variant}) has no numeric face to train on: {face['numericFace']}")
     inputs, actions = int(np.prod(face["observationShape"])), face["actionCount"]
     run = args.run or f"run-{uuid.uuid4().hex[:12]}"
-    method_name = args.method or ("cfr" if args.game in ZERO_SUM else "adalign")
-    if method_name in ("cfr", "mmd") and args.game not in ZERO_SUM:
+    seats = int(face["seats"])
+    # The game's own utility type (OpenSpiel's): one symmetric policy learns a two-player zero-sum game.
+    zero_sum = game["utility"] == "zero-sum" and seats == 2
+    method_name = args.method or ("cfr" if zero_sum else "adalign")
+    if method_name in ("cfr", "mmd") and not zero_sum:
+        why = f"it is {game['utility']}" if game["utility"] != "zero-sum" else f"it has {seats} seats"
         raise TrainerError(
-            f"{method_name} trains two-player zero-sum games ({', '.join(sorted(ZERO_SUM))}); for {args.game} use adalign or ppo"
+            f"{method_name} trains two-player zero-sum games, and {args.game} ({variant}) is not one ({why}); use adalign or ppo"
         )
-    names = [args.name + suffix for suffix in METHODS[method_name].suffixes]
+    suffixes = [f".{seat}" for seat in range(seats)] if method_name in ("adalign", "ppo") else METHODS[method_name].suffixes
+    names = [args.name + suffix for suffix in suffixes]
     current: list[Policy | None] = [server.policy(name) for name in names]
     nets: list[PolicyNet | None] = []
     models: list[bytes | None] = []
@@ -271,7 +275,7 @@ def train(args: argparse.Namespace) -> None:
             )
             say("registered", name=name, version=initial.version, id=initial.id, matches=0, decisions=0, seconds=0.0)
     policies: list[Policy] = [p for p in current if p is not None]
-    per_version = args.matches_per_version or {"cfr": 1000, "mmd": 5000}.get(method_name, 384)
+    per_version = args.matches_per_version or {"cfr": 100, "mmd": 5000}.get(method_name, 384)
     started = time.monotonic()
     deadline = started + args.minutes * 60
     batch: list[dict[str, np.ndarray]] = []
