@@ -144,14 +144,9 @@ function trainerPython(flag: string | undefined, device: PolicyDevice): string {
   return python;
 }
 
-/** What to run to set up the trainer's Python: a venv with the trainer, from the indexes pip is configured with. */
+/** What to run to set up the trainer's Python: the project's .venv, as `npm test` makes it (cli/python-env.mjs). */
 function setup(): string {
-  const indexes = spawnSync("pip", ["config", "get", "global.extra-index-url"], { encoding: "utf8" });
-  const urls = indexes.status === 0 ? indexes.stdout.trim().split(/\s+/).filter(Boolean) : [];
-  const flags = urls.map((url, i) => `${i === 0 ? "--index-url" : "--extra-index-url"} ${url} `).join("");
-  return `set it up with \`python3 -m venv .venv && .venv/bin/pip install ${flags}./policies/trainer\` in ${
-    resolve(TRAINER_DIR, "../..")
-  }, or give --python`;
+  return `set it up with \`node cli/python-env.mjs\` in ${resolve(TRAINER_DIR, "../..")}, or give --python`;
 }
 
 function shareOf(value: string): number {
@@ -404,8 +399,7 @@ function runTrainer(
     child.on("error", (error) =>
       reject(
         new TrainError(
-          `cannot run the trainer's Python (${python}): ${error.message}; install it with \`python3 -m venv .venv && ` +
-            ".venv/bin/pip install ./policies/trainer` or give --python",
+          `cannot run the trainer's Python (${python}): ${error.message}; ${setup()}`,
         ),
       ));
     // Its last word on stdout is its "done" event: an interrupted trainer ends with it too. (Deno's child_process

@@ -8,6 +8,7 @@ import type { ReplayStore } from "../../db/store.ts";
 import { Episode } from "../../games/core/episode.ts";
 import { getGame } from "../../games/registry.ts";
 import { playRecorded, writeRecorded } from "../support/recorded-matches.ts";
+import { needs } from "../support/services.ts";
 import { BACKENDS, openTestStore, type TestStore } from "../support/stores.ts";
 import { until } from "../support/until.ts";
 
@@ -146,7 +147,9 @@ describe.each(BACKENDS)("exports for learners (%s)", (backend) => {
   });
 });
 
-describe.skipIf(!process.env.DATABASE_URL)("exports with several writers on one PostgreSQL store", () => {
+const writers = needs(["postgres"], "exports with several writers on one PostgreSQL store");
+
+describe.skipIf(!writers.ready)(writers.suite, () => {
   let t: TestStore;
   let writers: postgres.Sql[] = [];
   beforeAll(async () => {

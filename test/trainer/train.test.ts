@@ -484,7 +484,7 @@ describe("ludus train refusing what it cannot run", () => {
       const [code] = await once(child, "exit");
       expect(code).toBe(1);
       expect(err).toMatch(
-        /^ludus: error: the trainer's Python \(python3\) lacks .*pyarrow.*; set it up with `python3 -m venv \.venv && \.venv\/bin\/pip install (--index-url \S+ )?.*\.\/policies\/trainer` in \S+, or give --python\n$/,
+        /^ludus: error: the trainer's Python \(python3\) lacks .*pyarrow.*; set it up with `node cli\/python-env\.mjs` in \S+, or give --python\n$/,
       );
       expect(err).not.toMatch(/Traceback|ModuleNotFoundError/);
       expect(existsSync(join(dir, "data"))).toBe(false);
