@@ -49,7 +49,7 @@ class MeteredSql {
       ...inner,
       query: timed(inner.query) as Sql["query"],
       prepared: timed(inner.prepared) as Sql["prepared"],
-      ...(inner.copyIn && { copyIn: timed(inner.copyIn) }),
+      ...(inner.copyIn && { copyIn: timed(inner.copyIn) as Sql["copyIn"] }),
     };
   }
 
