@@ -119,9 +119,11 @@ describe.skipIf(!ready)(suite, () => {
       expect(curve.slice(0, 20).map((p) => p.version)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       expect(curve.at(-1)!.version).toBe(101);
       expect(curve[0].exploitability).toBeGreaterThan(0.4);
-      // CFR's average strategy: 100,000 sampled matches take it to about 0.015; it stays below 0.05 after 50,000.
+      // CFR's average strategy at the default 100 matches a step: 10,000 sampled matches take it to about 0.02; it
+      // stays below 0.05 after 5,000.
+      expect(curve.at(-1)!.matches).toBeGreaterThanOrEqual(10_000);
       expect(result.last.exploitability).toBeLessThan(0.05);
-      expect(curve.filter((p) => p.matches >= 50_000).every((p) => p.exploitability < 0.05)).toBe(true);
+      expect(curve.filter((p) => p.matches >= 5_000).every((p) => p.exploitability < 0.05)).toBe(true);
       expect(existsSync(result.plot)).toBe(true);
       // The figure the exact evaluator gives the registered policy is the run's last point.
       const exact = await ludus(
