@@ -90,13 +90,13 @@ describe("a tab's life over matches", () => {
     const cdp = await context.newCDPSession(page);
     const counts: number[] = [];
     for (let match = 0; match < 6; match++) {
-      // From the lobby, as a person does: the card's "play now", the match, "Play again" back to the lobby.
+      // From the lobby, as a person does: the card's "play now", the match, the top bar's LUDUS back to the lobby.
       const card = page.locator('article[data-game="tic-tac-toe"]');
       await card.locator("select[id$=-vs]").selectOption("random");
       await card.locator("a[data-action=vs-builtin]").click();
       await matchIdOf(page);
       await playToEnd(page);
-      await page.getByRole("button", { name: "Play again" }).click();
+      await page.locator("a.brand").click();
       await page.locator("article.game-card").first().waitFor();
       // A connection the page has just left closes a moment later: the count must come back to the first match's.
       let count = await listeners(cdp);
