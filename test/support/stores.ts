@@ -5,19 +5,23 @@ import process from "node:process";
 import postgres from "postgres";
 import { ReplayStore, type StoreOptions } from "../../db/store.ts";
 
-/** What migration 7 (the cluster's nodes and match owners) adds, removed: back to schema 6. */
-export const UNDO_CLUSTER_SCHEMA = `
+/** Migration 8 only replaces the end-sequence trigger's function, so forgetting it is enough: it is applied again. */
+const UNDO_END_SEQ_SCHEMA = `
+  DELETE FROM ludus_schema WHERE version = 8;`;
+
+/** What migrations 7 (the cluster's nodes and match owners) and 8 add, removed: back to schema 6. */
+export const UNDO_CLUSTER_SCHEMA = `${UNDO_END_SEQ_SCHEMA}
   DROP TABLE nodes, cluster;
   DROP INDEX matches_by_invite;
   ALTER TABLE matches DROP COLUMN owner, DROP COLUMN owner_epoch;
   DELETE FROM ludus_schema WHERE version = 7;`;
 
-/** What migrations 6 (players and tokens) and 7 add, removed: back to schema 5. */
+/** What migrations 6 (players and tokens) and later add, removed: back to schema 5. */
 export const UNDO_PLAYERS_SCHEMA = `${UNDO_CLUSTER_SCHEMA}
   DROP TABLE players, tokens;
   DELETE FROM ludus_schema WHERE version = 6;`;
 
-/** What migrations 5 (the league), 6 and 7 add, removed: for the tests that take a store back to an earlier schema. */
+/** What migrations 5 (the league) and later add, removed: for the tests that take a store back to an earlier schema. */
 export const UNDO_LEAGUE_SCHEMA = `${UNDO_PLAYERS_SCHEMA}
   DROP TABLE tournaments, tournament_slots, ratings, rating_history, rated_matches, evolutions, evolution_generations;
   ALTER TABLE matches DROP COLUMN rated;
