@@ -1,6 +1,6 @@
 import { ReplayStore, type StoreOptions } from "../db/store.ts";
 import { PolicyRuntime, type PolicySource } from "../policies/onnx/runtime.ts";
-import { isPolicySpec } from "../policies/onnx/spec.ts";
+import { isPolicySpec, parsePolicySpec } from "../policies/onnx/spec.ts";
 import { openStoreOrServer } from "./server-call.ts";
 import { serverPolicySource } from "./server-policies.ts";
 
@@ -52,5 +52,9 @@ export function withPoliciesIfNamed<T>(
   server: URL | undefined,
   work: (policies?: PolicyRuntime) => Promise<T>,
 ): Promise<T> {
-  return specs.some(isPolicySpec) ? withRegisteredPolicies(location(), server, work) : work();
+  const named = specs.filter(isPolicySpec);
+  if (named.length === 0) return work();
+  // A misspelt seat is explained before any store is opened: the store may be in use, or of another version.
+  named.forEach((spec) => parsePolicySpec(spec));
+  return withRegisteredPolicies(location(), server, work);
 }
