@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { type LudusServer, startServer, type Stopped } from "../../server/app.ts";
+import { migratedDataDir } from "../support/data-dirs.ts";
 
 /** A server that can be stopped and started again on the same port and data, as an operator restarts one. */
 export interface RestartableServer {
@@ -21,7 +20,7 @@ export interface RestartableServer {
 }
 
 export async function startRestartableServer(): Promise<RestartableServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "ludus-restart-"));
+  const dataDir = await migratedDataDir("ludus-restart-");
   const options = { port: 0, host: "127.0.0.1", dataDir, fillAfterMs: null };
   let server = await startServer(options);
   const port = Number(new URL(server.url).port);

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type Board, Boards } from "../../server/league/board.ts";
 import { LeagueScheduler, WEIGHT } from "../../server/league/scheduler.ts";
@@ -9,6 +7,7 @@ import { linearModel, mlpModel } from "../support/onnx-models.ts";
 import { runLudus, startServerProcess } from "../support/server-process.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { until } from "../support/until.ts";
+import { migratedDataDir } from "../support/data-dirs.ts";
 
 /** Kuhn's built-ins, the Nash family at eleven values of α among them: fifteen distinct players. */
 const BUILTINS = [
@@ -213,7 +212,7 @@ describe("the league scheduler", () => {
       live: 4,
       ratePerSecond: 100,
     });
-    const dataDir = mkdtempSync(join(tmpdir(), "ludus-league-serve-"));
+    const dataDir = await migratedDataDir("ludus-league-serve-");
     onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     const serving = await startServerProcess(["--data-dir", dataDir, "--league", spec]);
     try {
@@ -253,7 +252,7 @@ describe("the league scheduler", () => {
   it(
     "serve --league starts with a learner that has no version yet, and seats it once its trainer registers one",
     async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), "ludus-league-late-"));
+      const dataDir = await migratedDataDir("ludus-league-late-");
       onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
       const token = (await ludus("token", "create", "--kind", "admin", "--name", "trainer", "--data-dir", dataDir)).out
         .trim();
@@ -334,7 +333,7 @@ describe("the league scheduler", () => {
   });
 
   it("runs from the command line and prints the board", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "ludus-league-"));
+    const dataDir = await migratedDataDir("ludus-league-");
     onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     const run = await runLudus([
       "league",

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
@@ -9,6 +7,7 @@ import { createTokens } from "../support/tokens.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, type ServerProcess, startServerProcess } from "../support/server-process.ts";
 import { until } from "../support/until.ts";
+import { migratedDataDir } from "../support/data-dirs.ts";
 
 /**
  * A match whose seats are all in-process (built-ins) runs inside `ludus serve` without holding anyone up:
@@ -23,7 +22,7 @@ describe("a long match between built-ins inside ludus serve", () => {
   let server: ServerProcess;
   let watcher: string;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "ludus-in-process-"));
+    dataDir = await migratedDataDir("ludus-in-process-");
     [watcher] = await createTokens({ dataDir }, ["watcher"]);
     server = await startServerProcess(["--data-dir", dataDir]);
   });
@@ -77,7 +76,7 @@ describe("a long match between built-ins inside ludus serve", () => {
 
 describe("a long match between built-ins across a crash", () => {
   it("is played on from its durable log after SIGKILL, to the same end as uninterrupted", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "ludus-in-process-crash-"));
+    const dataDir = await migratedDataDir("ludus-in-process-crash-");
     const [watcher] = await createTokens({ dataDir }, ["watcher"]);
     let server = await startServerProcess(["--data-dir", dataDir]);
     try {

@@ -1,8 +1,6 @@
 import { Client } from "@colyseus/sdk";
 import { connect, type Socket } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { Packr, Unpackr } from "msgpackr";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +9,7 @@ import { RawBot } from "../support/raw-bot.ts";
 import { startServerProcess } from "../support/server-process.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 import { until } from "../support/until.ts";
+import { migratedDataDir } from "../support/data-dirs.ts";
 
 /**
  * Every resource a stranger can create is bounded and expires; seats belong to whoever was given them;
@@ -261,7 +260,7 @@ describe("limits an operator sets", () => {
 
 describe("a server at its open-file limit", () => {
   it("takes connections again once the flood is gone, and says what happened", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "ludus-fds-"));
+    const dataDir = await migratedDataDir("ludus-fds-");
     const server = await startServerProcess(["--data-dir", dataDir], {}, ["prlimit", "--nofile=256:256"]);
     try {
       const flood: Socket[] = [];

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GATEWAY_PATH, type TurnFrame } from "../../protocol/frames.ts";
 import { type LudusServer, startServer } from "../../server/app.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import { migratedDataDir } from "../support/data-dirs.ts";
 
 /**
  * `create.agents`: one connection playing seats of different models declares who plays each one, and every seat is
@@ -148,7 +147,7 @@ describe("per-seat agents across a restart", () => {
   let dataDir: string;
   let server: LudusServer | undefined;
   const wsUrl = () => `${server!.url.replace(/^http/, "ws")}${GATEWAY_PATH}`;
-  beforeAll(() => void (dataDir = mkdtempSync(join(tmpdir(), "ludus-seat-agents-"))));
+  beforeAll(async () => void (dataDir = await migratedDataDir("ludus-seat-agents-")));
   afterAll(async () => {
     await server?.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migratedDataDir } from "./data-dirs.ts";
 import { type LudusServer, type ServerOptions, startServer } from "../../server/app.ts";
 import type { TokenKind } from "../../db/tokens.ts";
 import { GATEWAY_PATH } from "../../protocol/frames.ts";
@@ -21,7 +22,7 @@ let tokens = 0;
 
 /** A real server on a free loopback port with its own data directory; built-ins never fill seats unless asked. */
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "ludus-test-"));
+  const dataDir = options.databaseUrl ? mkdtempSync(join(tmpdir(), "ludus-test-")) : await migratedDataDir();
   const server = await startServer({ port: 0, host: "127.0.0.1", dataDir, fillAfterMs: null, ...options });
   return {
     url: server.url,

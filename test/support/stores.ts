@@ -4,6 +4,7 @@ import { join } from "node:path";
 import process from "node:process";
 import postgres from "postgres";
 import { ReplayStore, type StoreOptions } from "../../db/store.ts";
+import { migratedDataDir } from "./data-dirs.ts";
 
 /** Migration 8 only replaces the end-sequence trigger's function, so forgetting it is enough: it is applied again. */
 const UNDO_END_SEQ_SCHEMA = `
@@ -66,7 +67,9 @@ export async function freshDatabase(
 export async function emptyStoreOptions(
   backend: Backend,
 ): Promise<{ options: StoreOptions; cleanup: () => Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "ludus-store-"));
+  const dataDir = backend === "pglite"
+    ? await migratedDataDir("ludus-store-")
+    : mkdtempSync(join(tmpdir(), "ludus-store-"));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (backend === "pglite") return { options: { dataDir }, cleanup: () => Promise.resolve(removeDir()) };
   const db = await freshDatabase();
