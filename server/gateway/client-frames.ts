@@ -55,6 +55,29 @@ const bySeat = <T extends z.ZodType>(what: string, value: T, example: string) =>
         : undefined,
   });
 
+/** What an `act` carries, at the bot door (with its `type` and `match`) and in a match room (the room is the match). */
+const ACT_FIELDS = z.strictObject({
+  seq: z.number().int().min(1),
+  action: z.unknown().optional(),
+  // Whether an id is in range and legal is the game's to say (an illegal action, with the legal ids named).
+  actionId: z.number().int("`actionId` must be an integer action id, one of the turn's `legalIds`").optional(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** An act gives exactly one of `action` and `actionId`. */
+const oneAction = <T extends z.ZodType<{ action?: unknown; actionId?: number }>>(schema: T) =>
+  schema.superRefine((act, context) => {
+    const given = [act.action, act.actionId].filter((field) => field !== undefined).length;
+    if (given === 1) return;
+    context.addIssue({
+      code: "custom",
+      path: given === 0 ? ["action"] : [],
+      message: given === 0
+        ? "`action` is required: a JSON action or its text (or `actionId`, an action id of the turn's `legalIds`)"
+        : "give `action` or `actionId`, not both",
+    });
+  });
+
 // A Map, not an object: a client's `type` must never find an inherited property (`constructor`, `toString`).
 const schemas = new Map<string, z.ZodType>([
   [
@@ -93,28 +116,7 @@ const schemas = new Map<string, z.ZodType>([
     }),
   ],
   ["join", z.strictObject({ type: z.literal("join"), match: id })],
-  [
-    "act",
-    z.strictObject({
-      type: z.literal("act"),
-      match: id,
-      seq: z.number().int().min(1),
-      action: z.unknown().optional(),
-      // Whether an id is in range and legal is the game's to say (an illegal action, with the legal ids named).
-      actionId: z.number().int("`actionId` must be an integer action id, one of the turn's `legalIds`").optional(),
-      meta: z.record(z.string(), z.unknown()).optional(),
-    }).superRefine((act, context) => {
-      const given = [act.action, act.actionId].filter((field) => field !== undefined).length;
-      if (given === 1) return;
-      context.addIssue({
-        code: "custom",
-        path: given === 0 ? ["action"] : [],
-        message: given === 0
-          ? "`action` is required: a JSON action or its text (or `actionId`, an action id of the turn's `legalIds`)"
-          : "give `action` or `actionId`, not both",
-      });
-    }),
-  ],
+  ["act", oneAction(ACT_FIELDS.extend({ type: z.literal("act"), match: id }))],
   [
     "withdraw",
     z.strictObject({
@@ -167,19 +169,27 @@ export function decode(data: Uint8Array | string, binary: boolean): ClientFrame 
       `no frame type \`${type.slice(0, 64)}\`; types: ${FRAME_TYPES.join(", ")}`,
     );
   }
+  return check(schema, raw, `\`${type}\` frame`) as ClientFrame;
+}
+
+/** `raw` as `schema` reads it, or a FrameError that names `what` and says what was wrong. */
+function check<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
   // What the replay store could not keep exactly (a NUL, an unpaired surrogate, NaN from msgpack) is refused here.
   const unfit = unstorable(raw);
-  if (unfit) {
-    throw new FrameError(
-      "bad_frame",
-      `bad \`${type}\` frame: ${unfit}; strings must be valid Unicode text without NUL`,
-    );
-  }
+  if (unfit) throw new FrameError("bad_frame", `bad ${what}: ${unfit}; strings must be valid Unicode text without NUL`);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue.path.length ? `\`${issue.path.join(".")}\`: ` : "";
-    throw new FrameError("bad_frame", `bad \`${type}\` frame: ${where}${issue.message}`);
+    throw new FrameError("bad_frame", `bad ${what}: ${where}${issue.message}`);
   }
-  return parsed.data as ClientFrame;
+  return parsed.data;
+}
+
+const ROOM_ACT = oneAction(ACT_FIELDS);
+export type RoomAct = z.infer<typeof ACT_FIELDS>;
+
+/** A match room's `act` message, checked as the bot door checks an `act` frame (less `type` and `match`). */
+export function decodeRoomAct(raw: unknown): RoomAct {
+  return check(ROOM_ACT, raw, "`act` message");
 }

@@ -1,6 +1,6 @@
 import { type Client, Room } from "@colyseus/core";
 import { z } from "zod";
-import { unstorable } from "../../db/storable.ts";
+import { decodeRoomAct, FrameError } from "../gateway/client-frames.ts";
 import type { ErrorFrame } from "../../protocol/frames.ts";
 import type { PrivateMatchRequest } from "../match/live-matches.ts";
 import { type Match, MatchRequestError, type SeatLink } from "../match/match.ts";
@@ -199,11 +199,15 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
     if (viewer.seat === null) {
       return this.sendError(client, { code: "spectator", message: "spectators watch; they cannot act" });
     }
-    const m = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
-    const unfit = unstorable(message);
-    if (unfit) return this.sendError(client, { code: "bad_frame", message: `bad \`act\` message: ${unfit}` });
-    const meta = typeof m.meta === "object" && m.meta !== null ? m.meta as Record<string, unknown> : undefined;
-    this.match.act(viewer.seat, m.seq, m.action, meta, viewer.link);
+    let act;
+    try {
+      act = decodeRoomAct(message);
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      return this.sendError(client, { code: error.code, message: error.message });
+    }
+    if (act.actionId !== undefined) this.match.actById(viewer.seat, act.seq, act.actionId, act.meta, viewer.link);
+    else this.match.act(viewer.seat, act.seq, act.action, act.meta, viewer.link);
   }
 
   private sendError(client: Client, error: Pick<ErrorFrame, "code" | "message">): void {

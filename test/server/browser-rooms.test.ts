@@ -108,6 +108,33 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     await again.leave();
   });
 
+  it("reads a room's act as the bot door reads one: an actionId plays, a bad act is refused costing no retry", async () => {
+    const room = await client.create("kuhn-poker", {
+      opponents: { "1": "strategy:always-call" },
+      config: { rounds: 1 },
+    });
+    const frames = record(room);
+    const turn = await until("a turn", () => frames.find((f): f is TurnFrame => f.type === "turn"));
+    room.send("act", { seq: turn.seq, action: "bet", actionId: 1 });
+    const both = await until("the refusal", () => frames.find((f) => f.type === "error"));
+    expect(both).toMatchObject({
+      code: "bad_frame",
+      message: "bad `act` message: give `action` or `actionId`, not both",
+    });
+    room.send("act", { seq: turn.seq, action: "bet", extra: 1 });
+    await until("the second refusal", () => frames.filter((f) => f.type === "error")[1]);
+    expect(frames.filter((f) => f.type === "error")[1]).toMatchObject({
+      code: "bad_frame",
+      message: expect.stringContaining("extra"),
+    });
+    room.send("act", { seq: turn.seq, actionId: 1 }); // Kuhn's id 1 is bet (OpenSpiel's)
+    const end = await until("the end", () => frames.find((f): f is MatchEndFrame => f.type === "match_end"));
+    expect(end.reason).toBe("completed");
+    const { steps } = await (await fetch(`${server.url}/matches/${end.match}`)).json();
+    expect(steps[0]).toMatchObject({ seq: turn.seq, action: { type: "bet" }, input: { actionId: 1 }, attempts: [] });
+    await room.leave();
+  });
+
   it("explains a bad matchmaking request", async () => {
     await expect(client.joinOrCreate("kuhn-poker", { matchId: "nope" })).rejects.toThrow(/no live match `nope`/);
     await expect(client.create("chess")).rejects.toThrow(/no room type `chess`; rooms: ipd, /);
