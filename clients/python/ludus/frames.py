@@ -29,6 +29,7 @@ __all__ = [
     "ConductPolicy",
     "CreateFrame",
     "CreatedFrame",
+    "ErrorCode",
     "ErrorFrame",
     "JoinFrame",
     "MatchEndFrame",
@@ -252,9 +253,40 @@ class AckFrame(TypedDict):
     duplicate: bool
 
 
+ErrorCode = Literal[
+    "bad_frame",
+    "unknown_type",
+    "frame_too_large",
+    "rate_limited",
+    "not_authenticated",
+    "bad_token",
+    "already_authenticated",
+    "unknown_game",
+    "bad_config",
+    "bad_strategy",
+    "unknown_match",
+    "match_full",
+    "already_seated",
+    "too_many_matches",
+    "not_seated",
+    "spectator",
+    "unknown_ticket",
+    "not_your_turn",
+    "malformed_action",
+    "illegal_action",
+    "stale_sequence",
+    "wrong_sequence",
+    "match_over",
+    "store_unavailable",
+    "server_stopping",
+    "internal_error",
+]
+"""What an ``error`` frame's ``code`` says (docs/protocol.md, "Error codes")."""
+
+
 class ErrorFrame(TypedDict):
     type: Literal["error"]
-    code: str
+    code: ErrorCode
     message: str
     match: NotRequired[str]
     seq: NotRequired[int]
