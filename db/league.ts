@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { EndReasonRecord, SeatRecord } from "./records.ts";
-import { playerId } from "./players.ts";
+import { playerId } from "../protocol/players.ts";
 import type { Sql } from "./sql.ts";
 
 /** How a tournament pairs its players (see server/league/tournament/schedule.ts). */

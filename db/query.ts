@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { games, registry } from "../games/registry.ts";
-import { PLAYER_KINDS, seatOfPlayer } from "./players.ts";
+import { PLAYER_KINDS, seatOfPlayer } from "../protocol/players.ts";
 import { END_REASONS, SEAT_STATUSES } from "./records.ts";
 import type { MatchFilter, MatchPosition } from "./store.ts";
 

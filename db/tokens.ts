@@ -3,7 +3,7 @@ import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import type { SeatKind } from "../protocol/frames.ts";
 import { transient } from "./group-commit.ts";
-import { playerId } from "./players.ts";
+import { playerId } from "../protocol/players.ts";
 import type { Sql } from "./sql.ts";
 
 /** The kinds a token may play as: a program, or a program that relays a language model. */

@@ -1,4 +1,5 @@
-import { PLAYER_KINDS, type PlayerFilter, seatOfPlayer } from "../../db/players.ts";
+import type { PlayerFilter } from "../../db/players.ts";
+import { PLAYER_KINDS, seatOfPlayer } from "../../protocol/players.ts";
 import { checkParams, limitParam, QueryError } from "../../db/query.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import type { SeatKind } from "../../protocol/frames.ts";

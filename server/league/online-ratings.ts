@@ -1,5 +1,5 @@
 import type { RatedMatch, SkillRating } from "../../db/league.ts";
-import { playerId } from "../../db/players.ts";
+import { playerId } from "../../protocol/players.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import type { Match } from "../match/match.ts";
 import { newRating, rateMatch } from "./ratings/online.ts";

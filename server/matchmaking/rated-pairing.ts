@@ -1,5 +1,5 @@
 import type { SkillRating } from "../../db/league.ts";
-import { playerId } from "../../db/players.ts";
+import { playerId } from "../../protocol/players.ts";
 import { mayMeet, type PairingRule, type Ticket } from "./matchmaker.ts";
 
 /**

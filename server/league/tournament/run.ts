@@ -1,7 +1,7 @@
 import { configure } from "../../../games/core/config.ts";
 import { getGame } from "../../../games/registry.ts";
 import type { NewTournament, SlotRecord, TournamentFormat, TournamentRecord } from "../../../db/league.ts";
-import { playerId } from "../../../db/players.ts";
+import { playerId } from "../../../protocol/players.ts";
 import type { ReplayStore } from "../../../db/store.ts";
 import { yieldToEventLoop } from "../../../db/sql.ts";
 import type { LiveMatches } from "../../match/live-matches.ts";

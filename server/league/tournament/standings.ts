@@ -1,5 +1,5 @@
 import type { RatingRecord, SlotRecord, TournamentRecord } from "../../../db/league.ts";
-import { playerId } from "../../../db/players.ts";
+import { playerId } from "../../../protocol/players.ts";
 import { bootstrapBradleyTerry, type Comparison, eloOf, scoreOf } from "../ratings/bradley-terry.ts";
 import { conservative } from "../ratings/online.ts";
 import { alphaRank } from "../ratings/alpha-rank.ts";

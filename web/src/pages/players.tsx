@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, league, type PlayerDetail, type PlayerInfo, type RatingPoint, type StoredMatch } from "../api.ts";
-import { playerId } from "../../../db/players.ts";
+import { playerId } from "../../../protocol/players.ts";
 import { Chart } from "../chart.tsx";
 import { navigate } from "../router.ts";
 import { kindOf, nameOf, two, useGames, when } from "./league.tsx";
