@@ -1,5 +1,5 @@
 import { jsonString as text, jsonTime as time, perGame } from "./json-text.ts";
-import type { MatchRecord } from "../records.ts";
+import type { MatchRecord, SeatRecord } from "../records.ts";
 import type { ReplayStore } from "../store.ts";
 import { estimatedRows, type PageEntry, type StepsReader } from "./source.ts";
 
@@ -7,7 +7,8 @@ import { estimatedRows, type PageEntry, type StepsReader } from "./source.ts";
  * `episodes.jsonl`: one JSON object per match — its record and every decision in `seq` order, the full
  * replay (like a Kaggle environment's episode). So that a file of several games reads in readers that type
  * columns (pyarrow), the game-shaped values (config, observation, action) sit under the game's id
- * (`{"ipd": {...}}`), and what a client sent in whatever shape it chose (input, attempts, meta) is JSON text.
+ * (`{"ipd": {...}}`), what a client sent in whatever shape it chose (input, attempts, meta) and a refusal (error)
+ * are JSON text, and every seat carries every key of a seat record.
  */
 
 /**
@@ -23,7 +24,7 @@ const stepJson = (opened: string) =>
     '{"seq":', seq, ',"turn":', turn, ',"seat":', seat, ',"observation":', ${opened}, observation,
     '},"action":', CASE WHEN action IS NULL THEN 'null' ELSE concat(${opened}, action::text, '}') END,
     ',"input":', coalesce(to_json(input::text)::text, 'null'),
-    ',"legal":', legal::text, ',"error":', coalesce(error::text, 'null'),
+    ',"legal":', legal::text, ',"error":', coalesce(to_json(error::text)::text, 'null'),
     ',"attempts":', coalesce(to_json(attempts::text)::text, 'null'),
     ',"defaulted":', coalesce(to_json(defaulted)::text, 'null'),
     ',"latency_ms":', latency_ms::text::numeric, ',"meta":', coalesce(to_json(meta::text)::text, 'null'),
@@ -103,6 +104,34 @@ export const episodeSteps: StepsReader<EpisodeSteps> = async (store, matches) =>
   return { steps, chars, rows: short.reduce((n, m) => n + estimatedRows(m), 0) };
 };
 
+/** Every key a seat record may have, in this order: each seat of every line carries all of them (null when absent). */
+const SEAT_KEYS = [
+  "kind",
+  "name",
+  "tokenId",
+  "strategy",
+  "model",
+  "endpoint",
+  "sampling",
+  "policyId",
+  "policyVersion",
+  "greedy",
+  "learner",
+] as const satisfies readonly (keyof SeatRecord)[];
+
+/**
+ * A seat in one shape whatever played it: readers that type columns from the first lines (pyarrow, Hugging Face
+ * datasets) refuse a seat struct that gains a field (an LLM's model) after lines of built-ins. Sampling parameters
+ * are JSON text (any key, text or number).
+ */
+function seatShape(seat: SeatRecord | null): Record<string, unknown> | null {
+  if (seat === null) return null;
+  const shaped: Record<string, unknown> = {};
+  for (const key of SEAT_KEYS) shaped[key] = seat[key] ?? null;
+  if (seat.sampling) shaped.sampling = JSON.stringify(seat.sampling);
+  return shaped;
+}
+
 /** Pieces of a short match's steps text it is handed over in, so its line is never copied whole. */
 const PIECE_CHARS = 1 << 20;
 
@@ -115,13 +144,9 @@ export function episodeLine(
     text(m.variant)
   },"config":${perGame(m.game, JSON.stringify(m.config))},"seed":${text(m.seed)},"group":${
     text(m.group ?? null)
-  },"seats":${
-    JSON.stringify(
-      m.seats.map((seat) => (seat?.sampling ? { ...seat, sampling: JSON.stringify(seat.sampling) } : seat)),
-    )
-  },"conduct":${JSON.stringify(m.conduct)},"statuses":${JSON.stringify(m.statuses)},"returns":${
-    JSON.stringify(m.returns)
-  },"end_reason":${text(m.endReason)},"error":${
+  },"seats":${JSON.stringify(m.seats.map(seatShape))},"conduct":${JSON.stringify(m.conduct)},"statuses":${
+    JSON.stringify(m.statuses)
+  },"returns":${JSON.stringify(m.returns)},"end_reason":${text(m.endReason)},"error":${
     text(m.error ?? null)
   },"culprit":${m.culprit},"game_steps":${m.steps},"created_at":${time(m.createdAt)},"started_at":${
     time(m.startedAt)

@@ -5,8 +5,8 @@ import type { ExportMatch } from "./source.ts";
 import { rowChars, type TurnRow, turnRows } from "./turns-view.ts";
 
 /**
- * Parquet exports, streamed. `parquet`: the turns view as a Parquet file (ZSTD), with the columns and names of `turns.jsonl`;
- * JSON-valued columns (observation, messages, action, error) are JSON text.
+ * Parquet exports, streamed. `parquet`: the turns view as a Parquet file (ZSTD), with the columns and names of `turns.jsonl`
+ * (both written from HEAD, played-by.ts and TAIL); JSON-valued columns (observation, messages, action, error) are JSON text.
  *
  * Memory stays bounded: each page of matches becomes Arrow record batches of at most about BATCH_CHARS
  * characters (a long match makes several), handed one at a time to parquet-wasm's streaming writer, which
@@ -19,7 +19,18 @@ export const ROW_GROUP_BYTES = 32 * 1024 * 1024;
 /** Characters of rows per record batch, about. */
 const BATCH_CHARS = 4_000_000;
 
-type Column = readonly [name: string, type: arrow.DataType, nullable: boolean, value: (r: TurnRow) => unknown];
+/**
+ * A column of the turns view: its name, Arrow type and nullability, and its value. `game` marks a game-shaped value
+ * (JSON text): Parquet stores the bare value, `turns.jsonl` the value under the game's id (`{"ipd": …}`). Every other
+ * value is written as it is, JSON text as a string: this list is the one definition of both formats' columns.
+ */
+export type Column = readonly [
+  name: string,
+  type: arrow.DataType,
+  nullable: boolean,
+  value: (r: TurnRow) => string | number | boolean | null,
+  game?: "game",
+];
 
 const utf8 = new arrow.Utf8();
 const int32 = new arrow.Int32();
@@ -27,7 +38,7 @@ const float64 = new arrow.Float64();
 const bool = new arrow.Bool();
 
 /** The columns before who played (played-by.ts) and those after, in turns.jsonl's order. */
-const HEAD: readonly Column[] = [
+export const HEAD: readonly Column[] = [
   ["match_id", utf8, false, (r) => r.matchId],
   ["game", utf8, false, (r) => r.game],
   ["game_version", int32, false, (r) => r.gameVersion],
@@ -35,14 +46,16 @@ const HEAD: readonly Column[] = [
   ["seat", int32, false, (r) => r.seat],
   ["role", utf8, false, (r) => r.role],
 ];
-const TAIL: readonly Column[] = [
+export const TAIL: readonly Column[] = [
   ["turn", int32, false, (r) => r.turn],
   ["seq", int32, false, (r) => r.seq],
-  ["observation", utf8, false, (r) => r.observation],
+  ["observation", utf8, false, (r) => r.observation, "game"],
   ["prompt", utf8, true, (r) => r.prompt],
+  // JSON text whose shape is the seat's (chat messages) or absent on most rows: text in JSONL too, since a reader
+  // that types columns from its first rows (pyarrow, Hugging Face datasets) cannot take a nested value after nulls.
   ["messages", utf8, true, (r) => r.messages],
   ["response", utf8, true, (r) => r.response],
-  ["action", utf8, true, (r) => r.action],
+  ["action", utf8, true, (r) => r.action, "game"],
   ["legal", bool, false, (r) => r.legal],
   ["error", utf8, true, (r) => r.error],
   ["attempts", int32, false, (r) => r.attempts],

@@ -10,10 +10,9 @@ import { jsonString } from "./json-text.ts";
  * seat attached them.
  */
 
-/** A value as JSONL writes it and Parquet stores it: `json` values are spliced in JSONL and JSON text in Parquet. */
+/** A value as JSONL writes it and Parquet stores it (JSON text is a string in both: see turns.ts). */
 type Value =
   | { readonly kind: "text"; readonly value: string | null }
-  | { readonly kind: "json"; readonly value: string | null }
   | { readonly kind: "int"; readonly value: number | null }
   | { readonly kind: "bool"; readonly value: boolean | null };
 
@@ -42,7 +41,7 @@ const COLUMNS: readonly (readonly [name: string, type: arrow.DataType, source: S
   [
     "logprobs",
     new arrow.Utf8(),
-    (_, meta) => ({ kind: "json", value: Array.isArray(meta?.logprobs) ? JSON.stringify(meta.logprobs) : null }),
+    (_, meta) => text(Array.isArray(meta?.logprobs) ? JSON.stringify(meta.logprobs) : null),
   ],
 ];
 

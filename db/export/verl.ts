@@ -9,13 +9,31 @@ import { type TurnRow, turnRows } from "./turns-view.ts";
  * messages), `ability`, `reward_model`, `extra_info` — one row per decision.
  */
 
+/**
+ * An LLM seat's own messages in one shape, `{role, content}` with text content (other content as JSON text, other
+ * keys left out): a reader that types columns from its first rows refuses a struct that gains a field later.
+ */
+function chatMessages(messages: string): string {
+  const parsed: unknown = JSON.parse(messages);
+  const list = Array.isArray(parsed) ? parsed : [parsed];
+  return JSON.stringify(list.map((m) => {
+    const { role, content } = (m ?? {}) as { role?: unknown; content?: unknown };
+    return {
+      role: typeof role === "string" ? role : JSON.stringify(role ?? null),
+      content: typeof content === "string" ? content : JSON.stringify(content ?? null),
+    };
+  }));
+}
+
 export function verlLines(entry: ExportMatch, discount: number): { pieces: Iterable<string>; rows: number } {
   const { match } = entry;
   const system = rulesText(match.game, match.gameVersion, match.config);
   const systemMessage = system === null ? "" : `{"role":"system","content":${text(system)}},`;
   const head = `{"data_source":${text(match.game)},"prompt":`;
   const line = (r: TurnRow) => {
-    const prompt = r.messages ?? `[${systemMessage}{"role":"user","content":${text(r.prompt)}}]`;
+    const prompt = r.messages !== null
+      ? chatMessages(r.messages)
+      : `[${systemMessage}{"role":"user","content":${text(r.prompt)}}]`;
     return `${head}${prompt},"ability":"game","reward_model":{"style":"rule","ground_truth":${
       text(r.action)
     }},"extra_info":{"match_id":${text(r.matchId)},"game_version":${r.gameVersion},"variant":${

@@ -92,7 +92,7 @@ describe.skipIf(!ready)(suite, () => {
       expect(JSON.parse(row.participant_sampling)).toEqual(SAMPLING);
       // The fake scores the answer in pieces of 7 characters; the bytes arrays are left out.
       const pieces: string[] = row.response.match(/[\s\S]{1,7}/g);
-      expect(row.logprobs).toEqual(pieces.map((piece, i) => {
+      expect(JSON.parse(row.logprobs)).toEqual(pieces.map((piece, i) => {
         const { bytes: _, top_logprobs, ...token } = logprobOf(piece, i, 2);
         return { ...token, top_logprobs: top_logprobs.map(({ bytes: _, ...t }) => t) };
       }));

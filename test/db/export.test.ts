@@ -167,7 +167,7 @@ const key = (r: Row): string => {
  */
 function parquetRows(bytes: Uint8Array): Row[] {
   const table = arrow.tableFromIPC(parquet.readParquet(bytes).intoIPCStream());
-  const json = ["observation", "messages", "action", "error", "logprobs"];
+  const json = ["observation", "action"]; // the game-shaped ones; the other JSON columns are text in JSONL too
   return table.toArray().map((row) => {
     const o = row.toJSON() as Record<string, unknown>;
     for (const k of json) if (typeof o[k] === "string") o[k] = JSON.parse(o[k] as string);
@@ -188,7 +188,7 @@ const episodeStep = (game: string) => (s: StepRecordRow) => ({
   action: perGame(game, s.action),
   input: s.input == null ? null : JSON.stringify(s.input),
   legal: s.legal,
-  error: s.error,
+  error: s.error === null ? null : JSON.stringify(s.error),
   attempts: JSON.stringify(s.attempts),
   defaulted: s.defaulted,
   latency_ms: s.latencyMs,
@@ -317,7 +317,7 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
             participant_endpoint: ALICE_MODEL.endpoint,
             participant_sampling: expect.any(String),
             renderer: "spiral",
-            logprobs: step.meta!.logprobs,
+            logprobs: JSON.stringify(step.meta!.logprobs),
           }
           : {
             participant_kind: "builtin",
@@ -337,11 +337,11 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
         turn: step.turn,
         observation: { "kuhn-poker": step.observation },
         prompt: kuhn.describe(step.observation),
-        messages: step.meta?.prompt ?? null,
+        messages: step.meta?.prompt ? JSON.stringify(step.meta.prompt) : null,
         response: step.meta?.response ?? null,
         action: { "kuhn-poker": step.action },
         legal: true,
-        error: step.error,
+        error: step.error && JSON.stringify(step.error),
         attempts: step.attempts.length,
         defaulted: null,
         latency_ms: 1.5,
@@ -349,7 +349,8 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
         completion_tokens: step.seat === 0 ? 7 : null,
       });
     }
-    expect(turns[0]).toMatchObject({ attempts: 1, error: { code: "illegal_action" } });
+    expect(turns[0]).toMatchObject({ attempts: 1 });
+    expect(JSON.parse(turns[0].error as string)).toMatchObject({ code: "illegal_action" });
     // Sampling parameters are JSON text (whatever the seat declared, so readers never meet two types in one column).
     expect(JSON.parse(turns[0].participant_sampling as string)).toEqual(ALICE_MODEL.sampling);
     // Only the match's last row carries the cursor that resumes after it.
@@ -363,7 +364,8 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
       [0, 1, true, false],
       [1, 0, false, true],
     ]);
-    expect(turns[2]).toMatchObject({ error: { code: "timeout" }, reward: 0, return_to_go: 0 });
+    expect(turns[2]).toMatchObject({ reward: 0, return_to_go: 0 });
+    expect(JSON.parse(turns[2].error as string)).toMatchObject({ code: "timeout" });
   });
 
   it("shapes verl.jsonl rows: rules and the observation's text, or the LLM's own messages", async () => {
@@ -376,7 +378,7 @@ describe.each(BACKENDS)("dataset export (%s)", (backend) => {
       const match = ENDED.find((r) => r.match.id === turn.match_id)!.match as MatchRecord;
       expect(row).toEqual({
         data_source: "kuhn-poker",
-        prompt: turn.messages ??
+        prompt: (turn.messages && JSON.parse(turn.messages as string)) ??
           [{ role: "system", content: kuhn.rules(match.config) }, { role: "user", content: turn.prompt }],
         ability: "game",
         reward_model: { style: "rule", ground_truth: JSON.stringify((turn.action as Row)["kuhn-poker"]) },
