@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { Client, CloseCode, type Room } from "@colyseus/sdk";
+import { Client, CloseCode, MatchMakeError, type Room } from "@colyseus/sdk";
 import type {
   ErrorFrame,
   MatchEndFrame,
@@ -368,6 +368,7 @@ export class MatchSession {
       try {
         room = await colyseus().joinOrCreate(game, { matchId, seatKey: this.key });
       } catch (error) {
+        if (!(error instanceof MatchMakeError)) throw error;
         if (!refused(error)) continue;
         sessions.delete(matchId);
         forgetSeat(matchId);
@@ -453,7 +454,8 @@ export class MatchSession {
       try {
         return await MatchSession.takeSeat(matchId, saved);
       } catch (e) {
-        if (e instanceof SeatGone) throw e;
+        // The SDK's own failures (an unreachable server included) are MatchMakeErrors; anything else is a fault here.
+        if (!(e instanceof MatchMakeError)) throw e;
         if (refused(e)) {
           forgetSeat(matchId);
           throw new SeatGone(saved.seat, (e as Error).message);
