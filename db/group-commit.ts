@@ -81,7 +81,7 @@ const merge = (earlier: Batch, later: Batch): Batch => ({
 const MATCH_COLUMNS = "id text, game text, game_version integer, variant text, config jsonb, seed text, " +
   "seats jsonb, conduct jsonb, statuses jsonb, returns jsonb, end_reason text, culprit integer, steps integer, " +
   "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text, group_id text, rated boolean, " +
-  "owner text, owner_epoch integer";
+  "seat_keys jsonb, owner text, owner_epoch integer";
 const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation json, action json, " +
   "input json, legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, " +
   "rewards json, writer text, at timestamptz, offered json, legal_ids json, prompt text";
@@ -113,7 +113,8 @@ WITH ${
   SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCH_COLUMNS})${onlyIfOwned}
   ON CONFLICT (id) DO UPDATE SET seats = EXCLUDED.seats, statuses = EXCLUDED.statuses,
     returns = EXCLUDED.returns, end_reason = EXCLUDED.end_reason, culprit = EXCLUDED.culprit,
-    steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, error = EXCLUDED.error
+    steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, error = EXCLUDED.error,
+    seat_keys = EXCLUDED.seat_keys
     WHERE matches.end_reason IS DISTINCT FROM 'error' AND matches.owner IS NOT DISTINCT FROM EXCLUDED.owner
       AND matches.owner_epoch IS NOT DISTINCT FROM EXCLUDED.owner_epoch
   RETURNING 1
@@ -154,6 +155,7 @@ function matchRow(m: MatchRecord, owner: NodeLife | undefined): Record<string, u
     invite: m.invite ?? null,
     group_id: m.group ?? null,
     rated: m.rated ?? false,
+    seat_keys: m.seatKeys ?? null,
     owner: owner?.node ?? null,
     owner_epoch: owner?.epoch ?? null,
   };

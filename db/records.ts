@@ -65,6 +65,11 @@ export interface MatchRecord {
    * restore the match (never served: it is a capability).
    */
   readonly invite?: string | null;
+  /**
+   * Each browser seat's key as its SHA-256 (hex), null for the others: a page holding the key takes its seat back
+   * after a restart. Read back only to restore the match (never served: a credential's digest).
+   */
+  readonly seatKeys?: readonly (string | null)[] | null;
   /** The seed group it belongs to (the same start played several times), as its creator named it. */
   readonly group?: string | null;
   /** Whether it counts for ratings (the public queue's and tournaments' matches do); false when left out. */

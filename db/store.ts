@@ -61,7 +61,7 @@ export interface MatchPosition {
 
 const MATCH_COLUMNS = `id, game, game_version, variant, config, seed, seats, conduct, statuses, returns,
   end_reason, culprit, steps, created_at, started_at, ended_at, error, group_id, end_seq, rated`;
-// The invite is a capability: read back only to restore a match, never for the API or exports.
+// The invite and the seat keys are capabilities: read back only to restore a match, never for the API or exports.
 const MATCH_SELECT = `SELECT ${MATCH_COLUMNS} FROM matches`;
 
 const STEP_SELECT = `SELECT match_id, seq, turn, seat, observation, action, input, legal, error, attempts, defaulted,
@@ -94,6 +94,7 @@ function toMatch(r: Row): MatchRecord {
     rated: r.rated === true,
     endSeq: r.end_seq == null ? null : Number(r.end_seq),
     ...("invite" in r ? { invite: (r.invite ?? null) as string | null } : {}),
+    ...("seat_keys" in r ? { seatKeys: (r.seat_keys ?? null) as (string | null)[] | null } : {}),
   };
 }
 
@@ -441,12 +442,12 @@ export class ReplayStore {
   }
 
   /**
-   * Matches that never ended (a server stopped mid-match), oldest first, with their invites: all of them, or
-   * those of `ids`.
+   * Matches that never ended (a server stopped mid-match), oldest first, with their invites and seat keys: all of
+   * them, or those of `ids`.
    */
   async unfinished(ids?: readonly string[]): Promise<MatchRecord[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT ${MATCH_COLUMNS}, invite FROM matches WHERE ended_at IS NULL${
+      `SELECT ${MATCH_COLUMNS}, invite, seat_keys FROM matches WHERE ended_at IS NULL${
         ids ? " AND id = ANY($1::text[])" : ""
       } ORDER BY created_at, id`,
       ids ? [textArray(ids)] : [],

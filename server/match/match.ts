@@ -201,6 +201,8 @@ interface Seat {
   greeted?: boolean;
   /** The sequence number of its move in the step being collected. */
   seq?: number;
+  /** A browser seat's key, as its SHA-256 (hex): whoever holds the key takes the seat (see `keySeat`). */
+  keyHash?: string;
 }
 
 /** `suspended`: put to rest by a stopping server, its log kept for the next start to restore. */
@@ -370,6 +372,9 @@ export class Match {
    */
   restore(record: MatchRecord, steps: readonly StepRecordRow[]): void {
     this.opened = true;
+    record.seatKeys?.forEach((hash, seat) => {
+      if (hash && this.seats[seat]) this.seats[seat].keyHash = hash;
+    });
     this.log = new Map(steps.map((row) => [row.seq, row]));
     this.startedAt = record.startedAt;
     if (this.openSeats().length === 0) this.start();
@@ -430,6 +435,24 @@ export class Match {
   /** The seats a token sits in. */
   seatsOf(tokenId: string): number[] {
     return this.seats.flatMap((s, seat) => (s.participant?.tokenId === tokenId ? [seat] : []));
+  }
+
+  /**
+   * Keys a browser's seat: a page that later presents the key (its SHA-256 here) takes the seat back, as a bot's token
+   * does, and the key is kept with the match's record so that it still works after a restart, when the browser's
+   * Colyseus reconnection token no longer does.
+   */
+  keySeat(seat: number, keyHash: string): void {
+    const slot = this.seats[seat];
+    if (!slot?.participant || slot.keyHash === keyHash || this.phase === "ended" || this.suspended) return;
+    slot.keyHash = keyHash;
+    this.guarded("keying a seat", () => this.writeRecord());
+  }
+
+  /** The seat whose key has this SHA-256, if any. */
+  seatWithKey(keyHash: string): number | undefined {
+    const seat = this.seats.findIndex((s) => s.keyHash === keyHash);
+    return seat < 0 ? undefined : seat;
   }
 
   /** Which seat decision `seq` belongs to (open or taken), if it was issued. */
@@ -1240,6 +1263,7 @@ export class Match {
       invite: this.invite,
       group: this.group,
       rated: this.rated,
+      seatKeys: this.seats.some((s) => s.keyHash) ? this.seats.map((s) => s.keyHash ?? null) : null,
     });
     if (hold) this.persist(write);
     else write.catch((error: Error) => this.journalFailed(error));

@@ -294,6 +294,10 @@ export class BrowserRooms {
   private async placeOf(matchId: string): Promise<{ gameId: string; rooms: string }> {
     const match = this.context.matches.get(matchId);
     if (match && !match.suspended) return { gameId: match.game.id, rooms: matchMaker.processId };
+    // This server is stopping to restart: its next start restores the match, and its pages come back then.
+    if (match && !this.cluster.rooms) {
+      throw new Refusal(503, "server_stopping", `the server is restarting; match ${matchId} goes on once it is back`);
+    }
     const [owner] = this.cluster.rooms ? await this.cluster.owners([matchId]) : [];
     const record = owner && await this.context.matches.store?.match(matchId);
     if (!owner || !record) throw new Refusal(404, "unknown_match", `no live match \`${matchId}\``);

@@ -1,4 +1,5 @@
-import { type Client, Room } from "@colyseus/core";
+import { createHash } from "node:crypto";
+import { type Client, CloseCode, ErrorCode, Room, ServerError } from "@colyseus/core";
 import { z } from "zod";
 import { decodeRoomAct, FrameError } from "../gateway/client-frames.ts";
 import type { ErrorFrame } from "../../protocol/frames.ts";
@@ -20,6 +21,11 @@ export interface MatchRoomOptions extends Partial<Omit<PrivateMatchRequest, "gam
   readonly invite?: string;
   readonly spectate?: boolean;
   readonly name?: string;
+  /**
+   * A secret the page keeps for its seat. Given with a way into a seat (creating, a ticket, an invite), it keys the
+   * seat; given alone, it takes back the seat it keys: after a restart too, when a reconnection token is of no use.
+   */
+  readonly seatKey?: string;
 }
 
 /**
@@ -45,7 +51,11 @@ export const ROOM_OPTIONS = z.strictObject({
   seat: z.number().int().min(0).max(1023).optional(),
   opponents: z.record(z.string(), z.string().max(128)).optional(),
   seed: id.optional(),
+  seatKey: z.string().min(16).max(128).optional(),
 });
+
+/** What the match keeps of a seat's key: its SHA-256, so the store never holds the secret itself. */
+const keyHash = (seatKey: string): string => createHash("sha256").update(seatKey).digest("hex");
 
 /** Messages a client may send a match room each second; a flood closes its connection (Colyseus counts). */
 const MESSAGES_PER_SECOND = 20;
@@ -119,6 +129,7 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
       const mine = seat = this.creatorSeat;
       this.creatorSeat = null;
       this.match.claim(seat, { kind: "human", name });
+      if (options.seatKey !== undefined) this.match.keySeat(seat, keyHash(options.seatKey));
       this.viewers.set(client.sessionId, { seat, link });
       // `created` once the record is durable, and the seat taken only then, so its `match_start` follows.
       const created = {
@@ -140,12 +151,42 @@ export class MatchRoom extends Room<{ state: MatchStateInstance }> {
         throw new Error(`invite \`${options.invite}\` is not for match ${this.match.id}`);
       }
       seat = this.context.matches.joinByInvite(options.invite, { kind: "human", name }).seat;
+    } else if (options.seatKey !== undefined && !options.spectate) {
+      return this.takeBack(client, link, options.seatKey);
     } else if (!options.spectate) {
-      throw new Error("join with a seat `ticket` (from the queue), an `invite`, or with `spectate: true`");
+      throw new Error(
+        "join with a seat `ticket` (from the queue), an `invite`, a `seatKey` of yours, or with `spectate: true`",
+      );
     }
+    if (seat !== null && options.seatKey !== undefined) this.match.keySeat(seat, keyHash(options.seatKey));
     this.viewers.set(client.sessionId, { seat, link });
     if (seat === null) this.match.watch(link);
     else this.match.connect(seat, link);
+  }
+
+  /**
+   * The seat a page's key opens, taken back as a resume (a full snapshot and the open turn). A page of the seat still
+   * here is told the seat went elsewhere, as when a reconnection token is used from another tab.
+   */
+  private takeBack(client: Client, link: SeatLink, seatKey: string): void {
+    const seat = this.match.seatWithKey(keyHash(seatKey));
+    // The page is told in Colyseus's numeric codes: a refusal it stops at, or one to try again shortly.
+    if (seat === undefined) {
+      throw new ServerError(ErrorCode.AUTH_FAILED, `that key opens no seat of match ${this.match.id}`);
+    }
+    try {
+      this.match.connect(seat, link);
+    } catch (error) {
+      if (!(error instanceof MatchRequestError)) throw error;
+      const code = error.code === "server_stopping" ? CloseCode.MAY_TRY_RECONNECT : ErrorCode.AUTH_FAILED;
+      throw new ServerError(code, error.message);
+    }
+    this.viewers.set(client.sessionId, { seat, link });
+    for (const other of this.clients) {
+      if (other !== client && this.viewers.get(other.sessionId)?.seat === seat) {
+        other.leave(CloseCode.WITH_ERROR, "your seat was taken over by another page");
+      }
+    }
   }
 
   override onDrop(client: Client): void {

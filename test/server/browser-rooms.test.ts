@@ -1,4 +1,5 @@
-import { Client, type Room } from "@colyseus/sdk";
+import { createHash } from "node:crypto";
+import { Client, CloseCode, type Room } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MatchEndFrame, ServerFrame, TurnFrame } from "../../protocol/frames.ts";
 import { RawBot } from "../support/raw-bot.ts";
@@ -133,6 +134,33 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     const { steps } = await (await fetch(`${server.url}/matches/${end.match}`)).json();
     expect(steps[0]).toMatchObject({ seq: turn.seq, action: { type: "bet" }, input: { actionId: 1 }, attempts: [] });
     await room.leave();
+  });
+
+  it("a seat's key takes the seat back from the page that had it, which is told; another key opens nothing", async () => {
+    const key = `key-${crypto.randomUUID()}`;
+    const room = await client.create("ipd", { opponents: { "1": "strategy:tit-for-tat" }, seatKey: key });
+    const frames = record(room);
+    let closed: number | undefined;
+    room.onLeave((code: number) => (closed = code));
+    await until("a turn", () => frames.find((f) => f.type === "turn"));
+    // The store keeps the key's digest only, for a restarted server to honour it.
+    const digest = createHash("sha256").update(key).digest("hex");
+    const [kept] = await until("the key's digest in the store", async () => {
+      const found = await server.server.store.unfinished([room.roomId]);
+      return found[0]?.seatKeys?.[0] === digest && found;
+    });
+    expect(JSON.stringify(kept)).not.toContain(key);
+
+    const again = await client.joinOrCreate("ipd", { matchId: room.roomId, seatKey: key });
+    const after = record(again);
+    const start = await until("match_start by the key", () => after.find((f) => f.type === "match_start"));
+    expect(start).toMatchObject({ match: room.roomId, seat: 0, resumed: true });
+    await until("the first page to be told its seat went elsewhere", () => closed === CloseCode.WITH_ERROR);
+    await expect(client.joinOrCreate("ipd", { matchId: room.roomId, seatKey: "not-the-seat-key-at-all" })).rejects
+      .toThrow(/that key opens no seat/);
+    const { end } = await playOut(again, after, "cooperate");
+    expect(end.statuses).toEqual(["DONE", "DONE"]);
+    await again.leave();
   });
 
   it("explains a bad matchmaking request", async () => {

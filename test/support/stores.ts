@@ -6,11 +6,16 @@ import postgres from "postgres";
 import { ReplayStore, type StoreOptions } from "../../db/store.ts";
 import { migratedDataDir } from "./data-dirs.ts";
 
+/** What migration 9 (browser seats' keys) adds, removed. */
+const UNDO_SEAT_KEYS_SCHEMA = `
+  ALTER TABLE matches DROP COLUMN seat_keys;
+  DELETE FROM ludus_schema WHERE version = 9;`;
+
 /** Migration 8 only replaces the end-sequence trigger's function, so forgetting it is enough: it is applied again. */
-const UNDO_END_SEQ_SCHEMA = `
+const UNDO_END_SEQ_SCHEMA = `${UNDO_SEAT_KEYS_SCHEMA}
   DELETE FROM ludus_schema WHERE version = 8;`;
 
-/** What migrations 7 (the cluster's nodes and match owners) and 8 add, removed: back to schema 6. */
+/** What migrations 7 (the cluster's nodes and match owners) and later add, removed: back to schema 6. */
 export const UNDO_CLUSTER_SCHEMA = `${UNDO_END_SEQ_SCHEMA}
   DROP TABLE nodes, cluster;
   DROP INDEX matches_by_invite;

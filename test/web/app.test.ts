@@ -283,8 +283,11 @@ describe("web app", () => {
       await playToEnd(third.page);
       expect((await storedEnd(id)).statuses).toEqual(["DONE", "DONE"]);
       expect(await defaultedFor(id, 0)).toEqual([]);
-      // The token went with the match: nothing is left to reopen.
-      expect(await third.page.evaluate((key) => localStorage.getItem(key), `ludus.seat.${id}`)).toBeNull();
+      // The match over, the browser remembers only that its seat 0 ended (a reload shows the result): no credential of
+      // the seat is left behind.
+      const kept = await third.page.evaluate((key) => localStorage.getItem(key), `ludus.seat.${id}`);
+      expect(Object.keys(JSON.parse(kept!)).sort()).toEqual(["ended", "savedAt", "seat"]);
+      expect(JSON.parse(kept!)).toMatchObject({ ended: true, seat: 0 });
       expect(third.errors).toEqual([]);
     },
     TEST_MS,

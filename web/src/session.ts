@@ -15,8 +15,8 @@ import type { Action } from "./tables/types.ts";
  * taken back after a reload or a reopened tab) or a spectator's chair. It folds the room's synchronised
  * public state and its seat's frames (`match_start`, `turn`, `view`, `ack`, `error`, `match_end`) into one
  * snapshot the table page draws, with the state of the connection: a dropped seat reconnects by itself
- * while the server holds it. Rooms outlive page navigation (a created match moves to its own URL) in
- * `sessions`.
+ * while the server holds it, and a seat whose server restarted takes itself back with its key once the server is
+ * back. Rooms outlive page navigation (a created match moves to its own URL) in `sessions`.
  */
 
 export interface SeatSnapshot {
@@ -54,6 +54,8 @@ export interface Snapshot {
   readonly connection: Connection;
   /** When the connection dropped (page clock), while it is being re-established. */
   readonly droppedAt?: number;
+  /** The server stopped (to restart): the seat is taken back once it is back, which restarts its hold. */
+  readonly restarting?: boolean;
   readonly seat: number | null;
   readonly seats: readonly SeatSnapshot[];
   readonly toAct: readonly number[];
@@ -84,10 +86,41 @@ type Listener = (snapshot: Snapshot) => void;
 const SEAT_KEY = "ludus.seat.";
 const FORGET_AFTER_MS = 24 * 3600_000;
 
-/** A seat's reconnection token while its match is played; once it has ended, only which seat it was (`ended`). */
-type SavedSeat =
-  | { readonly token: string; readonly seat: number | null; readonly savedAt: number; readonly ended?: undefined }
-  | { readonly ended: true; readonly seat: number | null; readonly savedAt: number };
+/**
+ * A seat's reconnection token and key while its match is played; once it has ended, only which seat it was
+ * (`ended`). The token is Colyseus's, good while the server process that issued it runs; the key is the page's own
+ * secret, given when it took the seat, which the server keeps (as a digest) with the match: it takes the seat back
+ * after a restart too.
+ */
+type SavedSeat = PlayingSeat | { readonly ended: true; readonly seat: number | null; readonly savedAt: number };
+interface PlayingSeat {
+  readonly token: string;
+  readonly key?: string;
+  /** The match's game: its room's name, which a seat taken back by its key joins. */
+  readonly game?: string;
+  readonly seat: number | null;
+  readonly savedAt: number;
+  readonly ended?: undefined;
+}
+
+/** A new seat key: 144 random bits, base64url. */
+function newSeatKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+}
+
+/**
+ * Whether a failed way into a room is the server's answer that the seat is not to be had, rather than a server away
+ * (no answer: no code), stopping (503, or Colyseus's "may try to reconnect") or a socket lost on the way (1xxx).
+ */
+function refused(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "number" || Number.isNaN(code)) return false;
+  return !(code === 503 || code === CloseCode.MAY_TRY_RECONNECT || code === CloseCode.SERVER_SHUTDOWN ||
+    (code >= 1000 && code < 2000));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function savedSeat(matchId: string): SavedSeat | null {
   try {
@@ -139,8 +172,16 @@ export class MatchSession {
   private snapshot: Snapshot;
   private readonly listeners = new Set<Listener>();
   private holdTimer?: ReturnType<typeof setTimeout>;
+  /** The page left the match (`leave`): a seat being taken back stays left. */
+  private left = false;
 
-  private constructor(private readonly room: Room, seat: number | null, private readonly seated: boolean) {
+  private constructor(
+    private room: Room,
+    seat: number | null,
+    private readonly seated: boolean,
+    /** The seat's key (see SavedSeat); none for a spectator, or a seat taken back by a page from before keys. */
+    private readonly key?: string,
+  ) {
     this.snapshot = {
       matchId: room.roomId,
       game: room.name,
@@ -156,10 +197,16 @@ export class MatchSession {
       publicReturns: [],
       reason: "",
     };
+    this.attach(room);
+    if (seated) this.remember();
+  }
+
+  /** Folds what `room` says into the snapshot: the first room, or the one a seat was taken back into. */
+  private attach(room: Room): void {
     // The SDK retries a drop only after 5 s of uptime and for about a minute; a seat retries any drop,
     // quickly, for as long as the server holds it (see `dropped`). A spectator's chair is not held.
     Object.assign(room.reconnection, { minUptime: 0, maxRetries: Infinity, delay: 125, maxDelay: 2000 });
-    room.reconnection.enabled = seated;
+    room.reconnection.enabled = this.seated;
     room.onStateChange((state: { toJSON(): PublicState }) => this.fold(state.toJSON()));
     room.onMessage(
       "match_start",
@@ -197,8 +244,7 @@ export class MatchSession {
     );
     room.onDrop(() => this.dropped());
     room.onReconnect(() => this.reconnected());
-    room.onLeave((code: number) => this.closed(code));
-    if (seated) this.remember();
+    room.onLeave((code: number) => room === this.room && this.closed(code));
   }
 
   get current(): Snapshot {
@@ -221,6 +267,7 @@ export class MatchSession {
 
   /** Leaves the room for good: its socket closes, and with it everything it held. */
   leave(): void {
+    this.left = true;
     void this.room.leave(true);
   }
 
@@ -233,7 +280,7 @@ export class MatchSession {
     const { seat, end } = this.snapshot;
     const saved: SavedSeat = end
       ? { ended: true, seat, savedAt: Date.now() }
-      : { token: this.room.reconnectionToken, seat, savedAt: Date.now() };
+      : { token: this.room.reconnectionToken, key: this.key, game: this.snapshot.game, seat, savedAt: Date.now() };
     localStorage.setItem(SEAT_KEY + this.room.roomId, JSON.stringify(saved));
   }
 
@@ -278,8 +325,15 @@ export class MatchSession {
 
   private closed(code: number): void {
     clearTimeout(this.holdTimer);
+    if (this.snapshot.phase === "ended" || code === CloseCode.CONSENTED || this.left) {
+      return void sessions.delete(this.snapshot.matchId);
+    }
+    // The server stopped (4001, a restart) or dropped the room otherwise while the seat is still held: its next
+    // start restores the match with the seat held, and the seat's key takes it back there.
+    const held = code !== CloseCode.WITH_ERROR && code !== CloseCode.FAILED_TO_RECONNECT &&
+      this.room.reconnection.enabled;
+    if (this.seated && this.key && held) return void this.takeBack();
     sessions.delete(this.snapshot.matchId);
-    if (this.snapshot.phase === "ended" || code === CloseCode.CONSENTED) return;
     if (!this.seated) {
       return this.update({
         connection: "closed",
@@ -298,6 +352,34 @@ export class MatchSession {
       connection: "closed",
       notice: { kind: "error", text: `The connection to the match closed (${code}).` },
     });
+  }
+
+  /**
+   * Takes the seat back with its key once the server answers again, trying with a growing pause (to 4 s) for as long
+   * as it is away or restarting; a refusal (the seat released, the match gone) ends it as a released seat does.
+   */
+  private async takeBack(): Promise<void> {
+    const { matchId, game } = this.snapshot;
+    this.update({ connection: "reconnecting", restarting: true, droppedAt: performance.now() });
+    for (let attempt = 0; !this.left; attempt++) {
+      await sleep(Math.min(4000, 250 * 2 ** attempt) * (0.75 + Math.random() / 2));
+      if (this.left) return;
+      let room: Room;
+      try {
+        room = await colyseus().joinOrCreate(game, { matchId, seatKey: this.key });
+      } catch (error) {
+        if (!(error instanceof MatchMakeError)) throw error;
+        if (!refused(error)) continue;
+        sessions.delete(matchId);
+        forgetSeat(matchId);
+        return this.update({ connection: "released", restarting: undefined });
+      }
+      if (this.left) return void room.leave(true);
+      this.room = room;
+      this.attach(room);
+      this.remember();
+      return this.update({ connection: "connected", restarting: undefined, droppedAt: undefined });
+    }
   }
 
   private fold(state: PublicState): void {
@@ -333,20 +415,23 @@ export class MatchSession {
     game: string,
     options: { variant?: string; name: string; opponents: Record<string, string> },
   ): Promise<MatchSession> {
-    const room = await colyseus().create(game, { ...options, seat: 0 });
-    return track(new MatchSession(room, 0, true));
+    const key = newSeatKey();
+    const room = await colyseus().create(game, { ...options, seat: 0, seatKey: key });
+    return track(new MatchSession(room, 0, true, key));
   }
 
   /** Takes the seat the queue reserved. */
   static async seat(game: string, matchId: string, ticket: string, seat: number, name: string): Promise<MatchSession> {
-    const room = await colyseus().joinOrCreate(game, { matchId, ticket, name });
-    return track(new MatchSession(room, seat, true));
+    const key = newSeatKey();
+    const room = await colyseus().joinOrCreate(game, { matchId, ticket, name, seatKey: key });
+    return track(new MatchSession(room, seat, true, key));
   }
 
   /** Takes the first open seat of a private match by its invite. */
   static async invited(game: string, matchId: string, invite: string, name: string): Promise<MatchSession> {
-    const room = await colyseus().joinOrCreate(game, { matchId, invite, name });
-    return track(new MatchSession(room, null, true));
+    const key = newSeatKey();
+    const room = await colyseus().joinOrCreate(game, { matchId, invite, name, seatKey: key });
+    return track(new MatchSession(room, null, true, key));
   }
 
   static async spectate(game: string, matchId: string): Promise<MatchSession> {
@@ -357,21 +442,39 @@ export class MatchSession {
   /**
    * This browser's seat in `matchId` again (a reload, a reopened tab), if the server still holds it; null
    * when it has no seat there; MatchOver once its match has ended; SeatGone when the server no longer holds the
-   * seat it had.
+   * seat it had. The reconnection token first; refused (the server restarted since it was issued), the seat's key.
+   * While the server does not answer or is restarting, it tries again with a growing pause (to 4 s).
    */
   static async resume(matchId: string): Promise<MatchSession | MatchOver | null> {
     const saved = savedSeat(matchId);
     if (!saved) return null;
     if (saved.ended) return new MatchOver(saved.seat);
+    for (let attempt = 0;; attempt++) {
+      if (attempt > 0) await sleep(Math.min(4000, 250 * 2 ** attempt) * (0.75 + Math.random() / 2));
+      try {
+        return await MatchSession.takeSeat(matchId, saved);
+      } catch (e) {
+        // The SDK's own failures (an unreachable server included) are MatchMakeErrors; anything else is a fault here.
+        if (!(e instanceof MatchMakeError)) throw e;
+        if (refused(e)) {
+          forgetSeat(matchId);
+          throw new SeatGone(saved.seat, (e as Error).message);
+        }
+      }
+    }
+  }
+
+  private static async takeSeat(matchId: string, saved: PlayingSeat): Promise<MatchSession> {
     try {
       const room = await colyseus().reconnect(saved.token);
-      return track(new MatchSession(room, saved.seat, true));
+      return track(new MatchSession(room, saved.seat, true, saved.key));
     } catch (e) {
-      // Only the server's refusal (it has a code) says the seat is gone; an unreachable server says nothing yet.
-      if (!(e instanceof MatchMakeError) || typeof e.code !== "number") throw e;
-      forgetSeat(matchId);
-      throw new SeatGone(saved.seat, e.message);
+      if (!refused(e)) throw e;
+      // A seat kept from before seat keys has only its token.
+      if (!saved.key || !saved.game) throw e;
     }
+    const room = await colyseus().joinOrCreate(saved.game, { matchId, seatKey: saved.key });
+    return track(new MatchSession(room, saved.seat, true, saved.key));
   }
 }
 

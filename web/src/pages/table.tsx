@@ -167,7 +167,13 @@ function Table(props: { snapshot: Snapshot; session: MatchSession; seated: boole
         frozenAt={connected ? undefined : snapshot.droppedAt ?? performance.now()}
       />
       {snapshot.connection === "reconnecting" && snapshot.phase !== "ended"
-        ? <Reconnecting droppedAt={snapshot.droppedAt!} holdMs={snapshot.holdMs} />
+        ? (
+          <Reconnecting
+            droppedAt={snapshot.droppedAt!}
+            holdMs={snapshot.restarting ? undefined : snapshot.holdMs}
+            restarting={snapshot.restarting}
+          />
+        )
         : snapshot.phase === "playing" && <TurnBanner snapshot={snapshot} seated={seated} />}
       {snapshot.phase === "waiting" && <Waiting snapshot={snapshot} />}
       {snapshot.notice && (

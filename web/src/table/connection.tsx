@@ -5,8 +5,11 @@ import { ENDED } from "../words.ts";
 
 /** What the table says while its seat's connection is down, and once the seat is gone. */
 
-/** The connection dropped: the session is reconnecting while the server holds the seat (`holdMs` from the drop). */
-export function Reconnecting(props: { droppedAt: number; holdMs?: number }) {
+/**
+ * The connection dropped: the session is reconnecting while the server holds the seat (`holdMs` from the drop), or
+ * the server is restarting (`restarting`): it holds the seat again once it is back.
+ */
+export function Reconnecting(props: { droppedAt: number; holdMs?: number; restarting?: boolean }) {
   const [now, setNow] = useState(performance.now());
   const [online, setOnline] = useState(navigator.onLine);
   useEffect(() => {
@@ -25,9 +28,11 @@ export function Reconnecting(props: { droppedAt: number; holdMs?: number }) {
     <div class="turn-banner reconnecting" role="status" data-reconnecting>
       <div class="spinner" aria-hidden="true" />
       <span>
-        {online
-          ? "The connection to the match dropped. Reconnecting…"
-          : "You are offline. Reconnecting when the network is back…"}
+        {!online
+          ? "You are offline. Reconnecting when the network is back…"
+          : props.restarting
+          ? "The server is restarting. Your seat is kept: you get it back as soon as the server is up again…"
+          : "The connection to the match dropped. Reconnecting…"}
         {left !== null && left > 0 && ` The server holds your seat for ${left} s more.`}
       </span>
     </div>
