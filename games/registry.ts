@@ -10,7 +10,11 @@ import { simpleNegotiation } from "./simple-negotiation/game.ts";
 import { ticTacToe } from "./tic-tac-toe/game.ts";
 import { trustAndSplit } from "./trust-and-split/game.ts";
 
-/** Every game Ludus hosts, at its current version. Adding one here is all it takes for every layer to offer it. */
+/**
+ * Every game Ludus hosts, at its current version: the one list of games. A game's folder holds everything about it
+ * (rules, numeric face, properties, caps, LLM answer example, its web table in table.tsx), and one line here is all
+ * it takes for every layer to offer it (test/games/new-game.test.ts shows it).
+ */
 export const games: readonly AnyGame[] = [
   ipd,
   donorGame,
@@ -101,7 +105,12 @@ export function gameInfo(game: AnyGame) {
     title: game.title,
     summary: game.summary,
     utility: game.utility,
+    chanceMode: game.chanceMode,
+    information: game.information,
+    dynamics: game.dynamics,
     seats: game.seats,
+    answerExample: game.answerExample,
+    caps: game.caps,
     defaultVariant: game.defaultVariant,
     variants: Object.fromEntries(
       Object.entries(game.variants).map(([name, v]) => {
