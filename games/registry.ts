@@ -96,12 +96,15 @@ export function getGame(id: string, version?: number): AnyGame {
   return registry.get(id, version);
 }
 
-/** A game as the registry publishes it (JSON): everything a lobby, client, CLI or trainer needs to offer it. */
-export function gameInfo(game: AnyGame) {
+/**
+ * A game as the registry publishes it (JSON): everything a lobby, client, CLI or trainer needs to offer it,
+ * OpenSpiel's GameType properties (utility, chanceMode, information, dynamics; seats as its players) among them.
+ */
+export function gameInfo(game: AnyGame, from: GameRegistry = registry) {
   return {
     id: game.id,
     version: game.version,
-    versions: registry.versions(game.id),
+    versions: from.versions(game.id),
     title: game.title,
     summary: game.summary,
     utility: game.utility,

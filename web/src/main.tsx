@@ -9,6 +9,8 @@ import { ReplayList, ReplayViewer } from "./pages/replays.tsx";
 import { InvitePage, NewMatch, QueuePage } from "./pages/start.tsx";
 import { TablePage } from "./pages/table.tsx";
 import { onLink, useLocation } from "./router.ts";
+import { api } from "./api.ts";
+import { loadTables } from "./tables/index.ts";
 
 /** The Ludus web app: one page, routed by path (see server/web-app.ts for the paths the server answers with it). */
 
@@ -103,4 +105,6 @@ function App() {
   );
 }
 
+// The tables of the games the server hosts, before any page draws one (a lobby without the registry still opens).
+await api.games().then((games) => loadTables(games.map((g) => g.id)), () => undefined);
 render(<App />, document.getElementById("app")!);
