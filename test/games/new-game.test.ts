@@ -137,6 +137,26 @@ describe("a game added as a folder and one registry entry", () => {
     }
   }, 300_000);
 
+  it("games/ stays pure: its .ts files import only games/ and zod, and none imports a table", () => {
+    const gamesDir = join(ROOT, "games");
+    const rules = sources(gamesDir).filter((f) => f.endsWith(".ts"));
+    expect(rules.length).toBeGreaterThan(20);
+    let imports = 0;
+    for (const file of rules) {
+      for (const [, spec] of readFileSync(file, "utf8").matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)";/gm)) {
+        imports++;
+        if (!spec.startsWith(".")) {
+          expect(spec, relative(ROOT, file)).toBe("zod");
+          continue;
+        }
+        const target = relative(gamesDir, join(dirname(file), spec));
+        expect(target.startsWith(".."), `${relative(ROOT, file)} imports ${spec}`).toBe(false);
+        expect(target.endsWith(".tsx"), `${relative(ROOT, file)} imports ${spec}`).toBe(false);
+      }
+    }
+    expect(imports).toBeGreaterThan(100);
+  });
+
   it("every registered game's folder has its web table", () => {
     for (const game of games) {
       const table = readFileSync(join(ROOT, "games", game.id, "table.tsx"), "utf8");
