@@ -105,6 +105,8 @@ function App() {
   );
 }
 
-// The tables of the games the server hosts, before any page draws one (a lobby without the registry still opens).
-await api.games().then((games) => loadTables(games.map((g) => g.id)), () => undefined);
+// The tables of the games the server hosts, before any page draws one. A lobby without the registry still opens,
+// and a slow registry holds the first page back a few seconds at most (tables loaded later show on the next render).
+const tables = api.games().then((games) => loadTables(games.map((g) => g.id)), () => undefined);
+await Promise.race([tables, new Promise((resolve) => setTimeout(resolve, 5_000))]);
 render(<App />, document.getElementById("app")!);
