@@ -50,7 +50,8 @@ function newest(dir) {
 /** `ludus serve` serves the web app: bundle it when web/src (or the shared protocol/games) changed since. */
 function ensureWebApp(deno) {
   const bundle = join(root, "web", "dist", "app.js");
-  const sources = ["web/src", "protocol"].map((d) => newest(join(root, d)));
+  // games/ too: each game's web table is its folder's table.tsx.
+  const sources = ["web/src", "protocol", "games"].map((d) => newest(join(root, d)));
   if (existsSync(bundle) && statSync(bundle).mtimeMs >= Math.max(...sources)) return;
   console.error("ludus: building the web app (deno task build:web)...");
   const result = spawnSync(deno, ["task", "--quiet", "build:web"], { cwd: root, stdio: "inherit" });

@@ -10,7 +10,11 @@ import { simpleNegotiation } from "./simple-negotiation/game.ts";
 import { ticTacToe } from "./tic-tac-toe/game.ts";
 import { trustAndSplit } from "./trust-and-split/game.ts";
 
-/** Every game Ludus hosts, at its current version. Adding one here is all it takes for every layer to offer it. */
+/**
+ * Every game Ludus hosts, at its current version: the one list of games. A game's folder holds everything about it
+ * (rules, numeric face, properties, caps, LLM answer example, its web table in table.tsx), and one line here is all
+ * it takes for every layer to offer it (test/games/new-game.test.ts shows it).
+ */
 export const games: readonly AnyGame[] = [
   ipd,
   donorGame,
@@ -92,16 +96,24 @@ export function getGame(id: string, version?: number): AnyGame {
   return registry.get(id, version);
 }
 
-/** A game as the registry publishes it (JSON): everything a lobby, client, CLI or trainer needs to offer it. */
-export function gameInfo(game: AnyGame) {
+/**
+ * A game as the registry publishes it (JSON): everything a lobby, client, CLI or trainer needs to offer it,
+ * OpenSpiel's GameType properties (utility, chanceMode, information, dynamics; seats as its players) among them.
+ */
+export function gameInfo(game: AnyGame, from: GameRegistry = registry) {
   return {
     id: game.id,
     version: game.version,
-    versions: registry.versions(game.id),
+    versions: from.versions(game.id),
     title: game.title,
     summary: game.summary,
     utility: game.utility,
+    chanceMode: game.chanceMode,
+    information: game.information,
+    dynamics: game.dynamics,
     seats: game.seats,
+    answerExample: game.answerExample,
+    caps: game.caps,
     defaultVariant: game.defaultVariant,
     variants: Object.fromEntries(
       Object.entries(game.variants).map(([name, v]) => {

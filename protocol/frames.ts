@@ -240,6 +240,8 @@ export interface MatchStartFrame {
   readonly config: unknown;
   /** The rules in the project's words: what an LLM seat reads first. */
   readonly rules: string;
+  /** One legal answer, written as this game's turns ask (e.g. `mark 4`): the example an answer format may show. */
+  readonly answerExample: string;
   readonly seat: number;
   readonly participants: readonly ParticipantView[];
   readonly clock: ClockView;

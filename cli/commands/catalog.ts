@@ -18,7 +18,9 @@ export function registerCatalog(program: Command, io: Io): void {
       if (flags.json) return io.out(JSON.stringify({ games: all }, null, 2) + "\n");
       for (const g of all) {
         const seats = g.seats.min === g.seats.max ? `${g.seats.min}` : `${g.seats.min}-${g.seats.max}`;
-        io.out(`${g.id} v${g.version} — ${g.title} (${seats} seats)\n  ${g.summary}\n  variants:\n`);
+        io.out(`${g.id} v${g.version} — ${g.title} (${seats} seats)\n  ${g.summary}\n`);
+        // OpenSpiel's GameType, as the catalog publishes it (what the trainer and the league read).
+        io.out(`  ${g.utility}, ${g.chanceMode}, ${g.information} information, ${g.dynamics}\n  variants:\n`);
         for (const [name, v] of Object.entries(g.variants)) {
           io.out(`    ${name}${name === g.defaultVariant ? " (default)" : ""}: ${v.description}\n`);
           io.out(

@@ -157,8 +157,9 @@ export class LlmAgent {
     this.#frameBytes = connection.welcome.limits.frameBytes;
     connection.on("match_start", (start) => {
       if (start.resumed && this.#seats.has(seatKey(start.match, start.seat))) return;
-      const { game, seat, rules, config, observation } = start;
-      const context: SeatContext = { start, match: { game, seat, rules, config, observation }, history: [] };
+      const { game, seat, rules, config, observation, answerExample } = start;
+      const match = { game, seat, rules, config, observation, answerExample };
+      const context: SeatContext = { start, match, history: [] };
       this.#seats.set(seatKey(start.match, start.seat), context);
     });
     // Every seat of a match ends at once, those the connection no longer holds (withdrawn ones) included.
@@ -308,7 +309,10 @@ export class LlmAgent {
     for (const attempt of deciding.attempts) {
       messages.push(
         { role: "assistant", content: attempt.response },
-        { role: "user", content: `That answer could not be used: ${attempt.error}\n${render.instructions(view.game)}` },
+        {
+          role: "user",
+          content: `That answer could not be used: ${attempt.error}\n${render.instructions(context.match)}`,
+        },
       );
     }
     return messages;
@@ -318,7 +322,7 @@ export class LlmAgent {
   #opening(context: SeatContext, render: Renderer): ChatMessage[] {
     const { match } = context;
     const own = this.#options.systemPrompt?.(match.game, match.rules);
-    if (own !== undefined) return [{ role: "system", content: `${own}\n\n${render.instructions(match.game)}` }];
+    if (own !== undefined) return [{ role: "system", content: `${own}\n\n${render.instructions(match)}` }];
     const messages: ChatMessage[] = [];
     const system = render.system(match);
     if (system !== undefined) messages.push({ role: "system", content: system });

@@ -19,7 +19,7 @@ export interface Renderer {
   /** One turn's user message. */
   turn(view: TurnView, match: MatchView): string;
   /** The answer format: added to your own `--system-prompt`, and repeated after an unusable reply. */
-  instructions(game: string): string;
+  instructions(match: Pick<MatchView, "game" | "answerExample">): string;
   /** The answer to send (text), or why the reply cannot be used, said so that the model can fix it. */
   extract(reply: string, turn: TurnView): { readonly action: string } | { readonly error: string };
 }
@@ -34,6 +34,8 @@ export interface MatchView {
   readonly config: unknown;
   /** The seat's observation at the start (its own values, resources). */
   readonly observation: unknown;
+  /** One legal answer as the game's turns ask for it (`match_start.answerExample`; absent from older servers). */
+  readonly answerExample?: string;
 }
 
 /** What a renderer sees of a turn. */
@@ -67,34 +69,18 @@ const talking = (turn: TurnView): boolean => turn.legal.some((form) => form.kind
 /** The turn's text with its legal options spelled out, as the server writes both. */
 const serverTurn = (view: TurnView) => `${view.text}\n\nLegal now: ${view.legalText}`;
 
-/**
- * One legal answer per game, written as its turns ask (each parses in its game: the renderer tests check it),
- * so the format's example never shows another game's action.
- */
-export const ANSWER_EXAMPLES: Readonly<Record<string, string>> = {
-  ipd: "cooperate",
-  "donor-game": "donate 2.5",
-  "trust-and-split": "split 6",
-  "kuhn-poker": "bet",
-  "leduc-poker": "raise",
-  holdem: "raise 400",
-  "deal-or-no-deal": "propose 1 0 2",
-  "simple-negotiation": "offer 3 Wood -> 2 Gold",
-  "tic-tac-toe": "mark 4",
-};
-
 /** The project's format: think freely, then a last `Answer:` with the action written as the turn asks. */
 const ludus: Renderer = {
   name: "ludus",
   system: (match) =>
     `You are playing a game against other players. You are player ${match.seat}. The rules:\n${match.rules}\n\n` +
-    ludus.instructions(match.game),
+    ludus.instructions(match),
   opening: () => undefined,
   turn: serverTurn,
-  instructions: (game) =>
+  instructions: ({ answerExample }) =>
     "Each turn you are shown the game as you see it, ending with your options and how to write them. " +
     "Think briefly if it helps, then end your reply with `Answer:` followed by your action, written the way " +
-    `the turn asks${ANSWER_EXAMPLES[game] ? ` (for example \`Answer: ${ANSWER_EXAMPLES[game]}\`)` : ""}. ` +
+    `the turn asks${answerExample ? ` (for example \`Answer: ${answerExample}\`)` : ""}. ` +
     "Only what follows the last `Answer:` counts.",
   extract(reply, turn) {
     const text = withoutThinking(reply);
@@ -218,7 +204,7 @@ const textarena: Renderer = {
   system: () => TEXTARENA_SYSTEM,
   opening: () => undefined,
   turn: textarenaObservation,
-  instructions: (game) =>
+  instructions: ({ game }) =>
     `Write your action as its token in square brackets: ${TEXTARENA_TOKENS[game]}. ` +
     "You may write other text around the token.",
   extract(reply, turn) {
@@ -281,7 +267,7 @@ const spiral: Renderer = {
         ? `${spiralNegotiation(match)}\n${serverTurn(view)}`
         : textarenaObservation(view, match),
     ),
-  instructions: (game) =>
+  instructions: ({ game }) =>
     "Please reason step by step, and put your final answer within \\boxed{}, for example " +
     `${game === "tic-tac-toe" ? "\\boxed{4} for cell 4" : "\\boxed{bet}"}.`,
   extract(reply, turn) {
@@ -393,7 +379,7 @@ const adalign: Renderer = {
     const last = lastOtherMove(view);
     return last ? `Last round, the other agent played ${last}.` : "";
   },
-  instructions: (game) =>
+  instructions: ({ game }) =>
     game === "ipd"
       ? 'In order to play A, you must write "<A>" and nothing else. In order to play B, you must write "<B>" and ' +
         "nothing else."

@@ -8,6 +8,18 @@ import type { Rng } from "./rng.ts";
  */
 export type Utility = "zero-sum" | "constant-sum" | "identical" | "general-sum";
 
+/**
+ * OpenSpiel's chance modes: `deterministic` (no chance event ever), `explicit-stochastic` (chance events with
+ * published odds, as `chance`/`resolve` give them).
+ */
+export type ChanceMode = "deterministic" | "explicit-stochastic";
+
+/** OpenSpiel's information types: `perfect` (every seat sees the whole state), `imperfect` (something is hidden). */
+export type Information = "perfect" | "imperfect";
+
+/** OpenSpiel's dynamics: `sequential` (one seat acts at a time), `simultaneous` (several may act at once). */
+export type Dynamics = "sequential" | "simultaneous";
+
 /** Who looks at a state: a seat, or the public (spectators). */
 export type Viewer = number | "public";
 
@@ -36,6 +48,22 @@ export interface GameRules<S, A extends Action, C, O> extends NumericFace<S, A, 
   readonly summary: string;
   /** How the seats' returns relate in every outcome (OpenSpiel's GameType.Utility). */
   readonly utility: Utility;
+  /** Whether chance ever acts, in some config (OpenSpiel's GameType.ChanceMode). */
+  readonly chanceMode: ChanceMode;
+  /** Whether some config hides anything from a seat (OpenSpiel's GameType.Information). */
+  readonly information: Information;
+  /** Whether some config has several seats act at once (OpenSpiel's GameType.Dynamics). */
+  readonly dynamics: Dynamics;
+  /**
+   * One legal answer, written as this game's turns ask (e.g. `mark 4`): what an LLM seat's answer format shows
+   * as its example, so that it never shows another game's action. Sent in `match_start` and `GET /games`.
+   */
+  readonly answerExample: string;
+  /**
+   * The largest value each capped config key accepts (a number's maximum, a list's or a text's length): the
+   * bounds that keep one match's stored observations bounded (test/games/caps.test.ts plays every game at them).
+   */
+  readonly caps: Readonly<Record<string, number>>;
   readonly seats: { readonly min: number; readonly max: number };
   /** A strict schema with documented defaults: unknown keys, wrong types, out-of-range values fail. */
   readonly schema: z.ZodType<C>;

@@ -503,6 +503,11 @@ export const dealOrNoDeal: Game<DondState, DondAction, DondConfig, DondObservati
     "free talk followed by private statements of what each takes; a deal pays each player the value of its " +
     "share, and no deal pays nothing.",
   utility: "general-sum",
+  chanceMode: "explicit-stochastic",
+  information: "imperfect",
+  dynamics: "simultaneous",
+  answerExample: "propose 1 0 2",
+  caps: { maxTurns: 100, messageChars: 10_000 },
   seats: { min: 2, max: 2 },
   schema: dondConfig,
   variants: {

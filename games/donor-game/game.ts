@@ -320,6 +320,11 @@ export const donorGame: Game<DonorState, DonorAction, DonorConfig, DonorObservat
     "trace: its last move and the moves of those it met before. Variants add costly punishment or " +
     "refusing a partner.",
   utility: "general-sum",
+  chanceMode: "explicit-stochastic",
+  information: "imperfect",
+  dynamics: "simultaneous",
+  answerExample: "donate 2.5",
+  caps: { agents: 100, traceDepth: 5, games: 2 },
   seats: { min: 2, max: MAX_AGENTS },
   schema: donorConfig,
   variants: {

@@ -719,6 +719,11 @@ export const holdem = defineGame<HoldemState, HoldemAction, HoldemConfig, Holdem
     "hand wins at the showdown. Raises are raise-to totals, and every seat sees the ACPC MATCHSTATE line, " +
     "so ACPC bots can take part. Several hands per match swap the blinds each hand; returns are chips won.",
   utility: "zero-sum",
+  chanceMode: "explicit-stochastic",
+  information: "imperfect",
+  dynamics: "sequential",
+  answerExample: "raise 400",
+  caps: { hands: 1000, gamedef: 20_000 },
   seats: { min: 2, max: 2 },
   schema: holdemConfig,
   variants: {

@@ -155,6 +155,11 @@ export const ipd: Game<IpdState, IpdAction, IpdConfig, IpdObservation> = defineG
     "temptation while the cooperator gets the sucker's payoff. Raw payoffs add up over the rounds; " +
     "optional messages before each move let players talk.",
   utility: "general-sum",
+  chanceMode: "deterministic",
+  information: "imperfect",
+  dynamics: "simultaneous",
+  answerExample: "cooperate",
+  caps: { rounds: 500, messages: 10, messageChars: 10_000 },
   seats: { min: 2, max: 2 },
   schema: ipdConfig,
   variants: {

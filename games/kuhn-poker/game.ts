@@ -420,6 +420,13 @@ export const kuhnPoker: Game<KuhnState, KuhnAction, KuhnConfig, KuhnObservation>
     "folds. The higher card takes the pot at showdown. A classic testbed for equilibrium play, with known exact " +
     "values; matches may run several hands with the first move alternating.",
   utility: "zero-sum",
+  chanceMode: "explicit-stochastic",
+  information: "imperfect",
+  dynamics: "sequential",
+  answerExample: "bet",
+  // A match past 300 hands must bound the hands its observations list (`history`): a long run between programs,
+  // stored at a few hundred bytes a decision rather than within caps.test.ts's bound.
+  caps: { rounds: 100_000, history: 300 },
   seats: { min: 2, max: 2 },
   schema: kuhnConfig,
   variants: {

@@ -538,6 +538,13 @@ export const leducPoker: Game<LeducState, LeducAction, LeducConfig, LeducObserva
     "most two a round. A pair with the public card wins, else the higher card; equal ranks split the pot. " +
     "Large enough to need real strategy, small enough to solve exactly.",
   utility: "zero-sum",
+  chanceMode: "explicit-stochastic",
+  information: "imperfect",
+  dynamics: "sequential",
+  answerExample: "raise",
+  // A match past 200 hands must bound the hands its observations list (`history`): a long run between programs,
+  // stored at a few hundred bytes a decision rather than within caps.test.ts's bound.
+  caps: { hands: 100_000, history: 200 },
   seats: { min: 2, max: 2 },
   schema: leducConfig,
   variants: {

@@ -541,6 +541,11 @@ export const simpleNegotiation = defineGame<SnState, SnAction, SnConfig, SnObser
     "number of actions. Each scores the change in the value of its own inventory, so a trade that moves each " +
     "resource to whoever values it more makes both better off.",
   utility: "general-sum",
+  chanceMode: "deterministic",
+  information: "imperfect",
+  dynamics: "sequential",
+  answerExample: "offer 3 Wood -> 2 Gold",
+  caps: { maxTurns: 200, messageChars: 10_000 },
   seats: { min: 2, max: 2 },
   schema: snConfig,
   variants: {

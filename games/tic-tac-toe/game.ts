@@ -160,6 +160,11 @@ export const ticTacToe = defineGame<TttState, TttAction, TttConfig, TttObservati
     "a row, a column or a diagonal with their own mark wins (+1, the other −1), and a full grid with no line " +
     "is a draw (0 each). Cells are numbered 0 to 8 row by row. With perfect play every game is a draw.",
   utility: "zero-sum",
+  chanceMode: "deterministic",
+  information: "perfect",
+  dynamics: "sequential",
+  answerExample: "mark 4",
+  caps: {},
   seats: { min: 2, max: 2 },
   schema: tttConfig,
   variants: {

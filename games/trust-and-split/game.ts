@@ -464,6 +464,11 @@ export const trustAndSplit: Game<TasState, TasAction, TasConfig, TasObservation>
     "scissors hand, and the winning hand makes every unit worth ten times more, so the players gain " +
     "most by telling the truth and letting the winner take all, and a liar can grab more for itself.",
   utility: "general-sum",
+  chanceMode: "explicit-stochastic",
+  information: "imperfect",
+  dynamics: "simultaneous",
+  answerExample: "split 6",
+  caps: { rounds: 200, items: 10, quantity: 1000, messages: 10, messageChars: 10_000 },
   seats: { min: 2, max: 2 },
   schema: tasConfig,
   variants: {

@@ -48,6 +48,7 @@ export function matchStartFrame(start: {
     variant: start.variant,
     config: game.publicConfig(config), // a seat's private values reach it through its observation
     rules: game.rules(config),
+    answerExample: game.answerExample,
     seat: start.seat,
     participants: [...start.participants],
     clock: start.clock,

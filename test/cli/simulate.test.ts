@@ -207,6 +207,9 @@ describe("ludus help and listings", () => {
     const games = await ludus("games");
     expect(games.out).toMatch(/ipd v1 — Iterated prisoner's dilemma \(2 seats\)/);
     expect(games.out).toMatch(/lola: /);
+    expect(games.out).toMatch(
+      /tic-tac-toe v1 — .*\n.*\n {2}zero-sum, deterministic, perfect information, sequential\n/,
+    );
     expect(games.out).toMatch(/rounds \(default 10\): rounds per match/);
     expect(games.out).toMatch(/names \(optional\): the agents' names/);
     const json = JSON.parse((await ludus("games", "--json")).out);
@@ -220,6 +223,8 @@ describe("ludus help and listings", () => {
         expect(Number.isInteger(variant.actionCount)).toBe(true);
       }
     }
+    const ttt = json.games.find((g: { id: string }) => g.id === "tic-tac-toe");
+    expect(ttt).toMatchObject({ utility: "zero-sum", chanceMode: "deterministic", information: "perfect" });
     const kuhn = json.games.find((g: { id: string }) => g.id === "kuhn-poker");
     const leduc = json.games.find((g: { id: string }) => g.id === "leduc-poker");
     expect(kuhn.variants.standard).toMatchObject({ observationShape: [11], actionCount: 2 });

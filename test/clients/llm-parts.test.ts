@@ -10,7 +10,7 @@ import {
 } from "../../clients/llm/index.ts";
 import { fitMeta } from "../../clients/llm/meta.ts";
 import { windowRounds } from "../../clients/llm/agent.ts";
-import { ANSWER_EXAMPLES, type MatchView, type TurnView } from "../../clients/llm/renderers.ts";
+import { type MatchView, type TurnView } from "../../clients/llm/renderers.ts";
 import { games } from "../../games/registry.ts";
 import { configure } from "../../games/core/config.ts";
 import { Rng } from "../../games/core/rng.ts";
@@ -109,9 +109,9 @@ describe("renderers word the prompt", () => {
 
   it("ludus: each game's example is an action its own parser takes at some point of a match", () => {
     for (const game of games) {
-      const example = ANSWER_EXAMPLES[game.id];
-      expect(example, game.id).toBeDefined();
-      expect(renderer("ludus", game.id).instructions(game.id)).toContain(`for example \`Answer: ${example}\``);
+      const example = game.answerExample;
+      expect(renderer("ludus", game.id).instructions({ game: game.id, answerExample: example }))
+        .toContain(`for example \`Answer: ${example}\``);
       const g = game as unknown as {
         init(config: unknown, rng: Rng): unknown;
         toAct(state: unknown): readonly number[];
@@ -140,7 +140,10 @@ describe("renderers word the prompt", () => {
       }
       expect(taken, `${game.id}: ${example}`).toBe(true);
     }
-    expect(renderer("ludus", "ipd").instructions("ipd")).not.toContain("bet");
+    const ipd = games.find((g) => g.id === "ipd")!;
+    expect(renderer("ludus", "ipd").instructions({ game: "ipd", answerExample: ipd.answerExample })).not.toContain(
+      "bet",
+    );
   });
 
   it("textarena: TextArena's system prompt, and its game prompt before the server's turn", () => {

@@ -14,26 +14,14 @@ import { randomAction } from "../../policies/baselines/random.ts";
 
 const BOUND = 24_000_000;
 
-/** Each game's capped keys, with the largest value each accepts. */
-const CAPS: Record<string, Record<string, number>> = {
-  ipd: { rounds: 500, messages: 10, messageChars: 10_000 },
-  "donor-game": { agents: 100, traceDepth: 5, games: 2 },
-  "trust-and-split": { rounds: 200, items: 10, quantity: 1000, messages: 10, messageChars: 10_000 },
-  // A match past 300 (200) hands must bound the hands its observations list (`history`): a long run between
-  // programs, stored at a few hundred bytes a decision rather than within this file's bound.
-  "kuhn-poker": { rounds: 100_000, history: 300 },
-  "leduc-poker": { hands: 100_000, history: 200 },
-  holdem: { hands: 1000, gamedef: 20_000 },
-  "deal-or-no-deal": { maxTurns: 100, messageChars: 10_000 },
-  "simple-negotiation": { maxTurns: 200, messageChars: 10_000 },
-  "tic-tac-toe": {},
-};
-
 const ITEMS = Array.from({ length: 10 }, (_, i) => String.fromCharCode(97 + i).repeat(20));
 const NAMES = Array.from({ length: 100 }, (_, i) => `agent ${i} `.padEnd(40, "x"));
 
-/** The largest configs: every cap, and each joint bound on talk at its corners. */
-const CORNERS: [string, string | undefined, Record<string, unknown>][] = [
+/**
+ * The largest configs: every cap (each game's `caps`), and each joint bound on talk at its corners. A game with
+ * none listed here is played at each variant's defaults.
+ */
+const LISTED_CORNERS: [string, string | undefined, Record<string, unknown>][] = [
   ["ipd", "classic", { rounds: 500 }],
   ["ipd", "lola", { rounds: 500 }],
   ["ipd", "classic", { rounds: 100, messages: 1, messageChars: 300 }],
@@ -60,6 +48,12 @@ const CORNERS: [string, string | undefined, Record<string, unknown>][] = [
   ["simple-negotiation", "standard", { maxTurns: 200, messageChars: 300 }],
   ["simple-negotiation", "long", { maxTurns: 6, messageChars: 10_000 }],
   ["tic-tac-toe", "textarena", {}],
+];
+
+const CORNERS = [
+  ...LISTED_CORNERS,
+  ...games.filter((g) => !LISTED_CORNERS.some(([id]) => id === g.id))
+    .flatMap((g) => Object.keys(g.variants).map((v): [string, string, Record<string, unknown>] => [g.id, v, {}])),
 ];
 
 /** One past each joint bound on talk. */
@@ -91,10 +85,9 @@ function pastCap(id: string, key: string, cap: number): unknown {
 
 describe("config caps", () => {
   for (const game of games) {
-    const caps = CAPS[game.id];
+    const caps = game.caps;
 
     it(`${game.id}: every cap is in the published schema and its description, and one past it is refused`, () => {
-      expect(caps, `${game.id} has no entry in CAPS`).toBeDefined();
       const properties = configSchema(game).properties as Record<string, Record<string, unknown>>;
       for (const [key, cap] of Object.entries(caps)) {
         const property = properties[key];

@@ -21,6 +21,43 @@ for (const game of games) {
       expect(Object.keys((info.config as { properties: object }).properties).length).toBeGreaterThan(0);
     });
 
+    it("declares the OpenSpiel properties (chance, dynamics, information, utility) its playouts show", () => {
+      let chance = false;
+      let simultaneous = false;
+      for (const variant of Object.keys(game.variants)) {
+        const { config } = configure(game, {}, variant);
+        for (const seed of SEEDS.slice(0, 4)) {
+          const rng = new Rng(seed);
+          const state = game.start(config);
+          for (let step = 0; step < 5000; step++) {
+            const odds = game.chance(state);
+            if (odds.length > 0) {
+              chance = true;
+              game.resolve(state, rng.int(odds.length));
+              continue;
+            }
+            const toAct = game.toAct(state);
+            if (toAct.length === 0) break;
+            if (toAct.length > 1) simultaneous = true;
+            const moves = [];
+            for (const seat of toAct) moves[seat] = randomAction(rng.pick(game.legal(state, seat)), rng);
+            game.play(state, moves);
+          }
+          const sum = game.returns(state).reduce((a: number, b: number) => a + b, 0);
+          if (game.utility === "zero-sum") expect(Math.abs(sum)).toBeLessThan(1e-9);
+          if (game.utility === "identical") expect(new Set(game.returns(state)).size).toBe(1);
+        }
+      }
+      expect(game.chanceMode).toBe(chance ? "explicit-stochastic" : "deterministic");
+      expect(game.dynamics).toBe(simultaneous ? "simultaneous" : "sequential");
+      // Several seats acting at once hide each one's move from the others until the step is played.
+      if (game.dynamics === "simultaneous") expect(game.information).toBe("imperfect");
+      const info = gameInfo(game);
+      for (const key of ["utility", "chanceMode", "information", "dynamics", "answerExample", "caps"] as const) {
+        expect(info[key]).toEqual(game[key]);
+      }
+    });
+
     for (const variant of Object.keys(game.variants)) {
       const { config } = configure(game, {}, variant);
 

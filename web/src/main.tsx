@@ -9,6 +9,8 @@ import { ReplayList, ReplayViewer } from "./pages/replays.tsx";
 import { InvitePage, NewMatch, QueuePage } from "./pages/start.tsx";
 import { TablePage } from "./pages/table.tsx";
 import { onLink, useLocation } from "./router.ts";
+import { api } from "./api.ts";
+import { loadTables } from "./tables/index.ts";
 
 /** The Ludus web app: one page, routed by path (see server/web-app.ts for the paths the server answers with it). */
 
@@ -103,4 +105,8 @@ function App() {
   );
 }
 
+// The tables of the games the server hosts, before any page draws one. A lobby without the registry still opens,
+// and a slow registry holds the first page back a few seconds at most (tables loaded later show on the next render).
+const tables = api.games().then((games) => loadTables(games.map((g) => g.id)), () => undefined);
+await Promise.race([tables, new Promise((resolve) => setTimeout(resolve, 5_000))]);
 render(<App />, document.getElementById("app")!);

@@ -217,6 +217,7 @@ class MatchStartFrame(TypedDict):
     variant: str
     config: Any
     rules: str
+    answerExample: str
     seat: int
     participants: list[ParticipantView]
     clock: ClockView

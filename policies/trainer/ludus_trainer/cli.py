@@ -42,7 +42,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--method", choices=list(METHODS), default=None,
         help="cfr: outcome-sampling CFR+ for zero-sum poker, the average strategy as <name> and the policy self-play "
-        "samples with as <name>.behaviour (default for kuhn-poker, leduc-poker); mmd: sampled magnetic mirror descent, "
+        "samples with as <name>.behaviour (default for a two-player zero-sum game, as the catalog's utility says); "
+        "mmd: sampled magnetic mirror descent, "
         "one network; adalign: a policy per seat, named <name>.0 and <name>.1 (default otherwise); ppo: as adalign "
         "without the alignment term (naive PPO)",
     )

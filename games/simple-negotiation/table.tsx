@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
 import type { ComponentChildren } from "preact";
-import type { Bundle as SnBundle, SnEvent, SnObservation } from "../../../games/simple-negotiation/game.ts";
-import { fmt } from "../table/action-bar.tsx";
-import { Bundle, ScrolledList } from "./deal-or-no-deal.tsx";
-import type { GameTable, TableProps } from "./types.ts";
+import type { Bundle as SnBundle, SnEvent, SnObservation } from "./game.ts";
+import { fmt } from "../../web/src/table/action-bar.tsx";
+import { Bundle, ScrolledList } from "../../web/src/table/negotiation.tsx";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /**
  * Simple negotiation: both inventories (values and gains only where the observation holds them), the offer
@@ -205,7 +205,7 @@ function Log(props: {
   return <ScrolledList class="sn-log" count={items.length}>{items}</ScrolledList>;
 }
 
-export const simpleNegotiationTable: GameTable = {
+export const table: GameTable = {
   Board,
   labels: { chat: "Chat", offer: "Offer a trade", accept: "Accept trade", deny: "Deny" },
 };

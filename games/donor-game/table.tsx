@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
-import type { DonorObservation, DonorSeatView } from "../../../games/donor-game/game.ts";
-import type { TraceEntry } from "../../../games/donor-game/trace.ts";
-import { fmt } from "../table/action-bar.tsx";
-import type { GameTable, TableProps } from "./types.ts";
+import type { DonorObservation, DonorSeatView } from "./game.ts";
+import type { TraceEntry } from "./trace.ts";
+import { fmt } from "../../web/src/table/action-bar.tsx";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /**
  * The Donor Game. A seat sees itself, this round's partner and, as a donor, the recipient's trace (the
@@ -282,7 +282,7 @@ function presets(form: { max: number }) {
   }));
 }
 
-export const donorGameTable: GameTable = {
+export const table: GameTable = {
   Board,
   presets,
   labels: { donate: "Donate", punish: "Punish", refuse: "Refuse to play" },

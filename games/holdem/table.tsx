@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { HoldemActionRecord, HoldemHandSummary, HoldemObservation } from "../../../games/holdem/game.ts";
+import type { HoldemActionRecord, HoldemHandSummary, HoldemObservation } from "./game.ts";
 import {
   BettingWords,
   CardRow,
@@ -18,8 +18,8 @@ import {
   seatOrder,
   signed,
   who,
-} from "../table/cards.tsx";
-import type { GameTable, TableProps } from "./types.ts";
+} from "../../web/src/table/cards.tsx";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /**
  * Heads-up hold'em (ACPC rules, any structure: no-limit, limit, the small test game): hole cards, a board
@@ -236,7 +236,7 @@ function TurnHint({ obs, seat, names }: { obs: HoldemObservation; seat: number |
   return <p class="turn-hint">{obs.toAct === seat ? `Your move — ${text}` : `${names[obs.toAct]} to act — ${text}`}</p>;
 }
 
-export const holdemTable: GameTable = {
+export const table: GameTable = {
   Board,
   // Raises are totals for the hand, so the bar's button reads "Raise to 600" (and limit's fixed raise the same).
   labels: { fold: "Fold", check: "Check", call: "Call", raise: "Raise to" },

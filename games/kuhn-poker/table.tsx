@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
-import type { KuhnActionType, KuhnHandSummary, KuhnObservation } from "../../../games/kuhn-poker/game.ts";
-import { cardText, does, foldedHand, matchOver, OneCardTable, Pot, sentence } from "../table/cards.tsx";
-import type { GameTable, TableProps } from "./types.ts";
+import type { KuhnActionType, KuhnHandSummary, KuhnObservation } from "./game.ts";
+import { cardText, does, foldedHand, matchOver, OneCardTable, Pot, sentence } from "../../web/src/table/cards.tsx";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /**
  * Kuhn poker: one card each from J, Q, K, an ante of one, and at most one bet of one chip. A hand ends the
@@ -85,7 +85,7 @@ function TurnHint({ obs, seat, names }: { obs: KuhnObservation; seat: number | n
   );
 }
 
-export const kuhnPokerTable: GameTable = {
+export const table: GameTable = {
   Board,
   labels: { check: "Check", bet: "Bet 1", call: "Call 1", fold: "Fold" },
 };

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
-import type { IpdObservation } from "../../../games/ipd/game.ts";
-import { ChatLog, Totals } from "../table/chat-log.tsx";
-import type { GameTable, TableProps } from "./types.ts";
+import type { IpdObservation } from "./game.ts";
+import { ChatLog, Totals } from "../../web/src/table/chat-log.tsx";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /** The prisoner's dilemma: the payoff matrix, every round's two moves and payoffs, and any messages. */
 function Board({ obs, seat, names }: TableProps<IpdObservation>) {
@@ -68,4 +68,4 @@ function Board({ obs, seat, names }: TableProps<IpdObservation>) {
   );
 }
 
-export const ipdTable: GameTable = { Board };
+export const table: GameTable = { Board };

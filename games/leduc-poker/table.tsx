@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import type { LeducHandSummary, LeducObservation } from "../../../games/leduc-poker/game.ts";
+import type { LeducHandSummary, LeducObservation } from "./game.ts";
 import {
   CardRow,
   cardText,
@@ -10,8 +10,8 @@ import {
   Pot,
   readCard,
   sentence,
-} from "../table/cards.tsx";
-import type { GameTable, TableProps } from "./types.ts";
+} from "../../web/src/table/cards.tsx";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /**
  * Leduc hold'em: one private card each from two suits of J, Q, K, a betting round, a public card, a second
@@ -158,7 +158,7 @@ function TurnHint({ obs, seat, names }: { obs: LeducObservation; seat: number | 
   );
 }
 
-export const leducPokerTable: GameTable = {
+export const table: GameTable = {
   Board,
   // Leduc's `call` is also the check when nothing is owed, and `raise` also the opening bet (OpenSpiel's actions).
   labels: { fold: "Fold", call: "Check / call", raise: "Bet / raise" },

@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
-import type { Hand, TasObservation } from "../../../games/trust-and-split/game.ts";
-import { fmt } from "../table/action-bar.tsx";
-import { ChatLog, Totals } from "../table/chat-log.tsx";
-import { Bundle, ItemIcon } from "./deal-or-no-deal.tsx";
-import type { GameTable, TableProps } from "./types.ts";
+import type { Hand, TasObservation } from "./game.ts";
+import { fmt } from "../../web/src/table/action-bar.tsx";
+import { ChatLog, Totals } from "../../web/src/table/chat-log.tsx";
+import { Bundle, ItemIcon } from "../../web/src/table/negotiation.tsx";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /**
  * Trust-and-Split: this round's pile and what the viewer knows of the values (its own rock-paper-scissors
@@ -216,7 +216,7 @@ function Board({ obs, seat, names }: TableProps<TasObservation>) {
   );
 }
 
-export const trustAndSplitTable: GameTable = {
+export const table: GameTable = {
   Board,
   labels: { message: "Message", split: "Claim" },
 };

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
-import type { TttObservation } from "../../../games/tic-tac-toe/game.ts";
-import type { GameTable, TableProps } from "./types.ts";
+import type { TttObservation } from "./game.ts";
+import type { GameTable, TableProps } from "../../web/src/tables/types.ts";
 
 /** Where each cell is, for the move list (the numbers are the rules' and the board's hints). */
 const PLACES = [
@@ -73,7 +73,7 @@ function Board({ obs, seat, names, turn }: TableProps<TttObservation>) {
   );
 }
 
-export const ticTacToeTable: GameTable = {
+export const table: GameTable = {
   Board,
   ownsForm: (form) => form.kind === "fixed" && form.action.type === "mark",
 };
