@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "./support/python.ts";
 
 /**
- * The layers of the house point one way (shared/spec/architecture.md, the README's architecture section): the games
+ * The layers of the house point one way (the README's architecture map, docs/architecture.md): the games
  * are pure and know nothing else, the store knows games and the protocol, and so on down the table below. An import
  * against the table fails here, naming the file and what it imported.
  */
