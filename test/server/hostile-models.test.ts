@@ -27,6 +27,7 @@ const memoryOf = (pid: number) => {
 function canary(url: string) {
   let slowest = 0;
   let stopped = false;
+  // A failed poll ends the polling and is thrown by `stop` (never left unhandled should a test end first).
   const running = (async () => {
     while (!stopped) {
       const started = performance.now();
@@ -35,14 +36,15 @@ function canary(url: string) {
       slowest = Math.max(slowest, performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  })();
+  })().then(() => undefined, (error: unknown) => error);
   return {
     get slowest() {
       return slowest;
     },
     stop: async () => {
       stopped = true;
-      await running;
+      const failure = await running;
+      if (failure) throw failure;
       return slowest;
     },
   };
@@ -138,7 +140,7 @@ describe("hostile ONNX models against a running server", () => {
 
   // Not passing yet: the match seating the over-budget policy is not seen to end within 60 s (under
   // investigation: whether the quarantine's error reaches the match record, or the match never asks).
-  it.skip("quarantines a policy that goes over budget in play: its restored match ends in error, it can be removed", async () => {
+  it("quarantines a policy that goes over budget in play: its restored match ends in error, it can be removed", async () => {
     // The first test's server, should it have failed before stopping it.
     if (server && server.child.exitCode === null && server.child.signalCode === null) {
       server.child.kill("SIGKILL");
@@ -171,17 +173,20 @@ describe("hostile ONNX models against a running server", () => {
     const live = await player.create({ game: "kuhn-poker", seat: 1, opponents: { 0: "policy:heavy" }, policy: random });
     await live.result.catch(() => {});
     const ended = await until("the match ended", async () => {
-      const record = await (await fetch(`${server!.url}/matches/${live.match}`)).json();
+      const { match: record } = await (await fetch(`${server!.url}/matches/${live.match}`)).json();
       return record.endedAt ? record : undefined;
     });
     expect(ended.endReason).toBe("error");
     expect(ended.error).toMatch(/policy:heavy@1.*took longer than its budget of 50 ms/);
     expect(server.stderr()).toContain("policy:heavy@1 quarantined");
-    expect(match).toBeTruthy();
+    // The match restored from before the restart, which seats it too, ended in error with it: it never froze anything.
+    const { match: restored } = await (await fetch(`${server.url}/matches/${match}`)).json();
+    expect(restored).toMatchObject({ endReason: "error", error: expect.stringMatching(/policy quarantined/) });
     // No new match seats it.
     const again = await Bot.connect({ url: server.wsUrl, token: await botToken() });
     bots.push(again);
-    await expect(again.create({ game: "kuhn-poker", opponents: { 0: "policy:heavy" }, policy: random })).rejects
+    await expect(again.create({ game: "kuhn-poker", seat: 1, opponents: { 0: "policy:heavy" }, policy: random }))
+      .rejects
       .toThrow(/quarantined/);
     // The operator removes it.
     const removed = await fetch(`${server.url}/policies/heavy`, {
