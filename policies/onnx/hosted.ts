@@ -42,6 +42,32 @@ const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => existsSync(p));
 /** Whether the memory budget is enforced here (it needs util-linux's prlimit). */
 export const memoryBudgetEnforced = PRLIMIT !== undefined;
 
+/** A host process started with `memoryMb` of data memory (0: no limit), waiting for its model. */
+function spawnHost(memoryMb: number): Deno.ChildProcess {
+  const deno = [Deno.execPath(), "run", "--quiet", "--config", CONFIG, "--allow-read", "--allow-env", "--allow-ffi"];
+  const argv = [...deno, "--allow-sys", HOST];
+  const [program, ...args] = PRLIMIT && memoryMb > 0 ? [PRLIMIT, `--data=${memoryMb * 1024 * 1024}`, ...argv] : argv;
+  return new Deno.Command(program, { args, stdin: "piped", stdout: "piped", stderr: "piped" }).spawn();
+}
+
+/**
+ * One host process per memory budget started ahead and waiting, unreferenced (it holds no server open, and ends when
+ * the server does: its stdin closes): a new version, which a trainer registers every step and the next matches seat,
+ * does not wait for Deno and onnxruntime to start (0.4–0.9 s on a loaded 2-core machine).
+ */
+const spares = new Map<number, { child: Deno.ChildProcess; exited: boolean }>();
+
+function takeHost(memoryMb: number): Deno.ChildProcess {
+  const spare = spares.get(memoryMb);
+  const next = { child: spawnHost(memoryMb), exited: false };
+  next.child.unref();
+  next.child.status.then(() => (next.exited = true));
+  spares.set(memoryMb, next);
+  if (!spare || spare.exited) return spawnHost(memoryMb);
+  spare.child.ref();
+  return spare.child;
+}
+
 interface Pending {
   readonly resolve: (frame: { type: number; payload: Uint8Array }) => void;
   readonly reject: (error: Error) => void;
@@ -59,10 +85,7 @@ export class HostedNetwork {
 
   private constructor(private readonly label: string, private readonly options: HostOptions) {
     const memoryMb = options.memoryMb ?? DEFAULT_MEMORY_MB;
-    const deno = [Deno.execPath(), "run", "--quiet", "--config", CONFIG, "--allow-read", "--allow-env", "--allow-ffi"];
-    const argv = [...deno, "--allow-sys", HOST];
-    const [program, ...args] = PRLIMIT && memoryMb > 0 ? [PRLIMIT, `--data=${memoryMb * 1024 * 1024}`, ...argv] : argv;
-    this.child = new Deno.Command(program, { args, stdin: "piped", stdout: "piped", stderr: "piped" }).spawn();
+    this.child = takeHost(memoryMb);
     this.writer = this.child.stdin.getWriter();
     this.read();
     this.child.stderr.pipeTo(
