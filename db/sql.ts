@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { connect as netConnect, type Socket } from "node:net";
 import { setImmediate } from "node:timers";
 import { PGlite } from "@electric-sql/pglite";
@@ -55,6 +56,28 @@ export class StoreDownError extends Error {
   }
 }
 
+/** PostgreSQL's type id of bytea. */
+const BYTEA = 17;
+/**
+ * bytea in and out of PGlite as one hex string made in native code. PGlite's own turns every byte into a string
+ * of its own (Array.from(bytes).map(...).join), and back with a parseInt per byte: a 110 MB policy model took
+ * GBs of JavaScript heap that way, and the process died of it.
+ */
+const BYTEA_AS_HEX = {
+  serializers: {
+    [BYTEA]: (value: unknown) => {
+      const bytes = value as Uint8Array;
+      return `\\x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}`;
+    },
+  },
+  parsers: {
+    [BYTEA]: (text: string) => {
+      const bytes = Buffer.from(text.slice(2), "hex");
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+  },
+};
+
 /**
  * Errors after which a PGlite instance must not be used again. PostgreSQL ends the whole server on a PANIC
  * (a WAL write that failed: a full disk), and PGlite's wasm has no process to end: the next query spins
@@ -108,7 +131,7 @@ export async function openPglite(dir: string): Promise<Sql> {
   };
   const surface = (q: Pick<PGlite, "query" | "exec">): Pick<Sql, "query" | "exec"> => ({
     query: async <T>(text: string, params?: readonly unknown[]) =>
-      (await q.query<T>(text, params ? [...params] : undefined)).rows,
+      (await q.query<T>(text, params ? [...params] : undefined, BYTEA_AS_HEX)).rows,
     exec: async (script) => void (await q.exec(script)),
   });
   // PGlite's query() parses and plans its text every time; a PREPAREd statement is only executed. Its names are

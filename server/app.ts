@@ -29,6 +29,7 @@ import { playerRoutes } from "./api/players.ts";
 import { policyRoutes } from "./api/policies.ts";
 import { tokenRoutes } from "./api/tokens.ts";
 import { PolicyRuntime, type RuntimeOptions } from "../policies/onnx/runtime.ts";
+import { checkDevice } from "../policies/onnx/probe.ts";
 import { seatingFor, SelfPlay, type SelfPlayOptions } from "./league/self-play.ts";
 import { defaultNodeId, type Restored } from "./cluster/membership.ts";
 import { Cluster } from "./cluster/cluster.ts";
@@ -153,6 +154,9 @@ async function stopStep<T>(what: string, step: () => Promise<T>, ms = STOP_STEP_
 }
 
 export async function startServer(options: ServerOptions): Promise<LudusServer> {
+  // Before the store and the cluster: a device this machine lacks is the caller's mistake, said at once, and
+  // never hidden behind whatever joining a shared store may refuse first.
+  if (options.policies?.device === "cuda") await checkDevice("cuda");
   const store = await ReplayStore.open({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,

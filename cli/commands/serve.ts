@@ -13,6 +13,7 @@ import type { Io } from "../io.ts";
 import { ServeError } from "../../server/http.ts";
 import { integerIn, jsonObject, oneOf, UsageError } from "../options.ts";
 import { POLICY_DEVICES, type PolicyDevice } from "../../policies/onnx/network.ts";
+import { DEFAULT_BATCH_MS, DEFAULT_MEMORY_MB } from "../../policies/onnx/hosted.ts";
 import { NODE_ID } from "../../db/nodes.ts";
 import { DEFAULT_LEASE_MS, defaultNodeId } from "../../server/cluster/membership.ts";
 import { serveCluster, sharedArgs } from "../serve-cluster.ts";
@@ -34,6 +35,8 @@ interface ServeFlags {
   policyThreads: number;
   policyBatch: number;
   policyWaitUs: number;
+  policyBatchMs: number;
+  policyMemoryMb: number;
   drain: number;
   roomCreates: number;
   maxConnections: number;
@@ -251,6 +254,19 @@ export function registerServe(program: Command, io: Io): void {
       0,
     )
     .option(
+      "--policy-batch-ms <ms>",
+      "the most one policy inference batch (and a registration's trial batch) may take; a policy over it is " +
+        "quarantined and its matches end in error",
+      integerIn(1, 600_000),
+      DEFAULT_BATCH_MS,
+    )
+    .option(
+      "--policy-memory-mb <MiB>",
+      "the memory limit of each policy version's inference process (RLIMIT_DATA, where prlimit exists; 0: none)",
+      integerIn(0, 1_048_576),
+      DEFAULT_MEMORY_MB,
+    )
+    .option(
       "--hold <s>",
       "seconds a dropped seat is held for its player to resume",
       integerIn(1, 3600),
@@ -340,6 +356,8 @@ export function registerServe(program: Command, io: Io): void {
           threads: flags.policyThreads,
           maxBatch: flags.policyBatch,
           waitMs: flags.policyWaitUs / 1000,
+          batchMs: flags.policyBatchMs,
+          memoryMb: flags.policyMemoryMb,
         },
         conduct: { holdMs: flags.hold * 1000 },
         roomCreatesPerSecond: flags.roomCreates,

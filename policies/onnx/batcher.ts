@@ -1,13 +1,21 @@
-import type { PolicyNetwork } from "./network.ts";
+/** What a batcher asks: a network in this process (PolicyNetwork) or in one of its own (HostedNetwork). */
+export interface LogitSource {
+  /** Entries in one observation tensor. */
+  readonly size: number;
+  /** Logits per observation. */
+  readonly actions: number;
+  logits(observations: Float32Array, count: number): Promise<Float32Array>;
+  release(): Promise<void>;
+}
 
 /**
  * Micro-batching across live matches: decisions that ask one network while it is busy, or in the same turn
  * of the event loop (or within `waitMs` of the first), run as one batch of at most `maxBatch`, so a server
  * with many matches pays for few, larger inference calls.
  *
- * One batch runs at a time. onnxruntime-node runs a session synchronously (in a setImmediate of its own), so
- * a second batch in flight would never overlap the first; it would only split the matches into groups that
- * take turns at half the batch size and never merge again.
+ * One batch runs at a time. A session runs one batch at a time (synchronously, in onnxruntime-node; its
+ * process does one after another, when hosted), so a second batch in flight would never overlap the first;
+ * it would only split the matches into groups that take turns at half the batch size and never merge again.
  */
 
 export interface BatcherOptions {
@@ -43,7 +51,7 @@ export class PolicyBatcher {
   batches = 0;
   decisions = 0;
 
-  constructor(readonly network: PolicyNetwork, options: BatcherOptions = {}) {
+  constructor(readonly network: LogitSource, options: BatcherOptions = {}) {
     this.maxBatch = options.maxBatch ?? 256;
     this.waitMs = options.waitMs ?? 0;
     if (!Number.isInteger(this.maxBatch) || this.maxBatch < 1) {

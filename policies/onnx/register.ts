@@ -1,7 +1,10 @@
 import { configure } from "../../games/core/config.ts";
 import { getGame, numericInfo } from "../../games/registry.ts";
 import { type PolicyRecord, type PolicyRegistry, PolicyRegistryError } from "../../db/policies.ts";
-import { PolicyError, PolicyNetwork } from "./network.ts";
+import type { AnyGame } from "../../games/core/game.ts";
+import { Episode } from "../../games/core/episode.ts";
+import { PolicyError } from "./network.ts";
+import { HostedNetwork, type HostOptions, PolicyBudgetError } from "./hosted.ts";
 
 /** What a caller registers a policy with (the CLI's flags, the JSON beside an upload). */
 export interface PolicyUpload {
@@ -19,21 +22,59 @@ export interface PolicyUpload {
   readonly notes?: string;
 }
 
+/** Seeds of the deals whose first observations a trial run asks about, beside an all-zero tensor. */
+const TRIAL_SEEDS = ["trial-1", "trial-2", "trial-3"];
+
+/**
+ * The trial batch: a tensor of zeros, then each seat's first observation in a few seeded deals. It is what
+ * play will ask first, so a model that cannot answer it within its budget, or answers NaN or ±Inf, is refused.
+ */
+function trialBatch(game: AnyGame, config: unknown, size: number): { rows: Float32Array; count: number } {
+  const tensors: Float32Array[] = [new Float32Array(size)];
+  for (const seed of TRIAL_SEEDS) {
+    const episode = new Episode(game, config, seed);
+    for (const seat of episode.toAct) tensors.push(episode.encode(seat, new Float32Array(size)));
+  }
+  const rows = new Float32Array(tensors.length * size);
+  tensors.forEach((t, i) => rows.set(t, i * size));
+  return { rows, count: tensors.length };
+}
+
+/**
+ * Runs `model` as play would, in a process of its own within the budget of `options`: loaded and checked
+ * against the game config (PolicyNetwork.load's checks, and no external data), then asked the trial batch.
+ * Throws PolicyError saying why it may not play.
+ */
+export async function trialRun(model: Uint8Array, game: AnyGame, config: unknown, options: HostOptions = {}) {
+  const network = await HostedNetwork.open(model, game, config, "the model", options);
+  try {
+    const { rows, count } = trialBatch(game, config, network.size);
+    await network.logits(rows, count);
+  } catch (error) {
+    if (error instanceof PolicyBudgetError) throw new PolicyError(`its trial run failed: ${error.message}`);
+    throw error;
+  } finally {
+    await network.release();
+  }
+}
+
 /**
  * Checks an ONNX model against the game config it claims (onnxruntime loads it; its input is the config's
- * tensor with a dynamic batch, its output one logit per action id) and registers it. Every refusal names
+ * tensor with a dynamic batch, its output one logit per action id; no tensor's data is outside the file; a
+ * trial batch is answered within the budget, with finite logits) and registers it. Every refusal names
  * what was expected and what was found; nothing is stored unless all of it holds.
  */
 export async function registerPolicy(
   registry: Pick<PolicyRegistry, "add" | "get">,
   upload: PolicyUpload,
   model: Uint8Array,
+  budget: HostOptions = {},
 ): Promise<PolicyRecord> {
   const game = getGame(upload.game);
   const { variant, config } = configure(game, upload.config ?? {}, upload.variant);
   const face = numericInfo(game, config);
   if ("numericFace" in face) throw new PolicyError(`${game.id} (${variant}) has no numeric face: ${face.numericFace}`);
-  await (await PolicyNetwork.load(model, game, config)).release();
+  await trialRun(model, game, config, budget);
   let parent: string | null = null;
   if (upload.parent !== undefined) {
     const found = await registry.get(upload.parent);

@@ -4,7 +4,8 @@ import type { Seat } from "../../games/core/seat.ts";
 import { encoderVersion, getGame, numericInfo } from "../../games/registry.ts";
 import { type PolicyRecord, type PolicyRegistry, PolicyRegistryError } from "../../db/policies.ts";
 import { StrategyError } from "../strategy.ts";
-import { type BatcherOptions, PolicyBatcher } from "./batcher.ts";
+import { type BatcherOptions, type LogitSource, PolicyBatcher } from "./batcher.ts";
+import { HostedNetwork, PolicyBudgetError } from "./hosted.ts";
 import { type PolicyDevice, PolicyNetwork } from "./network.ts";
 import { checkDevice } from "./probe.ts";
 import { type PolicyUpload, registerPolicy } from "./register.ts";
@@ -23,6 +24,13 @@ export interface RuntimeOptions extends BatcherOptions {
   readonly device?: PolicyDevice;
   /** onnxruntime intra-op threads per session (default 1). */
   readonly threads?: number;
+  /**
+   * The most one inference batch (and a registration's trial batch) may take, in ms (default 1000). A version
+   * over it is quarantined: no match seats it again, and those that seat it end in error.
+   */
+  readonly batchMs?: number;
+  /** The memory limit of each version's inference process, in MiB (default 1024; 0: none). */
+  readonly memoryMb?: number;
   /**
    * Re-read the registry this often (ms), for versions other processes register (a shared PostgreSQL
    * store); absent: only what is registered through this runtime is seen.
@@ -62,6 +70,9 @@ export class PolicyRuntime {
   /** Registrations and removals made through this runtime, so a slower refresh never undoes one. */
   private changes = 0;
   private readonly listeners = new Set<(record: PolicyRecord) => void>();
+  /** Versions that went over their budget here, and why: never seated again by this process. */
+  private readonly quarantined = new Map<string, string>();
+  private readonly quarantineListeners = new Set<(id: string, why: string) => Promise<void>>();
 
   private constructor(readonly registry: PolicySource, private readonly options: RuntimeOptions) {}
 
@@ -113,6 +124,10 @@ export class PolicyRuntime {
       );
     }
     const label = policySeatName(record.name, record.version, false);
+    const why = this.quarantined.get(record.id);
+    if (why !== undefined) {
+      throw new StrategyError(`${label} is quarantined: ${why}; \`ludus policy remove\` removes it`);
+    }
     if (record.game !== game.id) {
       throw new StrategyError(`${label} plays ${record.game}, not ${game.id}`);
     }
@@ -208,14 +223,73 @@ export class PolicyRuntime {
     return batcher;
   }
 
+  /**
+   * A version's batcher over a network in a process of its own, within this runtime's budget. Any failure of
+   * a batch (over its time or memory, a non-finite answer, an onnxruntime error) quarantines the version.
+   */
   private async load(record: PolicyRecord): Promise<PolicyBatcher> {
-    const { maxBatch, waitMs } = this.options;
-    return new PolicyBatcher(await this.network(record), { maxBatch, waitMs });
+    const { maxBatch, waitMs, threads, device, batchMs, memoryMb } = this.options;
+    const model = await this.registry.model(record.id);
+    if (!model) throw new PolicyRegistryError("unknown_policy", `policy ${record.id} is no longer registered`);
+    const label = policySeatName(record.name, record.version, false);
+    const network = await HostedNetwork.open(model, getGame(record.game, record.gameVersion), record.config, label, {
+      threads,
+      device,
+      batchMs,
+      memoryMb,
+    }).catch((error) => {
+      if (error instanceof PolicyBudgetError) this.quarantine(record.id, error.message);
+      throw error;
+    });
+    const guarded: LogitSource = {
+      size: network.size,
+      actions: network.actions,
+      logits: (observations, count) =>
+        network.logits(observations, count).catch((error) => {
+          this.quarantine(record.id, (error as Error).message);
+          throw error;
+        }),
+      release: () => network.release(),
+    };
+    return new PolicyBatcher(guarded, { maxBatch, waitMs });
+  }
+
+  /** Why version `id` is quarantined here, if it is. */
+  quarantineOf(id: string): string | undefined {
+    return this.quarantined.get(id);
+  }
+
+  /**
+   * Takes version `id` out of play: no match seats it again, its process goes, and every listener (the live
+   * matches) ends what seats it, in error.
+   */
+  quarantine(id: string, why: string): Promise<void> {
+    if (this.quarantined.has(id)) return Promise.resolve();
+    this.quarantined.set(id, why);
+    const record = this.byId.get(id);
+    console.error(
+      `ludus: policy ${record ? policySeatName(record.name, record.version, false) : id} quarantined: ${why}`,
+    );
+    const loaded = this.loaded.get(id);
+    this.loaded.delete(id);
+    loaded?.then((b) => b.network.release(), () => {});
+    return this.endSeatsOf(id, why);
+  }
+
+  private async endSeatsOf(id: string, why: string): Promise<void> {
+    await Promise.all([...this.quarantineListeners].map((listener) => listener(id, why).catch(() => {})));
+  }
+
+  /** Hears every version quarantined (and resolves once the listener has ended what seats it); returns the unsubscribe. */
+  onQuarantined(listener: (id: string, why: string) => Promise<void>): () => void {
+    this.quarantineListeners.add(listener);
+    return () => this.quarantineListeners.delete(listener);
   }
 
   /** Checks and registers a model; the next match that names its policy seats it. */
   async register(upload: PolicyUpload, model: Uint8Array): Promise<PolicyRecord> {
-    const record = await registerPolicy(this.registry, upload, model);
+    const { threads, device, batchMs, memoryMb } = this.options;
+    const record = await registerPolicy(this.registry, upload, model, { threads, device, batchMs, memoryMb });
     this.changes++;
     // Added in place, not re-indexed: a training run registers a version or two per step, tens of thousands in all.
     this.byId.set(record.id, record);
@@ -240,9 +314,14 @@ export class PolicyRuntime {
     return this.byName.get(name) ?? [];
   }
 
-  /** Removes a version no live match seats (refused with `in_use` otherwise), and lets its session go. */
+  /**
+   * Removes a version no live match seats (refused with `in_use` otherwise), and lets its session go. A
+   * quarantined version is removed all the same: the matches that seat it end in error first.
+   */
   async remove(ref: string): Promise<PolicyRecord> {
     const found = this.byId.get(ref) ?? await this.registry.get(ref);
+    const why = found && this.quarantined.get(found.id);
+    if (found && why !== undefined && this.usesOf(found.id) > 0) await this.endSeatsOf(found.id, why);
     if (found && this.usesOf(found.id) > 0) {
       throw new PolicyRegistryError(
         "in_use",

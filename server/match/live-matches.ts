@@ -119,7 +119,17 @@ export class LiveMatches {
   private readonly letGoAt = new Map<string, number>();
   private stopping = false;
 
-  constructor(private readonly options: LiveMatchesOptions = {}) {}
+  constructor(private readonly options: LiveMatchesOptions = {}) {
+    // A policy over its budget must not hold a match (nor its own removal): what seats it ends in error.
+    options.policies?.onQuarantined((id, why) => this.endSeating(id, `policy quarantined: ${why}`));
+  }
+
+  /** Ends every live match here that seats policy version `id` in error, `why` recorded; resolves once written. */
+  async endSeating(id: string, why: string): Promise<void> {
+    const seating = this.all().filter((m) => participantsOf(m).some((p) => p?.policy?.id === id));
+    for (const match of seating) match.fail(why);
+    await Promise.all(seating.filter((m) => !m.suspended).map((m) => m.durableEnd().catch(() => {})));
+  }
 
   get store(): ReplayStore | undefined {
     return this.options.store;

@@ -705,6 +705,11 @@ export class Match {
     });
   }
 
+  /** Ends the match now in error, `why` recorded (a seat that can no longer play: a quarantined policy). */
+  fail(why: string): void {
+    if (this.phase !== "ended" && this.phase !== "suspended") this.fault("a seat", new Error(why));
+  }
+
   /** Ends the match now (an operator's abort). */
   abort(): void {
     if (this.phase !== "ended" && this.phase !== "suspended") {

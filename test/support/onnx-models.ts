@@ -109,3 +109,93 @@ export function tableModel(
     ],
   });
 }
+
+// Hostile models, as an outside contributor could upload them: each is a valid ONNX file with the interface a
+// Kuhn policy has ([batch, inputs] in, [batch, outputs] out), so only running it shows what it does.
+
+const INT64 = onnx.TensorProto.DataType.INT64;
+const BOOL = onnx.TensorProto.DataType.BOOL;
+const scalar = (name: string, elemType: number) => ({ name, type: { tensorType: { elemType, shape: { dim: [] } } } });
+
+/** logits = observation · 0.1 + extra · 0, where `extra` is [1, 1] (or broadcast to it): the model's real work. */
+const withExtra = (inputs: number, outputs: number, node: object[], initializer: object[]) =>
+  model(inputs, outputs, {
+    node: [
+      ...node,
+      { opType: "MatMul", input: ["observation", "W"], output: ["product"] },
+      { opType: "Mul", input: ["extra", "zero"], output: ["nothing"] },
+      { opType: "Add", input: ["product", "nothing"], output: ["logits"] },
+    ],
+    initializer: [
+      weightsOf("W", [inputs, outputs], new Array(inputs * outputs).fill(0.1)),
+      weightsOf("zero", [], [0]),
+      ...initializer,
+    ],
+  });
+
+/**
+ * An ONNX Loop of `trips` iterations (2 ** 62: it never ends) adding 1 to a counter that starts at the
+ * observation's sum, so it cannot be folded away when the session is made.
+ */
+export function loopModel(inputs: number, outputs: number, trips: bigint) {
+  const body = {
+    name: "body",
+    node: [
+      { opType: "Identity", input: ["cond"], output: ["cond_out"] },
+      { opType: "Add", input: ["count", "one"], output: ["count_out"] },
+    ],
+    initializer: [weightsOf("one", [], [1])],
+    input: [scalar("i", INT64), scalar("cond", BOOL), scalar("count", FLOAT)],
+    output: [scalar("cond_out", BOOL), scalar("count_out", FLOAT)],
+  };
+  return withExtra(inputs, outputs, [
+    {
+      opType: "ReduceSum",
+      input: ["observation"],
+      output: ["start"],
+      attribute: [{ name: "keepdims", type: 2, i: 0 }],
+    },
+    {
+      opType: "Loop",
+      input: ["trips", "true", "start"],
+      output: ["extra"],
+      attribute: [{ name: "body", type: onnx.AttributeProto.AttributeType.GRAPH, g: body }],
+    },
+  ], [
+    { name: "trips", dataType: INT64, dims: [], int64Data: [trips.toString()] },
+    { name: "true", dataType: BOOL, dims: [], int32Data: [1] },
+  ]);
+}
+
+/** Each observation row tiled `repeats` times (memory and time grow with it), summed. */
+export function tileModel(inputs: number, outputs: number, repeats: number) {
+  return withExtra(inputs, outputs, [
+    { opType: "Tile", input: ["observation", "repeats"], output: ["tiled"] },
+    { opType: "ReduceSum", input: ["tiled"], output: ["extra"], attribute: [{ name: "keepdims", type: 2, i: 1 }] },
+  ], [{ name: "repeats", dataType: INT64, dims: [2], int64Data: ["1", String(repeats)] }]);
+}
+
+/** A model of about `bytes` bytes: a float initializer of zeros that large (raw data), summed. */
+export function bigModel(inputs: number, outputs: number, bytes: number) {
+  const count = Math.floor(bytes / 4);
+  return withExtra(inputs, outputs, [
+    { opType: "ReduceSum", input: ["big"], output: ["extra"], attribute: [{ name: "keepdims", type: 2, i: 1 }] },
+  ], [{ name: "big", dataType: FLOAT, dims: [count], rawData: new Uint8Array(count * 4) }]);
+}
+
+/** A model whose weights live in an external file at `location` (relative: onnxruntime reads it from the cwd). */
+export function externalDataModel(inputs: number, outputs: number, location: string) {
+  return model(inputs, outputs, {
+    node: [{ opType: "MatMul", input: ["observation", "W"], output: ["logits"] }],
+    initializer: [{
+      name: "W",
+      dataType: FLOAT,
+      dims: [inputs, outputs],
+      dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+      externalData: [{ key: "location", value: location }, { key: "offset", value: "0" }, {
+        key: "length",
+        value: String(inputs * outputs * 4),
+      }],
+    }],
+  });
+}
