@@ -132,6 +132,20 @@ const schemas = new Map<string, z.ZodType>([
 
 export const FRAME_TYPES: readonly string[] = [...schemas.keys()];
 
+/** Each client frame type's fields, and whether each may be absent: what docs/protocol.md's table must say. */
+export function clientFrameFields(): Record<string, Record<string, "required" | "optional">> {
+  return Object.fromEntries(
+    [...schemas].map(([type, schema]) => [
+      type,
+      Object.fromEntries(
+        Object.entries((schema as z.ZodObject).shape).map((
+          [field, value],
+        ) => [field, (value as z.ZodType).safeParse(undefined).success ? "optional" : "required"]),
+      ),
+    ]),
+  );
+}
+
 export class FrameError extends Error {
   constructor(readonly code: ErrorCode, message: string) {
     super(message);
