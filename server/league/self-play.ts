@@ -6,6 +6,7 @@ import type { PolicyRuntime } from "../../policies/onnx/runtime.ts";
 import { policySeatName } from "../../policies/onnx/spec.ts";
 import { type LiveMatches, StoreUnavailableError } from "../match/live-matches.ts";
 import type { Match } from "../match/match.ts";
+import { StrategyError } from "../../policies/strategy.ts";
 
 /**
  * Self-play for a learning policy: keeps `live` matches of `game` running, each between the policy's latest
@@ -56,6 +57,8 @@ export class SelfPlay {
   /** The latest version's id, and the matches created with it so far. */
   private version?: string;
   private ofVersion = 0;
+  /** The version whose seating was refused (quarantined), said once. */
+  private refused?: string;
   /** Matches that ended, and the decisions they held. */
   ended = 0;
   decisions = 0;
@@ -101,6 +104,13 @@ export class SelfPlay {
       try {
         match = this.create(versions);
       } catch (error) {
+        if (error instanceof StrategyError) {
+          // A version that cannot be seated (quarantined: over its budget) plays no more: the next one registered will.
+          if (this.refused !== latest.id) console.error(`ludus: self-play of ${this.options.name}: ${error.message}`);
+          this.refused = latest.id;
+          this.ofVersion--;
+          return;
+        }
         if (!(error instanceof StoreUnavailableError)) throw error;
         // The store is backed up: try again once it has had a moment to write.
         setTimeout(() => this.fill(), 100);
