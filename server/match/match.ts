@@ -15,17 +15,17 @@ import type {
   Outcome,
   ParticipantView,
   SeatKind,
-  SeatStatus,
   ServerFrame,
   TurnFrame,
 } from "../../protocol/frames.ts";
 import type { DefaultedReason, MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { storableText } from "../../db/storable.ts";
 import { type ClockSpec, DEFAULT_CLOCKS, REAL_TIMERS, SeatClocks, type Timers } from "./clock.ts";
-import { DEFAULT_CONDUCT } from "./conduct.ts";
+import { DEFAULT_CONDUCT, endingBy, leftAs, loggedMisconduct, noRetriesLeft, onLeave } from "./conduct.ts";
 import { type Decision, DecisionBook } from "./decisions.ts";
 import { ackFrame, matchEndFrame, matchErrorFrame, matchStartFrame, turnFrame } from "./frames.ts";
 import { Journal, type MatchFacts, type MatchJournal } from "./journal.ts";
+import { Emitter, type MatchEvent, type MatchResult, type StepRecord } from "./events.ts";
 import { NumericFace } from "./numeric-face.ts";
 import {
   MatchRequestError,
@@ -35,11 +35,12 @@ import {
   type Seat,
   type SeatLink,
 } from "./occupancy.ts";
-import { RestoreError } from "./restore.ts";
+import { replayLog, RestoreError } from "./restore.ts";
 
 export { MatchRequestError, type Participant, playsInProcess, type SeatLink } from "./occupancy.ts";
 export type { MatchJournal } from "./journal.ts";
 export { RestoreError } from "./restore.ts";
+export type { MatchEvent, MatchResult, StepRecord } from "./events.ts";
 
 export interface MatchOptions {
   readonly id: string;
@@ -68,51 +69,8 @@ export interface MatchOptions {
   readonly timers?: Timers;
 }
 
-/** One step as it happened: for tests, spectators and (later) the replay store. */
-export interface StepRecord {
-  readonly index: number;
-  /** The decision sequence number of each acting seat's move. */
-  readonly seqs: readonly (number | undefined)[];
-  readonly moves: readonly (Action | undefined)[];
-  readonly rewards: readonly number[];
-  /** Seats whose move the conduct policy chose for them. */
-  readonly defaulted: readonly number[];
-  /** The free fields each seat attached to its act (an LLM's prompt and response). */
-  readonly meta: readonly (Record<string, unknown> | undefined)[];
-}
-
-export type MatchEvent =
-  | { readonly kind: "start" }
-  | { readonly kind: "step"; readonly step: StepRecord }
-  | { readonly kind: "seat"; readonly seat: number }
-  /** A decision's turn went out: its seat's clock runs from now. */
-  | { readonly kind: "turn"; readonly seat: number }
-  /** A seat moved in a step that still waits for other seats (simultaneous moves): it is no longer to act. */
-  | { readonly kind: "moved"; readonly seat: number }
-  | { readonly kind: "end"; readonly end: MatchResult }
-  /** Another server process took the match over: this one has put it to rest and lets it go. */
-  | { readonly kind: "handed_over" };
-
-export interface MatchResult {
-  readonly returns: readonly number[];
-  readonly statuses: readonly SeatStatus[];
-  readonly reason: EndReason;
-  readonly culprit: number | null;
-  readonly steps: number;
-}
-
 /** `suspended`: put to rest by a stopping server, its log kept for the next start to restore. */
 type Phase = "waiting" | "playing" | "ended" | "suspended";
-
-/** How a released seat's defaulted decisions are logged: it dropped, or its player withdrew it (status ERROR). */
-const leftAs = (status: SeatStatus): DefaultedReason => (status === "ERROR" ? "withdrawn" : "released");
-
-/** What happens next, for the message that tells a seat its retries are used up. */
-const OUTCOME: ReadonlyMap<Outcome, string> = new Map([
-  ["default", "the default action is played for you."],
-  ["forfeit", "you forfeit the match."],
-  ["abort", "the match is aborted."],
-]);
 
 /**
  * Steps a match plays in one go without anyone to wait for (built-ins, released seats) before it lets the
@@ -177,11 +135,11 @@ export class Match {
   /** A later turn of the event loop that goes on advancing (see STEPS_PER_TURN_OF_THE_LOOP). */
   private continuation?: ReturnType<typeof setImmediate>;
   private result?: MatchResult;
-  private readonly listeners = new Set<(event: MatchEvent) => void>();
+  private readonly events = new Emitter();
   private readonly spectators = new Set<SeatLink>();
   /** Whether every seat decides in-process (built-ins, policies): nothing is acknowledged to anyone. */
   private inProcessOnly = false;
-  /** Logged decisions being replayed by `restore`, by sequence number. */
+  /** While `restore` runs: the logged decisions of the turn its log ends inside, by sequence number. */
   private log?: Map<number, StepRecordRow>;
   private startedAt: Date | null = null;
   private endedAt: Date | null = null;
@@ -256,10 +214,10 @@ export class Match {
     record.seatKeys?.forEach((hash, seat) => {
       if (hash && this.seats[seat]) this.seats[seat].keyHash = hash;
     });
-    this.log = new Map(steps.map((row) => [row.seq, row]));
     this.journal.muted = true;
     this.startedAt = record.startedAt;
-    if (this.openSeats().length === 0) this.start();
+    this.log = new Map(steps.map((row) => [row.seq, row])); // a match still waiting for seats replays nothing
+    if (this.openSeats().length === 0) this.start(() => this.replay(record, steps));
     const unplayed = [...this.log.keys()].filter((seq) => !this.book.remembers(seq));
     this.log = undefined;
     this.journal.muted = false;
@@ -342,8 +300,7 @@ export class Match {
 
   /** Every event, in order: start, each step, seat changes, end. */
   subscribe(listener: (event: MatchEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 
   /** Seats a participant; the match starts once every seat is taken. */
@@ -524,7 +481,7 @@ export class Match {
         const attempt = { input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) };
         const retriesLeft = this.book.refuse(decision, attempt);
         if (retriesLeft >= 0) return fail(parsed.code, parsed.message, retriesLeft);
-        fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME.get(this.conduct.onIllegal)}`, 0);
+        fail(parsed.code, noRetriesLeft(this.conduct, parsed.message), 0);
         return this.misconduct(decision, "INVALID", this.conduct.onIllegal);
       }
       this.meta[seat] = meta;
@@ -623,7 +580,8 @@ export class Match {
       }), this.waitingTtlMs);
   }
 
-  private start(): void {
+  /** Starts the game: it plays on from its first decision, or (`replay`, restoring) from where its log ends. */
+  private start(replay?: () => void): void {
     if (this.expiry !== undefined) this.timers.clear(this.expiry);
     this.phase = "playing";
     this.episode = new Episode(this.game, this.config, this.seed);
@@ -635,7 +593,40 @@ export class Match {
     this.writeRecord(false);
     this.emit({ kind: "start" });
     this.deliver(() => this.seats.forEach((slot, seat) => slot.link && !slot.greeted && this.sendStart(seat, false)));
+    if (replay) replay();
     this.advance();
+  }
+
+  /**
+   * Replays the log's complete turns through the stored matches' re-simulation (see restore.ts); the turn it ends
+   * inside is left in `log`, for `advance` to take its logged decisions and leave the others open.
+   */
+  private replay(record: MatchRecord, steps: readonly StepRecordRow[]): void {
+    this.advancing = true; // each turn is applied by the replay, not by `advance`
+    try {
+      const tail = replayLog(record, steps, this.episode!, {
+        retake: (rows, toAct) => {
+          for (const seat of toAct) {
+            const decision = this.book.issue(seat, this.timers.now());
+            const row = rows.find((row) => row.seq === decision.seq);
+            if (!row) throw new RestoreError(this.id, `decision ${decision.seq} (seat ${seat}) is not in the log`);
+            this.retake(decision, row);
+          }
+          return this.moves;
+        },
+        stepped: (toAct, rewards) => this.stepped(toAct, rewards),
+      });
+      this.log = new Map(tail.map((row) => [row.seq, row]));
+    } finally {
+      this.advancing = false;
+    }
+  }
+
+  /** Takes a logged decision again: a built-in decides again (and must agree), any other as logged. */
+  private retake(decision: Decision, row: StepRecordRow): void {
+    const slot = this.seats[decision.seat];
+    if (slot.inProcess && slot.participant!.kind === "builtin") this.playInProcess(decision, slot, row);
+    else this.replayDecision(decision, row);
   }
 
   /** Opens decisions for the seats to act, playing built-in and released seats at once, until someone must answer. */
@@ -676,9 +667,8 @@ export class Match {
         // While restoring, an in-process seat replays what the log has and waits past it (see restore): a
         // built-in recomputes its logged decisions (which must agree), a policy's are taken as logged, since
         // its answers arrive later and the log replays at once.
-        if (slot.inProcess && (!this.log || (logged && slot.participant!.kind === "builtin"))) {
-          this.playInProcess(decision, slot);
-        } else if (logged) this.replay(decision, logged);
+        if (logged) this.retake(decision, logged);
+        else if (slot.inProcess && !this.log) this.playInProcess(decision, slot);
         else if (slot.released) {
           this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(slot.status));
         } else if (!this.log) this.deliver(() => this.openTurn(decision));
@@ -693,9 +683,9 @@ export class Match {
    * An in-process seat decides: a built-in at once; one that answers with a promise (a policy) later, while
    * the match waits for it as for any seat, its clock running: past it the conduct policy plays for it.
    */
-  private playInProcess(decision: Decision, slot: Seat): void {
+  private playInProcess(decision: Decision, slot: Seat, logged?: StepRecordRow): void {
     const answer = slot.inProcess!.decide(turnOf(this.episode!, decision.seat));
-    if (!(answer instanceof Promise)) return this.takeInProcess(decision, answer);
+    if (!(answer instanceof Promise)) return this.takeInProcess(decision, answer, logged);
     this.openTurn(decision);
     // An answer the clock overtook, or that comes after the match was put to rest, is moot, whatever it is.
     const open = () => this.phase === "playing" && this.book.isOpen(decision);
@@ -708,8 +698,7 @@ export class Match {
     );
   }
 
-  private takeInProcess(decision: Decision, action: Action): void {
-    const logged = this.log?.get(decision.seq);
+  private takeInProcess(decision: Decision, action: Action, logged?: StepRecordRow): void {
     if (logged && !isDeepStrictEqual(logged.action, action)) {
       throw new RestoreError(
         this.id,
@@ -721,8 +710,8 @@ export class Match {
     this.resolve(decision, action);
   }
 
-  /** Takes a logged decision again while restoring. */
-  private replay(decision: Decision, row: StepRecordRow): void {
+  /** Takes a logged decision again while restoring, as it was taken. */
+  private replayDecision(decision: Decision, row: StepRecordRow): void {
     if (row.seat !== decision.seat) {
       throw new RestoreError(
         this.id,
@@ -738,8 +727,8 @@ export class Match {
     }
     if (row.action === null) {
       // The seat never moved: its misconduct ended the match.
-      const status = row.error?.code === "timeout" ? "TIMEOUT" : row.error?.code === "withdrawn" ? "ERROR" : "INVALID";
-      return this.misconduct(decision, status, status === "INVALID" ? this.conduct.onIllegal : this.conduct.onTimeout);
+      const { status, outcome } = loggedMisconduct(this.conduct, row.error?.code);
+      return this.misconduct(decision, status, outcome);
     }
     const parsed = this.episode!.parse(row.action, decision.seat);
     if (parsed instanceof ActionError) throw new RestoreError(this.id, `step ${row.seq}: ${parsed.message}`);
@@ -784,7 +773,11 @@ export class Match {
   }
 
   private applyStep(toAct: readonly number[]): void {
-    const rewards = this.episode!.step(this.moves);
+    this.stepped(toAct, this.episode!.step(this.moves));
+  }
+
+  /** A step was applied to the episode: it is recorded and told, and the next one is collected. */
+  private stepped(toAct: readonly number[], rewards: readonly number[]): void {
     const step: StepRecord = {
       index: this.steps++,
       seqs: this.seats.map((slot, seat) => (toAct.includes(seat) ? slot.seq : undefined)),
@@ -820,7 +813,7 @@ export class Match {
     this.clocks.stop(decision);
     this.book.close(decision);
     this.seats[seat].status = status;
-    this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
+    this.finish(endingBy(outcome), seat);
   }
 
   /** The hold of a dropped seat expired. */
@@ -829,31 +822,28 @@ export class Match {
     this.leave(seat, "DISCONNECTED");
   }
 
-  /**
-   * A seat's player is gone: dropped past its hold, or withdrawn. The timeout policy applies to it at once:
-   * under `default` the default action is played for its open decision and every later one; otherwise the
-   * match ends with the seat as culprit (a withdrawn seat's open decision is logged with its reason). Once
-   * no player is left at all (every other seat is a built-in or gone too) the match ends at once, aborted:
-   * playing it out by default moves would only fill the record with moves nobody chose.
-   */
+  /** A seat's player is gone: dropped past its hold, or withdrawn. The timeout policy applies to it at once (see onLeave). */
   private leave(seat: number, status: "DISCONNECTED" | "ERROR"): void {
     this.occupancy.release(seat, status);
     this.writeRecord();
     this.emit({ kind: "seat", seat });
     const decision = this.book.openFor(seat);
-    const outcome = this.conduct.onTimeout;
-    const nobodyLeft = this.occupancy.nobodyLeft();
-    if (this.phase === "waiting") return this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
-    if (outcome === "default" && !nobodyLeft) {
+    const verdict = onLeave(this.conduct, {
+      status,
+      waiting: this.phase === "waiting",
+      open: decision !== undefined,
+      nobodyLeft: this.occupancy.nobodyLeft(),
+    });
+    if (verdict.kind === "default") {
       if (decision) this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(status));
-      return;
+    } else if (verdict.kind === "misconduct") this.misconduct(decision!, "ERROR", verdict.outcome);
+    else {
+      if (decision) {
+        this.clocks.stop(decision);
+        this.book.close(decision);
+      }
+      this.finish(verdict.reason, seat);
     }
-    if (decision && status === "ERROR") return this.misconduct(decision, status, nobodyLeft ? "abort" : outcome);
-    if (decision) {
-      this.clocks.stop(decision);
-      this.book.close(decision);
-    }
-    this.finish(outcome === "forfeit" && !nobodyLeft ? "forfeit" : "aborted", seat);
   }
 
   private finish(reason: EndReason, culprit: number | null): void {
@@ -949,7 +939,7 @@ export class Match {
   }
 
   private emit(event: MatchEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.events.emit(event);
   }
 
   /** Sends a frame in order with the frames still waiting for the journal. */
