@@ -200,8 +200,8 @@ export class Match {
 
   /**
    * Rebuilds a match the server was running when it stopped, from its stored log: the match is played
-   * again from its seed with the logged decisions (built-in seats recompute theirs, which must agree),
-   * without writing or sending anything. Then the open decisions wait for their seats, which count as
+   * again from its seed with the logged decisions, through the re-simulation every stored match goes through
+   * (db/replay.ts; built-in seats recompute theirs, which must agree), without writing or sending anything. Then the open decisions wait for their seats, which count as
    * dropped: each is held for `holdMs` to resume, after which the conduct policy applies.
    *
    * The log may miss open decisions of a simultaneous step: a seat's later decision (seq 8) can be
