@@ -109,7 +109,7 @@ export interface StepRecordRow {
   readonly latencyMs: number;
   readonly meta: Record<string, unknown> | null;
   /** The step's rewards (every seat) on the decision that completed the step; null on the others. */
-  rewards: readonly number[] | null;
+  readonly rewards: readonly number[] | null;
   readonly at: Date;
   /** The legal action forms the seat was offered (null in records written before they were kept). */
   readonly offered?: unknown;

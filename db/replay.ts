@@ -75,6 +75,21 @@ export interface ReplayEnd {
 
 export type ReplayEvent<R extends ReplayRow = StepRecordRow> = ReplayTurn<R> | ReplayEnd;
 
+export interface ReplayOptions<R extends ReplayRow> {
+  /** Per turn, each row's legal action ids and the id of its action (see ReplayTurn.legalIds). */
+  readonly numeric?: boolean;
+  /**
+   * The episode to play, freshly started, instead of a new one of the record's game: a live match restored from its
+   * log plays its own, which ends where the log does.
+   */
+  readonly episode?: Episode;
+  /**
+   * Called with each complete turn's rows (while the state is still before it); it may give the moves to apply
+   * instead of the stored actions (as a live match read them: parsed, or its built-ins' own).
+   */
+  readonly beforeStep?: (rows: readonly R[], toAct: readonly number[]) => readonly (Action | undefined)[] | void;
+}
+
 /** The game a match was recorded with, at the version it pins, if this build has that version. */
 export function replayableGame(match: MatchRecord): AnyGame {
   try {
@@ -165,18 +180,19 @@ export function* replayMatch<R extends ReplayRow = StepRecordRow>(
   match: MatchRecord,
   steps: readonly R[],
   viewer?: Viewer | "all",
-  { numeric = false }: { numeric?: boolean } = {},
+  { numeric = false, episode: playing, beforeStep }: ReplayOptions<R> = {},
 ): Generator<ReplayEvent<R>, void, void> {
-  const game = replayableGame(match);
-  const episode = guarded(
+  const game = playing?.game ?? replayableGame(match);
+  const config = playing ? playing.config : match.config;
+  const episode = playing ?? guarded(
     "config",
     {},
     "the stored config does not start a game",
     () => new Episode(game, match.config, match.seed),
   );
   const { state } = episode;
-  const seats = game.seatCount(match.config);
-  const mask = numeric ? maskFor(game, match.config) : undefined;
+  const seats = game.seatCount(config);
+  const mask = numeric ? maskFor(game, config) : undefined;
   const view = () => {
     if (viewer !== "all") return viewer === undefined ? undefined : game.observe(state, viewer);
     return {
@@ -267,8 +283,9 @@ export function* replayMatch<R extends ReplayRow = StepRecordRow>(
       if (problem) return;
       break;
     }
+    const applied = beforeStep?.(rows, toAct) ?? moves;
     const rewards = guarded("action", { seq: rows.at(-1)!.seq, turn }, `turn ${turn} cannot be applied`, () => [
-      ...episode.step(moves),
+      ...episode.step(applied),
     ]);
     yield { kind: "turn", turn, toAct, rows, observations, view: before, rewards, ...face };
     turn++;

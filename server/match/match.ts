@@ -2,64 +2,45 @@ import { clearImmediate, setImmediate } from "node:timers";
 import { isDeepStrictEqual } from "node:util";
 import { type Action, ActionError, defaultAction } from "../../games/core/action.ts";
 import { Episode } from "../../games/core/episode.ts";
-import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
-import { maskIds, shapeSize } from "../../games/core/numeric.ts";
+import type { AnyGame } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
-import { type Seat as EngineSeat, turnOf } from "../../games/core/seat.ts";
-import { numericInfo } from "../../games/registry.ts";
+import { turnOf } from "../../games/core/seat.ts";
 import { STRATEGY_STREAM } from "../../policies/simulate.ts";
-import { type Strategy, strategySeat } from "../../policies/strategy.ts";
+import { strategySeat } from "../../policies/strategy.ts";
 import type {
-  AgentInfo,
   ConductPolicy,
   EndReason,
   ErrorCode,
   MatchEndFrame,
-  NumericInfo,
   Outcome,
   ParticipantView,
   SeatKind,
-  SeatStatus,
   ServerFrame,
   TurnFrame,
 } from "../../protocol/frames.ts";
-import type { AttemptRecord, DefaultedReason, MatchRecord, SeatRecord, StepRecordRow } from "../../db/records.ts";
+import type { DefaultedReason, MatchRecord, StepRecordRow } from "../../db/records.ts";
 import { storableText } from "../../db/storable.ts";
-import { MatchMovedError } from "../../db/group-commit.ts";
-import { type ClockSpec, DEFAULT_CLOCKS, SeatClock } from "./clock.ts";
-import { DEFAULT_CONDUCT } from "./conduct.ts";
+import { type ClockSpec, DEFAULT_CLOCKS, REAL_TIMERS, SeatClocks, type Timers } from "./clock.ts";
+import { DEFAULT_CONDUCT, endingBy, leftAs, loggedMisconduct, noRetriesLeft, onLeave } from "./conduct.ts";
+import { type Decision, DecisionBook } from "./decisions.ts";
 import { ackFrame, matchEndFrame, matchErrorFrame, matchStartFrame, turnFrame } from "./frames.ts";
+import { Journal, type MatchFacts, type MatchJournal } from "./journal.ts";
+import { Emitter, type MatchEvent, type MatchResult, type StepRecord } from "./events.ts";
+import { NumericFace } from "./numeric-face.ts";
+import {
+  MatchRequestError,
+  Occupancy,
+  type Participant,
+  playsInProcess,
+  type Seat,
+  type SeatLink,
+} from "./occupancy.ts";
+import { replayLog, RestoreError } from "./restore.ts";
 
-/** Who sits in a seat, as the replay records it. */
-export interface Participant {
-  readonly kind: SeatKind;
-  readonly name: string;
-  /** The bot token's id, for remote bots and LLM seats. */
-  readonly tokenId?: string;
-  /** Who plays behind the token, as an LLM seat declared it (model, endpoint, sampling). */
-  readonly agent?: AgentInfo;
-  /** For built-in seats: the strategy that plays. */
-  readonly strategy?: Strategy;
-  /** For in-process seats that decide otherwise than a strategy (a policy): asked in-process, may answer with a promise. */
-  readonly seat?: EngineSeat;
-  /** For policy seats: the registered version that plays, recorded with the seat. */
-  readonly policy?: { readonly id: string; readonly version: number; readonly greedy: boolean };
-  /** The match was scheduled for this seat's player to learn from (see SeatRecord.learner). */
-  readonly learner?: boolean;
-}
-
-/** Seats the server plays itself (a built-in strategy, a policy network): no client, no hold, always connected. */
-export const playsInProcess = (participant: Participant | undefined): boolean =>
-  participant?.kind === "builtin" || participant?.kind === "policy";
-
-/** A client connected to a seat: a gateway session or a browser room client. Transports stay thin. */
-export interface SeatLink {
-  send(frame: ServerFrame): void;
-  /** Whether `turn` frames carry the observation's text rendering. */
-  readonly text: boolean;
-  /** Whether `turn` frames carry the numeric face (tensor, legal ids) and `match_start` its sizes. */
-  readonly numeric?: boolean;
-}
+export { MatchRequestError, type Participant, playsInProcess, type SeatLink } from "./occupancy.ts";
+export type { MatchJournal } from "./journal.ts";
+export { RestoreError } from "./restore.ts";
+export type { MatchEvent, MatchResult, StepRecord } from "./events.ts";
 
 export interface MatchOptions {
   readonly id: string;
@@ -84,153 +65,18 @@ export interface MatchOptions {
   readonly group?: string;
   /** Whether it counts for ratings (recorded with it). */
   readonly rated?: boolean;
-}
-
-/**
- * The replay store as a match sees it: each promise resolves once the record is durable. A match
- * acknowledges an action, or shows anyone its consequences, only after that.
- */
-export interface MatchJournal {
-  writeMatch(record: MatchRecord): Promise<void>;
-  /** One decision, or (for a match nobody is acknowledged in) many in bulk, in order. */
-  appendStep(rows: StepRecordRow | readonly StepRecordRow[]): Promise<void>;
-  /**
-   * True while matches whose seats are all in-process must wait: the store cannot take their records now (see
-   * GroupCommit.behind). They play on once `caughtUp` resolves.
-   */
-  readonly behind: boolean;
-  caughtUp(): Promise<void>;
-  /** Ends a match whose records were refused, writing only server-made values. */
-  closeInError(
-    matchId: string,
-    end: { statuses: readonly string[]; error: string; steps: number; endedAt: Date },
-  ): Promise<void>;
-}
-
-/** A request about matches that cannot be met, said to the client as is (`code` is the protocol's). */
-export class MatchRequestError extends Error {
-  constructor(
-    readonly code:
-      | "unknown_match"
-      | "match_full"
-      | "match_over"
-      | "bad_config"
-      | "already_seated"
-      | "not_seated"
-      | "server_stopping",
-    message: string,
-  ) {
-    super(message);
-    this.name = "MatchRequestError";
-  }
-}
-
-/** A stored log that does not replay to the same match (the game's rules or a strategy changed). */
-export class RestoreError extends Error {
-  constructor(matchId: string, message: string) {
-    super(`match ${matchId} cannot be restored: ${message}`);
-    this.name = "RestoreError";
-  }
-}
-
-/** One step as it happened: for tests, spectators and (later) the replay store. */
-export interface StepRecord {
-  readonly index: number;
-  /** The decision sequence number of each acting seat's move. */
-  readonly seqs: readonly (number | undefined)[];
-  readonly moves: readonly (Action | undefined)[];
-  readonly rewards: readonly number[];
-  /** Seats whose move the conduct policy chose for them. */
-  readonly defaulted: readonly number[];
-  /** The free fields each seat attached to its act (an LLM's prompt and response). */
-  readonly meta: readonly (Record<string, unknown> | undefined)[];
-}
-
-export type MatchEvent =
-  | { readonly kind: "start" }
-  | { readonly kind: "step"; readonly step: StepRecord }
-  | { readonly kind: "seat"; readonly seat: number }
-  /** A decision's turn went out: its seat's clock runs from now. */
-  | { readonly kind: "turn"; readonly seat: number }
-  /** A seat moved in a step that still waits for other seats (simultaneous moves): it is no longer to act. */
-  | { readonly kind: "moved"; readonly seat: number }
-  | { readonly kind: "end"; readonly end: MatchResult }
-  /** Another server process took the match over: this one has put it to rest and lets it go. */
-  | { readonly kind: "handed_over" };
-
-export interface MatchResult {
-  readonly returns: readonly number[];
-  readonly statuses: readonly SeatStatus[];
-  readonly reason: EndReason;
-  readonly culprit: number | null;
-  readonly steps: number;
-}
-
-interface Decision {
-  readonly seq: number;
-  readonly seat: number;
-  /** When the seat was asked: reset when its `turn` frame actually goes out. */
-  startedAt: number;
-  /** The epoch ms its `turn` frame announces, fixed when the turn goes out (a resend shows the same). */
-  deadline?: number;
-  retriesLeft: number;
-  timer?: ReturnType<typeof setTimeout>;
-  /** Refused attempts, for the record. */
-  readonly attempts: AttemptRecord[];
-  /** What the seat sees while the decision is open (the state cannot change until it is taken). */
-  observation?: unknown;
-  /** The text its turn frame showed the seat, when it asked for text: kept as shown for the record. */
-  prompt?: string;
-  /** Its tensor and legal ids, once a seat that asked for the numeric face was sent them (resends show the same). */
-  numeric?: { readonly tensor: readonly number[]; readonly legalIds: number[] };
-}
-
-interface Seat {
-  participant?: Participant;
-  /** Who decides in-process for a built-in participant (the engine's Seat). */
-  inProcess?: EngineSeat;
-  link?: SeatLink;
-  status: SeatStatus;
-  clock?: SeatClock;
-  hold?: ReturnType<typeof setTimeout>;
-  /** Released after a drop past the hold, or withdrawn (status ERROR): the conduct policy plays for it from then on. */
-  released: boolean;
-  /** Whether a client ever sat here, so a later connect is a resume. */
-  joined: boolean;
-  /** Whether the current link has had its `match_start`: turn frames only follow it. */
-  greeted?: boolean;
-  /** The sequence number of its move in the step being collected. */
-  seq?: number;
-  /** A browser seat's key, as its SHA-256 (hex): whoever holds the key takes the seat (see `keySeat`). */
-  keyHash?: string;
+  /** The clocks its timers run on (tests give their own). */
+  readonly timers?: Timers;
 }
 
 /** `suspended`: put to rest by a stopping server, its log kept for the next start to restore. */
 type Phase = "waiting" | "playing" | "ended" | "suspended";
-
-/** How a released seat's defaulted decisions are logged: it dropped, or its player withdrew it (status ERROR). */
-const leftAs = (status: SeatStatus): DefaultedReason => (status === "ERROR" ? "withdrawn" : "released");
-
-/** What happens next, for the message that tells a seat its retries are used up. */
-const OUTCOME: ReadonlyMap<Outcome, string> = new Map([
-  ["default", "the default action is played for you."],
-  ["forfeit", "you forfeit the match."],
-  ["abort", "the match is aborted."],
-]);
 
 /**
  * Steps a match plays in one go without anyone to wait for (built-ins, released seats) before it lets the
  * event loop run: no single match holds up the server.
  */
 const STEPS_PER_TURN_OF_THE_LOOP = 64;
-
-/**
- * Decisions of a match whose seats are all in-process written per batch (the group commit's statement
- * size); a match waits while two batches are unwritten, so however long it runs it never fills the
- * journal's buffer.
- */
-const BULK_ROWS = 4000;
-const BULK_IN_FLIGHT = 2;
 
 /**
  * Decisions one match may hold. Each game caps its length, but some (hold'em players raising the minimum
@@ -247,10 +93,11 @@ function faultText(error: unknown): string {
 }
 
 /**
- * One live match, authoritative: it owns the game state, the seats and who sits in them, their clocks,
- * the sequence numbers that make a resent action idempotent, and the conduct policy for illegal
- * actions, timeouts and dropped seats. Transports (the bot gateway, the browser rooms) only pass frames
- * in and out through `connect`, `act` and `disconnect`.
+ * One live match, authoritative: the session around an Episode. Its parts keep the rest: who sits where
+ * (Occupancy), the decisions and their sequence numbers (DecisionBook), the clocks (SeatClocks), what is
+ * written and when frames may go out (Journal); the match applies the conduct policy for illegal actions,
+ * timeouts and dropped seats. Transports (the bot gateway, the browser rooms) only pass frames in and out
+ * through `connect`, `act` and `disconnect`.
  *
  * A match is its own fault boundary: anything that throws while it runs (a game rule, a listener, a
  * timer) ends this match with reason `error`, its cause recorded, and touches nothing else.
@@ -272,52 +119,36 @@ export class Match {
   /** The game in play, once started. */
   private episode?: Episode;
   private readonly strategyRng: Rng;
+  private readonly timers: Timers;
+  private readonly occupancy: Occupancy;
   private readonly seats: Seat[];
-  private readonly clocks: Readonly<Record<SeatKind, ClockSpec>>;
-  private readonly pending = new Map<number, Decision>();
-  /** Decisions already taken, by sequence number: who took them, as what, and what was sent (for resends). */
-  private readonly decided = new Map<number, { seat: number; action: Action; input: unknown }>();
+  private readonly clocks: SeatClocks;
+  private readonly book: DecisionBook;
+  private readonly journal: Journal;
+  private readonly numeric: NumericFace;
   private readonly moves: (Action | undefined)[];
   private readonly meta: (Record<string, unknown> | undefined)[];
   private readonly defaulted: number[] = [];
-  private nextSeq = 1;
   private steps = 0;
   /** True while `advance` runs, so a decision taken inside it does not start another. */
   private advancing = false;
   /** A later turn of the event loop that goes on advancing (see STEPS_PER_TURN_OF_THE_LOOP). */
   private continuation?: ReturnType<typeof setImmediate>;
   private result?: MatchResult;
-  private readonly listeners = new Set<(event: MatchEvent) => void>();
+  private readonly events = new Emitter();
   private readonly spectators = new Set<SeatLink>();
-  private readonly journal?: MatchJournal;
-  /** Journal writes not yet durable; while any are, outgoing frames wait in `outbox`. */
-  private unwritten = 0;
-  private readonly outbox: (() => void)[] = [];
-  /** Decisions of an in-process match not yet handed to the journal (see BULK_ROWS). */
-  private readonly bulk: StepRecordRow[] = [];
-  /** Set while an in-process match waits for its bulk writes to become durable before it plays on. */
-  private awaitingJournal = false;
-  /** The legal mask's buffer; null where the game has no numeric face for the config. */
-  private mask?: Uint8Array | null;
-  /** The config's numeric face as the wire states it, once a seat asked for it; and the tensor's buffer. */
-  private face?: NumericInfo;
-  private tensor?: Float32Array;
   /** Whether every seat decides in-process (built-ins, policies): nothing is acknowledged to anyone. */
   private inProcessOnly = false;
-  /** The decision row that completes the step being collected: it carries the step's rewards. */
-  private lastRow?: StepRecordRow;
-  /** Logged decisions being replayed by `restore`, by sequence number. */
+  /** While `restore` runs: the logged decisions of the turn its log ends inside, by sequence number. */
   private log?: Map<number, StepRecordRow>;
   private startedAt: Date | null = null;
   private endedAt: Date | null = null;
   /** Why the match ended in error, for the record. */
   private error: string | null = null;
-  /** Set when the journal refused a write for good: the match ends in error without it. */
-  private journalBroken = false;
   /** Set when another server process took the match over (see handOver). */
   private handedOver = false;
   private readonly waitingTtlMs: number;
-  private expiry?: ReturnType<typeof setTimeout>;
+  private expiry?: unknown;
 
   constructor(options: MatchOptions) {
     this.id = options.id;
@@ -330,14 +161,22 @@ export class Match {
     this.rated = options.rated ?? false;
     this.waitingTtlMs = options.waitingTtlMs ?? 0;
     this.conduct = { ...DEFAULT_CONDUCT, ...options.conduct };
-    this.clocks = { ...DEFAULT_CLOCKS, ...options.clocks };
-    this.journal = options.journal;
+    this.timers = options.timers ?? REAL_TIMERS;
     this.createdAt = options.createdAt ?? new Date();
     const count = this.game.seatCount(this.config);
     if (options.participants.length !== count) {
       throw new RangeError(`${this.game.id} has ${count} seats here, got ${options.participants.length} participants`);
     }
-    this.seats = options.participants.map(() => ({ status: "ACTIVE", released: false, joined: false }));
+    this.occupancy = new Occupancy(count, this.id, this.timers);
+    this.seats = this.occupancy.seats;
+    this.clocks = new SeatClocks({ ...DEFAULT_CLOCKS, ...options.clocks }, count, this.timers);
+    this.book = new DecisionBook(this.conduct.retries);
+    this.journal = new Journal(options.journal, {
+      guard: (what, body) => this.guarded(what, body),
+      moved: () => this.handOver(),
+      refused: (error) => this.journalFailed(error),
+    });
+    this.numeric = new NumericFace(this.game, this.config);
     // Packed arrays, cleared seat by seat after each step (fill() on holey ones is slow in long in-process runs).
     this.moves = Array.from({ length: count }, () => undefined);
     this.meta = Array.from({ length: count }, () => undefined);
@@ -361,8 +200,8 @@ export class Match {
 
   /**
    * Rebuilds a match the server was running when it stopped, from its stored log: the match is played
-   * again from its seed with the logged decisions (built-in seats recompute theirs, which must agree),
-   * without writing or sending anything. Then the open decisions wait for their seats, which count as
+   * again from its seed with the logged decisions, through the re-simulation every stored match goes through
+   * (db/replay.ts; built-in seats recompute theirs, which must agree), without writing or sending anything. Then the open decisions wait for their seats, which count as
    * dropped: each is held for `holdMs` to resume, after which the conduct policy applies.
    *
    * The log may miss open decisions of a simultaneous step: a seat's later decision (seq 8) can be
@@ -375,12 +214,14 @@ export class Match {
     record.seatKeys?.forEach((hash, seat) => {
       if (hash && this.seats[seat]) this.seats[seat].keyHash = hash;
     });
-    this.log = new Map(steps.map((row) => [row.seq, row]));
+    this.journal.muted = true;
     this.startedAt = record.startedAt;
-    if (this.openSeats().length === 0) this.start();
-    const unplayed = [...this.log.keys()].filter((seq) => !this.decided.has(seq));
+    this.log = new Map(steps.map((row) => [row.seq, row])); // a match still waiting for seats replays nothing
+    if (this.openSeats().length === 0) this.start(() => this.replay(record, steps));
+    const unplayed = [...this.log.keys()].filter((seq) => !this.book.remembers(seq));
     this.log = undefined;
-    if (this.inProcessOnly) this.decided.clear();
+    this.journal.muted = false;
+    if (this.inProcessOnly) this.book.forget();
     if (unplayed.length > 0) {
       throw new RestoreError(this.id, `logged decision ${unplayed[0]} was never asked for on replay`);
     }
@@ -389,11 +230,11 @@ export class Match {
       const slot = this.seats[seat];
       if (playsInProcess(slot.participant) || !slot.participant || slot.released) continue;
       slot.joined = true;
-      slot.hold = setTimeout(() => this.guarded("a seat's hold", () => this.release(seat)), this.conduct.holdMs);
+      this.holdSeat(seat);
     }
     this.writeRecord();
     if (this.phase === "waiting") this.expireIfUnclaimed();
-    for (const decision of [...this.pending.values()]) {
+    for (const decision of this.book.openDecisions()) {
       const slot = this.seats[decision.seat];
       // An in-process seat plays on from where the log ends; a player's turn waits for it to come back.
       if (slot.inProcess) this.guarded("playing on after a restore", () => this.playInProcess(decision, slot));
@@ -420,7 +261,7 @@ export class Match {
 
   /** Seats nobody has taken yet. */
   openSeats(): number[] {
-    return this.seats.flatMap((s, i) => (s.participant ? [] : [i]));
+    return this.occupancy.open();
   }
 
   participant(seat: number): Participant | undefined {
@@ -429,12 +270,12 @@ export class Match {
 
   /** The bot tokens seated here (each once). */
   tokens(): string[] {
-    return [...new Set(this.seats.flatMap((s) => (s.participant?.tokenId ? [s.participant.tokenId] : [])))];
+    return this.occupancy.tokens();
   }
 
   /** The seats a token sits in. */
   seatsOf(tokenId: string): number[] {
-    return this.seats.flatMap((s, seat) => (s.participant?.tokenId === tokenId ? [seat] : []));
+    return this.occupancy.seatsOf(tokenId);
   }
 
   /**
@@ -443,30 +284,23 @@ export class Match {
    * Colyseus reconnection token no longer does.
    */
   keySeat(seat: number, keyHash: string): void {
-    const slot = this.seats[seat];
-    if (!slot?.participant || slot.keyHash === keyHash || this.phase === "ended" || this.suspended) return;
-    slot.keyHash = keyHash;
+    if (this.phase === "ended" || this.suspended || !this.occupancy.key(seat, keyHash)) return;
     this.guarded("keying a seat", () => this.writeRecord());
   }
 
   /** The seat whose key has this SHA-256, if any. */
   seatWithKey(keyHash: string): number | undefined {
-    const seat = this.seats.findIndex((s) => s.keyHash === keyHash);
-    return seat < 0 ? undefined : seat;
+    return this.occupancy.withKey(keyHash);
   }
 
   /** Which seat decision `seq` belongs to (open or taken), if it was issued. */
   decisionSeat(seq: number): number | undefined {
-    const past = this.decided.get(seq);
-    if (past) return past.seat;
-    for (const decision of this.pending.values()) if (decision.seq === seq) return decision.seat;
-    return undefined;
+    return this.book.seatOf(seq);
   }
 
   /** Every event, in order: start, each step, seat changes, end. */
   subscribe(listener: (event: MatchEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 
   /** Seats a participant; the match starts once every seat is taken. */
@@ -483,26 +317,15 @@ export class Match {
   }
 
   private seatParticipant(seat: number, participant: Participant): void {
-    const slot = this.seats[seat];
-    if (!slot || slot.participant) {
-      throw new MatchRequestError("match_full", `seat ${seat} of match ${this.id} is not open`);
-    }
-    slot.participant = participant;
-    slot.clock = new SeatClock(this.clocks[participant.kind]);
-    if (playsInProcess(participant)) {
-      slot.inProcess = participant.seat ?? strategySeat(participant.strategy!, this.strategyRng);
-    }
+    const inProcess = playsInProcess(participant)
+      ? participant.seat ?? strategySeat(participant.strategy!, this.strategyRng)
+      : undefined;
+    this.occupancy.take(seat, participant, inProcess);
+    this.clocks.seat(seat, participant.kind);
   }
 
   participants(): ParticipantView[] {
-    return this.seats.map((s, seat) => ({
-      seat,
-      kind: s.participant?.kind ?? "bot",
-      name: s.participant?.name ?? "(open seat)",
-      open: s.participant === undefined,
-      connected: playsInProcess(s.participant) || s.link !== undefined,
-      status: s.status,
-    }));
+    return this.occupancy.views();
   }
 
   /**
@@ -519,34 +342,33 @@ export class Match {
       throw new MatchRequestError("server_stopping", this.restingWhy());
     }
     this.guarded("connecting a seat", () => {
-      if (slot.hold) clearTimeout(slot.hold);
-      slot.hold = undefined;
-      const resumed = slot.joined && this.started;
-      slot.link = link;
-      slot.greeted = false;
-      slot.joined = true;
+      const resumed = this.occupancy.attach(seat, link) && this.started;
       this.emit({ kind: "seat", seat });
       if (this.phase === "waiting") return;
       this.deliver(() => {
         if (slot.link !== link || slot.greeted) return; // gone again, or greeted when the match started
         this.sendStart(seat, resumed);
         if (this.phase === "ended") return link.send(this.endFrame(seat));
-        const decision = this.pending.get(seat);
-        if (decision?.timer !== undefined) link.send(this.turnFrame(decision));
+        const decision = this.book.openFor(seat);
+        if (decision?.running) link.send(this.turnFrame(decision));
       });
     });
   }
 
   /** The link of a seat dropped. The seat is held; past the hold the timeout policy applies. */
   disconnect(seat: number, link: SeatLink): void {
-    const slot = this.seats[seat];
-    if (slot?.link !== link) return; // a newer link already took over
+    if (this.seats[seat]?.link !== link) return; // a newer link already took over
     this.guarded("a seat's drop", () => {
-      slot.link = undefined;
+      this.occupancy.detach(seat, link);
       this.emit({ kind: "seat", seat });
       if (this.phase === "ended" || this.suspended) return;
-      slot.hold = setTimeout(() => this.guarded("a seat's hold", () => this.release(seat)), this.conduct.holdMs);
+      this.holdSeat(seat);
     });
+  }
+
+  /** Holds a dropped seat for its player; past the hold, it is released. */
+  private holdSeat(seat: number): void {
+    this.occupancy.hold(seat, this.conduct.holdMs, () => this.guarded("a seat's hold", () => this.release(seat)));
   }
 
   watch(link: SeatLink): () => void {
@@ -556,8 +378,7 @@ export class Match {
 
   /** Whether `seat` is held for a client (taken by a non-built-in that has not been released). */
   resumable(seat: number): boolean {
-    const slot = this.seats[seat];
-    return slot?.participant !== undefined && !playsInProcess(slot.participant) && !slot.released;
+    return this.occupancy.resumable(seat);
   }
 
   /** The public view of the match: what spectators and the table see (null before it started). */
@@ -571,13 +392,7 @@ export class Match {
 
   /** Each seat's clock now: time left for its decision, and whether that decision's clock is running. */
   clockTimes(): { readonly remainingMs: number; readonly running: boolean }[] {
-    const now = performance.now();
-    return this.seats.map((slot, seat) => {
-      const decision = this.pending.get(seat);
-      const running = decision?.timer !== undefined && this.phase === "playing";
-      const remainingMs = slot.clock ? slot.clock.budgetMs - (running ? now - decision!.startedAt : 0) : 0;
-      return { remainingMs: Math.max(0, Math.round(remainingMs)), running };
-    });
+    return this.clocks.times((seat) => this.book.openFor(seat), this.phase === "playing");
   }
 
   /** Seats whose move the match waits for now (in a simultaneous step, a seat that has moved is no longer listed). */
@@ -618,7 +433,7 @@ export class Match {
     link: SeatLink,
   ): void {
     this.take(seat, seq, { actionId }, meta, link, () => {
-      const face = this.face ??= numericInfo(this.game, this.config);
+      const face = this.numeric.info;
       if ("numericFace" in face) {
         return new ActionError("malformed_action", `${face.numericFace}; answer with \`action\``, "");
       }
@@ -645,14 +460,12 @@ export class Match {
     if (this.seats[seat]?.link !== link) {
       return fail("not_seated", `another connection has taken over seat ${seat}; act from the one that resumed it`);
     }
-    const past = this.decided.get(seq);
-    if (past) {
-      if (past.seat !== seat) {
-        return fail("wrong_sequence", `decision ${seq} belonged to seat ${past.seat}, not ${seat}`);
-      }
-      if (isDeepStrictEqual(input, past.input) || isDeepStrictEqual(input, past.action)) {
-        return this.send(link, ackFrame(this.id, seq, past.action, true));
-      }
+    const past = this.book.answering(seat, seq, input);
+    if (past.kind === "foreign") {
+      return fail("wrong_sequence", `decision ${seq} belonged to seat ${past.seat}, not ${seat}`);
+    }
+    if (past.kind === "resend") return this.send(link, ackFrame(this.id, seq, past.action, true));
+    if (past.kind === "stale") {
       return fail(
         "stale_sequence",
         `decision ${seq} was already taken as ${JSON.stringify(past.action)}; ${this.nowFor(seat)}`,
@@ -660,20 +473,15 @@ export class Match {
     }
     if (this.phase === "ended") return fail("match_over", `match ${this.id} is over`);
     if (this.suspended) return fail("server_stopping", this.restingWhy());
-    const decision = this.pending.get(seat);
-    if (decision?.seq !== seq) {
-      // Not taken and not this seat's: another seat's open decision, or one never issued.
-      const owner = [...this.pending.values()].find((d) => d.seq === seq);
-      const why = owner ? `decision ${seq} belongs to seat ${owner.seat}` : `no decision ${seq} has been issued`;
-      return fail("wrong_sequence", `${why}; ${this.nowFor(seat)}`);
-    }
+    const decision = this.book.openFor(seat);
+    if (decision?.seq !== seq) return fail("wrong_sequence", `${this.book.misdirected(seq)}; ${this.nowFor(seat)}`);
     this.guarded("taking an action", () => {
       const parsed = read();
       if (parsed instanceof ActionError) {
-        decision.attempts.push({ input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) });
-        decision.retriesLeft--;
-        if (decision.retriesLeft >= 0) return fail(parsed.code, parsed.message, decision.retriesLeft);
-        fail(parsed.code, `${parsed.message} No retries are left: ${OUTCOME.get(this.conduct.onIllegal)}`, 0);
+        const attempt = { input, code: parsed.code, message: parsed.message, ...(meta ? { meta } : {}) };
+        const retriesLeft = this.book.refuse(decision, attempt);
+        if (retriesLeft >= 0) return fail(parsed.code, parsed.message, retriesLeft);
+        fail(parsed.code, noRetriesLeft(this.conduct, parsed.message), 0);
         return this.misconduct(decision, "INVALID", this.conduct.onIllegal);
       }
       this.meta[seat] = meta;
@@ -687,9 +495,8 @@ export class Match {
    * later one. The reason is kept as a refused attempt of the open decision.
    */
   withdraw(seat: number, reason: string, link: SeatLink): void {
-    const slot = this.seats[seat];
     const refuse = (code: ErrorCode, message: string) => this.send(link, matchErrorFrame(this.id, code, message));
-    if (slot?.link !== link) {
+    if (this.seats[seat]?.link !== link) {
       return refuse(
         "not_seated",
         `another connection has taken over seat ${seat}; withdraw from the one that resumed it`,
@@ -700,7 +507,7 @@ export class Match {
       return refuse("server_stopping", this.restingWhy());
     }
     this.guarded("a withdrawal", () => {
-      this.pending.get(seat)?.attempts.push({ input: null, code: "withdrawn", message: reason });
+      this.book.openFor(seat)?.attempts.push({ input: null, code: "withdrawn", message: reason });
       this.leave(seat, "ERROR");
     });
   }
@@ -725,9 +532,9 @@ export class Match {
   suspend(): void {
     if (this.phase === "ended" || this.phase === "suspended") return;
     this.phase = "suspended";
-    this.flushBulk(); // acknowledged to nobody, but what is written need not be played again
+    this.journal.flush(); // acknowledged to nobody, but what is written need not be played again
     this.stopTimers();
-    for (const slot of this.seats) slot.link = undefined;
+    this.occupancy.detachAll();
     this.spectators.clear();
   }
 
@@ -737,11 +544,12 @@ export class Match {
    */
   handOver(): void {
     // An end that is durable is nothing to move; one still being written is the next owner's to play again.
-    if (this.phase === "suspended" || this.handedOver || (this.phase === "ended" && this.unwritten === 0)) return;
+    if (this.phase === "suspended" || this.handedOver || (this.phase === "ended" && this.journal.unwritten === 0)) {
+      return;
+    }
     this.handedOver = true;
     // What waits to be durable is not sent: the new owner has it if it was written, and the seats resume there.
-    this.outbox.length = 0;
-    this.unwritten = 0;
+    this.journal.drop();
     this.suspend();
     this.emit({ kind: "handed_over" });
   }
@@ -755,17 +563,14 @@ export class Match {
 
   /** Stops every clock, hold, expiry and continuation: nothing of this match runs by itself any more. */
   private stopTimers(): void {
-    for (const decision of this.pending.values()) clearTimeout(decision.timer);
-    for (const slot of this.seats) {
-      clearTimeout(slot.hold);
-      slot.hold = undefined;
-    }
-    clearTimeout(this.expiry);
+    for (const decision of this.book.openDecisions()) this.clocks.stop(decision);
+    this.occupancy.unholdAll();
+    if (this.expiry !== undefined) this.timers.clear(this.expiry);
     clearImmediate(this.continuation);
   }
 
   private nowFor(seat: number): string {
-    const decision = this.pending.get(seat);
+    const decision = this.book.openFor(seat);
     if (decision) return `your open decision is ${decision.seq}`;
     const toAct = this.toAct();
     return toAct.length ? `waiting for seat ${toAct.join(" and ")}` : "nothing is open";
@@ -773,25 +578,60 @@ export class Match {
 
   /** A match whose open seats nobody takes within its waiting time is aborted (invites expire). */
   private expireIfUnclaimed(): void {
-    if (this.waitingTtlMs <= 0 || this.expiry) return;
-    this.expiry = setTimeout(() =>
+    if (this.waitingTtlMs <= 0 || this.expiry !== undefined) return;
+    this.expiry = this.timers.set(() =>
       this.guarded("an expired invite", () => {
         if (this.phase === "waiting") this.finish("aborted", null);
       }), this.waitingTtlMs);
   }
 
-  private start(): void {
-    clearTimeout(this.expiry);
+  /** Starts the game: it plays on from its first decision, or (`replay`, restoring) from where its log ends. */
+  private start(replay?: () => void): void {
+    if (this.expiry !== undefined) this.timers.clear(this.expiry);
     this.phase = "playing";
     this.episode = new Episode(this.game, this.config, this.seed);
-    this.inProcessOnly = this.seats.every((slot) => slot.inProcess !== undefined);
+    this.inProcessOnly = this.occupancy.allInProcess();
+    this.journal.bulkMode = this.inProcessOnly;
     this.startedAt ??= new Date();
     // The first frames do not wait for this write: they acknowledge nothing. The first decision's ack waits for
     // its own write, which lands with or after this one (a match's records are written in order).
     this.writeRecord(false);
     this.emit({ kind: "start" });
     this.deliver(() => this.seats.forEach((slot, seat) => slot.link && !slot.greeted && this.sendStart(seat, false)));
+    if (replay) replay();
     this.advance();
+  }
+
+  /**
+   * Replays the log's complete turns through the stored matches' re-simulation (see restore.ts); the turn it ends
+   * inside is left in `log`, for `advance` to take its logged decisions and leave the others open.
+   */
+  private replay(record: MatchRecord, steps: readonly StepRecordRow[]): void {
+    this.advancing = true; // each turn is applied by the replay, not by `advance`
+    try {
+      const tail = replayLog(record, steps, this.episode!, {
+        retake: (rows, toAct) => {
+          for (const seat of toAct) {
+            const decision = this.book.issue(seat, this.timers.now());
+            const row = rows.find((row) => row.seq === decision.seq);
+            if (!row) throw new RestoreError(this.id, `decision ${decision.seq} (seat ${seat}) is not in the log`);
+            this.retake(decision, row);
+          }
+          return this.moves;
+        },
+        stepped: (toAct, rewards) => this.stepped(toAct, rewards),
+      });
+      this.log = new Map(tail.map((row) => [row.seq, row]));
+    } finally {
+      this.advancing = false;
+    }
+  }
+
+  /** Takes a logged decision again: a built-in decides again (and must agree), any other as logged. */
+  private retake(decision: Decision, row: StepRecordRow): void {
+    const slot = this.seats[decision.seat];
+    if (slot.inProcess && slot.participant!.kind === "builtin") this.playInProcess(decision, slot, row);
+    else this.replayDecision(decision, row);
   }
 
   /** Opens decisions for the seats to act, playing built-in and released seats at once, until someone must answer. */
@@ -810,10 +650,8 @@ export class Match {
     while (this.phase === "playing") {
       const toAct = this.episode!.toAct;
       if (toAct.length === 0) return this.finish("completed", null);
-      if (
-        this.inProcessOnly && !this.log && this.journal && (this.unwritten >= BULK_IN_FLIGHT || this.journal.behind)
-      ) {
-        return this.awaitJournal();
+      if (this.inProcessOnly && this.journal.mustWait) {
+        return this.journal.wait(() => this.guarded("playing on", () => this.advance()));
       }
       if (!this.log && played++ >= STEPS_PER_TURN_OF_THE_LOOP) {
         // Nobody to wait for (built-ins, released seats): go on after others have had the event loop. Not a
@@ -822,63 +660,40 @@ export class Match {
         return;
       }
       for (const seat of toAct) {
-        if (this.pending.has(seat) || this.moves[seat] !== undefined) continue;
+        if (this.book.openFor(seat) || this.moves[seat] !== undefined) continue;
         const limit = this.inProcessOnly ? MAX_IN_PROCESS_DECISIONS : MAX_DECISIONS;
-        if (this.nextSeq > limit) {
+        if (this.book.issued >= limit) {
           this.error = `the match reached its limit of ${limit} decisions`;
           return this.finish("aborted", null);
         }
-        const decision: Decision = {
-          seq: this.nextSeq++,
-          seat,
-          startedAt: performance.now(),
-          retriesLeft: this.conduct.retries,
-          attempts: [],
-        };
-        this.pending.set(seat, decision);
+        const decision = this.book.issue(seat, this.timers.now());
         const slot = this.seats[seat];
         const logged = this.log?.get(decision.seq);
         // While restoring, an in-process seat replays what the log has and waits past it (see restore): a
         // built-in recomputes its logged decisions (which must agree), a policy's are taken as logged, since
         // its answers arrive later and the log replays at once.
-        if (slot.inProcess && (!this.log || (logged && slot.participant!.kind === "builtin"))) {
-          this.playInProcess(decision, slot);
-        } else if (logged) this.replay(decision, logged);
+        if (logged) this.retake(decision, logged);
+        else if (slot.inProcess && !this.log) this.playInProcess(decision, slot);
         else if (slot.released) {
           this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(slot.status));
         } else if (!this.log) this.deliver(() => this.openTurn(decision));
         if (this.phase !== "playing") return;
       }
-      if (this.pending.size > 0) return;
+      if (this.book.openCount > 0) return;
       this.applyStep(toAct);
     }
-  }
-
-  /**
-   * An in-process match pauses: until one of its two batches is durable (persist() goes on then), or, while the store
-   * is behind (down, or its buffer filled), until it has caught up. Its own records then stay bounded, and so do the
-   * store's: nothing of it is acknowledged to anyone, so it need not play while it cannot be written.
-   */
-  private awaitJournal(): void {
-    this.awaitingJournal = true;
-    if (this.unwritten >= BULK_IN_FLIGHT) return;
-    void this.journal!.caughtUp().then(() => {
-      if (!this.awaitingJournal) return; // persist() went on first
-      this.awaitingJournal = false;
-      this.guarded("playing on", () => this.advance());
-    });
   }
 
   /**
    * An in-process seat decides: a built-in at once; one that answers with a promise (a policy) later, while
    * the match waits for it as for any seat, its clock running: past it the conduct policy plays for it.
    */
-  private playInProcess(decision: Decision, slot: Seat): void {
+  private playInProcess(decision: Decision, slot: Seat, logged?: StepRecordRow): void {
     const answer = slot.inProcess!.decide(turnOf(this.episode!, decision.seat));
-    if (!(answer instanceof Promise)) return this.takeInProcess(decision, answer);
+    if (!(answer instanceof Promise)) return this.takeInProcess(decision, answer, logged);
     this.openTurn(decision);
     // An answer the clock overtook, or that comes after the match was put to rest, is moot, whatever it is.
-    const open = () => this.phase === "playing" && this.pending.get(decision.seat) === decision;
+    const open = () => this.phase === "playing" && this.book.isOpen(decision);
     answer.then(
       (action) => this.guarded("an in-process seat's decision", () => open() && this.takeInProcess(decision, action)),
       (error) =>
@@ -888,8 +703,7 @@ export class Match {
     );
   }
 
-  private takeInProcess(decision: Decision, action: Action): void {
-    const logged = this.log?.get(decision.seq);
+  private takeInProcess(decision: Decision, action: Action, logged?: StepRecordRow): void {
     if (logged && !isDeepStrictEqual(logged.action, action)) {
       throw new RestoreError(
         this.id,
@@ -901,15 +715,15 @@ export class Match {
     this.resolve(decision, action);
   }
 
-  /** Takes a logged decision again while restoring. */
-  private replay(decision: Decision, row: StepRecordRow): void {
+  /** Takes a logged decision again while restoring, as it was taken. */
+  private replayDecision(decision: Decision, row: StepRecordRow): void {
     if (row.seat !== decision.seat) {
       throw new RestoreError(
         this.id,
         `step ${row.seq} was seat ${row.seat}'s, the game now asks seat ${decision.seat}`,
       );
     }
-    decision.startedAt = performance.now() - row.latencyMs;
+    decision.startedAt = this.timers.now() - row.latencyMs;
     decision.attempts.push(...row.attempts);
     const slot = this.seats[decision.seat];
     if (row.defaulted === "withdrawn" || row.error?.code === "withdrawn") {
@@ -918,8 +732,8 @@ export class Match {
     }
     if (row.action === null) {
       // The seat never moved: its misconduct ended the match.
-      const status = row.error?.code === "timeout" ? "TIMEOUT" : row.error?.code === "withdrawn" ? "ERROR" : "INVALID";
-      return this.misconduct(decision, status, status === "INVALID" ? this.conduct.onIllegal : this.conduct.onTimeout);
+      const { status, outcome } = loggedMisconduct(this.conduct, row.error?.code);
+      return this.misconduct(decision, status, outcome);
     }
     const parsed = this.episode!.parse(row.action, decision.seat);
     if (parsed instanceof ActionError) throw new RestoreError(this.id, `step ${row.seq}: ${parsed.message}`);
@@ -929,14 +743,9 @@ export class Match {
 
   /** Sends a decision's `turn` frame and starts its clock: only now may the seat see it. */
   private openTurn(decision: Decision): void {
-    if (this.pending.get(decision.seat) !== decision || decision.timer !== undefined) return;
+    if (!this.book.isOpen(decision) || decision.running) return;
+    this.clocks.run(decision, () => this.guarded("a decision's clock", () => this.timeout(decision)));
     const slot = this.seats[decision.seat];
-    decision.startedAt = performance.now();
-    decision.deadline = Math.round(Date.now() + slot.clock!.budgetMs);
-    decision.timer = setTimeout(
-      () => this.guarded("a decision's clock", () => this.timeout(decision)),
-      slot.clock!.budgetMs,
-    );
     if (slot.greeted) slot.link?.send(this.turnFrame(decision));
     this.emit({ kind: "turn", seat: decision.seat });
   }
@@ -953,24 +762,27 @@ export class Match {
     input: unknown = null,
   ): void {
     const { seat, seq } = decision;
-    clearTimeout(decision.timer);
-    this.pending.delete(seat);
-    const slot = this.seats[seat];
-    const latencyMs = performance.now() - decision.startedAt;
-    slot.clock!.charge(latencyMs);
-    slot.seq = seq;
+    this.book.close(decision);
+    const latencyMs = this.clocks.charge(decision);
+    this.seats[seat].seq = seq;
     this.moves[seat] = action;
     // For resends, and for restore to check that the whole log was replayed; nobody resends to an in-process match.
-    if (!this.inProcessOnly || this.log) this.decided.set(seq, { seat, action, input });
+    if (!this.inProcessOnly || this.log) this.book.remember(seq, { seat, action, input });
     if (byPolicy) this.defaulted.push(seat);
-    this.writeStep(decision, action, byPolicy, latencyMs, { input });
+    // The step is complete once every seat to act has moved: it is applied next, and its rewards go with this row.
+    const completes = this.episode!.toAct.every((s) => this.moves[s] !== undefined);
+    this.writeStep(decision, action, byPolicy, latencyMs, { input, completes });
     if (link) this.send(link, ackFrame(this.id, seq, action, false));
-    if (this.pending.size > 0) this.emit({ kind: "moved", seat });
+    if (this.book.openCount > 0) this.emit({ kind: "moved", seat });
     this.advance();
   }
 
   private applyStep(toAct: readonly number[]): void {
-    const rewards = this.episode!.step(this.moves);
+    this.stepped(toAct, this.episode!.step(this.moves));
+  }
+
+  /** A step was applied to the episode: it is recorded and told, and the next one is collected. */
+  private stepped(toAct: readonly number[], rewards: readonly number[]): void {
     const step: StepRecord = {
       index: this.steps++,
       seqs: this.seats.map((slot, seat) => (toAct.includes(seat) ? slot.seq : undefined)),
@@ -979,8 +791,7 @@ export class Match {
       defaulted: [...this.defaulted],
       meta: [...this.meta],
     };
-    if (this.lastRow) this.lastRow.rewards = step.rewards;
-    if (this.bulk.length >= BULK_ROWS) this.flushBulk();
+    this.journal.stepApplied(step.rewards);
     for (const seat of toAct) {
       this.moves[seat] = undefined;
       this.meta[seat] = undefined;
@@ -990,7 +801,7 @@ export class Match {
   }
 
   private timeout(decision: Decision): void {
-    if (this.pending.get(decision.seat) !== decision) return;
+    if (!this.book.isOpen(decision)) return;
     this.misconduct(decision, "TIMEOUT", this.conduct.onTimeout);
   }
 
@@ -1002,53 +813,49 @@ export class Match {
       this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, reason);
       return;
     }
-    this.writeStep(decision, null, null, performance.now() - decision.startedAt, { timedOut: status === "TIMEOUT" });
-    clearTimeout(decision.timer);
-    this.pending.delete(seat);
+    const spent = this.clocks.spent(decision);
+    this.writeStep(decision, null, null, spent, { timedOut: status === "TIMEOUT" });
+    this.clocks.stop(decision);
+    this.book.close(decision);
     this.seats[seat].status = status;
-    this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
+    this.finish(endingBy(outcome), seat);
   }
 
   /** The hold of a dropped seat expired. */
   private release(seat: number): void {
-    const slot = this.seats[seat];
-    slot.hold = undefined;
-    if (this.phase === "ended" || this.suspended || slot.link) return;
+    if (this.phase === "ended" || this.suspended || this.seats[seat].link) return;
     this.leave(seat, "DISCONNECTED");
   }
 
-  /**
-   * A seat's player is gone: dropped past its hold, or withdrawn. The timeout policy applies to it at once:
-   * under `default` the default action is played for its open decision and every later one; otherwise the
-   * match ends with the seat as culprit (a withdrawn seat's open decision is logged with its reason). Once
-   * no player is left at all (every other seat is a built-in or gone too) the match ends at once, aborted:
-   * playing it out by default moves would only fill the record with moves nobody chose.
-   */
+  /** A seat's player is gone: dropped past its hold, or withdrawn. The timeout policy applies to it at once (see onLeave). */
   private leave(seat: number, status: "DISCONNECTED" | "ERROR"): void {
-    const slot = this.seats[seat];
-    slot.released = true;
-    slot.status = status;
+    this.occupancy.release(seat, status);
     this.writeRecord();
     this.emit({ kind: "seat", seat });
-    const decision = this.pending.get(seat);
-    const outcome = this.conduct.onTimeout;
-    const nobodyLeft = this.seats.every((s) => !s.participant || playsInProcess(s.participant) || s.released);
-    if (this.phase === "waiting") return this.finish(outcome === "forfeit" ? "forfeit" : "aborted", seat);
-    if (outcome === "default" && !nobodyLeft) {
+    const decision = this.book.openFor(seat);
+    const verdict = onLeave(this.conduct, {
+      status,
+      waiting: this.phase === "waiting",
+      open: decision !== undefined,
+      nobodyLeft: this.occupancy.nobodyLeft(),
+    });
+    if (verdict.kind === "default") {
       if (decision) this.resolve(decision, defaultAction(this.episode!.legal(seat)), undefined, leftAs(status));
-      return;
+    } else if (verdict.kind === "misconduct") this.misconduct(decision!, "ERROR", verdict.outcome);
+    else {
+      if (decision) {
+        this.clocks.stop(decision);
+        this.book.close(decision);
+      }
+      this.finish(verdict.reason, seat);
     }
-    if (decision && status === "ERROR") return this.misconduct(decision, status, nobodyLeft ? "abort" : outcome);
-    if (decision) clearTimeout(decision.timer);
-    this.pending.delete(seat);
-    this.finish(outcome === "forfeit" && !nobodyLeft ? "forfeit" : "aborted", seat);
   }
 
   private finish(reason: EndReason, culprit: number | null): void {
     this.phase = "ended";
     this.stopTimers();
-    this.pending.clear();
-    for (const slot of this.seats) if (slot.status === "ACTIVE") slot.status = "DONE";
+    this.book.closeAll();
+    this.occupancy.end(false);
     let returns = this.seats.map(() => 0);
     try {
       if (this.episode) returns = [...this.episode.returns()];
@@ -1057,9 +864,9 @@ export class Match {
       reason = "error";
       this.error ??= `the game's returns failed: ${faultText(error)}`;
     }
-    this.result = { returns, statuses: this.seats.map((s) => s.status), reason, culprit, steps: this.steps };
+    this.result = { returns, statuses: this.occupancy.statuses(), reason, culprit, steps: this.steps };
     this.endedAt = new Date();
-    this.flushBulk();
+    this.journal.flush();
     this.writeRecord();
     this.deliver(() => this.seats.forEach((slot, seat) => slot.link?.send(this.endFrame(seat))));
     this.emit({ kind: "end", end: this.result });
@@ -1081,7 +888,7 @@ export class Match {
     console.error(`ludus: match ${this.id} (${this.game.id}): ${what} failed; the match ends in error:`, error);
     if (this.phase === "ended" || this.phase === "suspended") return;
     this.error = `${what} failed: ${faultText(error)}`;
-    for (const slot of this.seats) slot.status = "ERROR";
+    this.occupancy.end(true);
     try {
       this.finish("error", null);
     } catch (again) {
@@ -1095,7 +902,6 @@ export class Match {
 
   private sendStart(seat: number, resumed: boolean): void {
     const slot = this.seats[seat];
-    const decision = this.pending.get(seat);
     slot.greeted = true;
     slot.link?.send(matchStartFrame({
       match: this.id,
@@ -1104,18 +910,17 @@ export class Match {
       config: this.config,
       seat,
       participants: this.participants(),
-      clock: slot.clock!.view(decision ? performance.now() - decision.startedAt : 0),
+      clock: this.clocks.view(seat, this.book.openFor(seat)),
       conduct: this.conduct,
       observation: this.episode!.observe(seat),
       resumed,
-      ...(slot.link?.numeric ? { numeric: this.face ??= numericInfo(this.game, this.config) } : {}),
+      ...(slot.link?.numeric ? { numeric: this.numeric.info } : {}),
     }));
   }
 
   private turnFrame(decision: Decision): TurnFrame {
     const { seat } = decision;
     const slot = this.seats[seat];
-    const running = performance.now() - decision.startedAt;
     const observation = this.observationOf(decision);
     return turnFrame({
       match: this.id,
@@ -1124,24 +929,13 @@ export class Match {
       observation,
       ...(slot.link?.text ? { text: decision.prompt ??= this.game.describe(observation) } : {}),
       legal: this.episode!.legal(seat),
-      ...(slot.link?.numeric ? { numeric: this.numericOf(decision) } : {}),
+      ...(slot.link?.numeric
+        ? { numeric: decision.numeric ??= this.numeric.encode(this.episode!, seat, observation) }
+        : {}),
       deadline: decision.deadline!,
-      clock: slot.clock!.view(running),
+      clock: this.clocks.view(seat, decision),
       retriesLeft: decision.retriesLeft,
     });
-  }
-
-  /**
-   * A decision's tensor, encoded from the observation it shows (as the tensors dataset encodes the stored one),
-   * and its legal ids; undefined where the config has no numeric face. Only for seats that asked for it.
-   */
-  private numericOf(decision: Decision): Decision["numeric"] {
-    if (decision.numeric) return decision.numeric;
-    const face = this.face ??= numericInfo(this.game, this.config);
-    if ("numericFace" in face) return undefined;
-    const tensor = this.tensor ??= new Float32Array(shapeSize(face.observationShape));
-    this.game.encode(this.observationOf(decision), tensor);
-    return decision.numeric = { tensor: Array.from(tensor), legalIds: this.legalIds(decision.seat)! };
   }
 
   /** The observation a decision shows its seat: computed once for its `turn` frames and its record. */
@@ -1150,7 +944,7 @@ export class Match {
   }
 
   private emit(event: MatchEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.events.emit(event);
   }
 
   /** Sends a frame in order with the frames still waiting for the journal. */
@@ -1163,8 +957,7 @@ export class Match {
    * and views go out in this order, and nobody sees a state that a crash could take back.
    */
   deliver(output: () => void): void {
-    if (this.unwritten === 0) output();
-    else this.outbox.push(output);
+    this.journal.deliver(output);
   }
 
   /**
@@ -1184,82 +977,41 @@ export class Match {
     });
   }
 
-  private persist(write: Promise<void>): void {
-    this.unwritten++;
-    write.then(() => {
-      --this.unwritten;
-      if (this.awaitingJournal && this.unwritten < BULK_IN_FLIGHT) {
-        this.awaitingJournal = false;
-        this.guarded("playing on", () => this.advance());
-      }
-      if (this.unwritten > 0) return;
-      this.guarded("sending what became durable", () => {
-        for (const output of this.outbox.splice(0)) output();
-      });
-    }, (error: Error) => this.journalFailed(error));
-  }
-
   /**
    * A write was refused for good (not a passing outage, which the journal retries): nothing waiting can
    * be acknowledged, so the match ends in error, its seats are told why, and the store gets an end of its
    * own that holds only server-made values.
    */
   private journalFailed(error: Error): void {
-    if (error instanceof MatchMovedError) return this.handOver();
-    if (this.journalBroken) return;
-    this.journalBroken = true;
-    this.outbox.length = 0;
-    this.unwritten = 0;
     if (this.phase === "suspended") return; // the server stopped before these were written: the log has the rest
     console.error(`ludus: match ${this.id}: the replay store refused a write: ${error.message}`);
     this.guarded("ending after a refused write", () => {
       if (this.phase !== "ended") {
         this.error = `the replay store refused a write: ${faultText(error)}`;
-        for (const slot of this.seats) slot.status = "ERROR";
+        this.occupancy.end(true);
         this.finish("error", null);
       }
     });
-    this.journal!.closeInError(this.id, {
-      statuses: this.seats.map((s) => s.status),
+    this.journal.closeInError(this.id, {
+      statuses: this.occupancy.statuses(),
       error: this.error ?? `the replay store refused a write: ${faultText(error)}`,
       steps: this.steps,
       endedAt: this.endedAt ?? new Date(),
-    }).catch((again: Error) =>
-      console.error(`ludus: match ${this.id}: recording its end failed too: ${again.message}`)
-    );
+    });
   }
 
-  /** Writes the match's row as it stands; frames sent after this wait until it is durable unless `hold` is false. */
-  private writeRecord(hold = true): void {
-    if (!this.journal || this.log || this.journalBroken) return;
-    const result = this.result;
-    const write = this.journal.writeMatch({
+  /** The match as it stands, for its record. */
+  private facts(): MatchFacts {
+    return {
       id: this.id,
-      game: this.game.id,
-      gameVersion: this.game.version,
+      game: this.game,
       variant: this.variant,
       config: this.config,
       seed: this.seed,
-      seats: this.seats.map(({ participant: p }): SeatRecord | null =>
-        p
-          ? {
-            kind: p.kind,
-            name: p.name,
-            ...(p.tokenId ? { tokenId: p.tokenId } : {}),
-            ...(p.kind === "builtin" ? { strategy: p.name } : {}),
-            ...(p.policy
-              ? { policyId: p.policy.id, policyVersion: p.policy.version, ...(p.policy.greedy ? { greedy: true } : {}) }
-              : {}),
-            ...(p.learner ? { learner: true } : {}),
-            ...p.agent,
-          }
-          : null
-      ),
+      participants: this.seats.map((s) => s.participant),
       conduct: this.conduct,
-      statuses: this.seats.map((s) => s.status),
-      returns: result ? [...result.returns] : null,
-      endReason: result?.reason ?? null,
-      culprit: result?.culprit ?? null,
+      statuses: this.occupancy.statuses(),
+      result: this.result,
       steps: this.steps,
       createdAt: this.createdAt,
       startedAt: this.startedAt,
@@ -1268,10 +1020,13 @@ export class Match {
       invite: this.invite,
       group: this.group,
       rated: this.rated,
-      seatKeys: this.seats.some((s) => s.keyHash) ? this.seats.map((s) => s.keyHash ?? null) : null,
-    });
-    if (hold) this.persist(write);
-    else write.catch((error: Error) => this.journalFailed(error));
+      seatKeys: this.occupancy.keys(),
+    };
+  }
+
+  /** Writes the match's row as it stands; frames sent after this wait until it is durable unless `hold` is false. */
+  private writeRecord(hold = true): void {
+    if (this.journal.recording) this.journal.writeMatch(this.facts(), hold);
   }
 
   /** Logs a decision (action null: the seat never moved and its misconduct ends the match). */
@@ -1280,58 +1035,23 @@ export class Match {
     action: Action | null,
     defaulted: DefaultedReason | null,
     latencyMs: number,
-    { timedOut = false, input = null }: { timedOut?: boolean; input?: unknown } = {},
+    { timedOut = false, input = null, completes = false }: { timedOut?: boolean; input?: unknown; completes?: boolean },
   ): void {
-    if (!this.journal || this.log || this.journalBroken) return;
-    const last = decision.attempts.at(-1);
-    const row: StepRecordRow = {
+    if (!this.journal.recording) return;
+    this.journal.decision({
       matchId: this.id,
-      seq: decision.seq,
+      decision,
       turn: this.steps,
-      seat: decision.seat,
-      observation: this.observationOf(decision),
       action,
-      // The input as sent, when it is not already the canonical action (text, another key order).
-      input: input === null || defaulted !== null || isDeepStrictEqual(input, action) ? null : input,
-      legal: defaulted === null && action !== null,
-      error: timedOut || defaulted === "timeout"
-        ? { code: "timeout", message: "the seat's clock ran out" }
-        : last
-        ? { code: last.code, message: last.message }
-        : null,
-      attempts: decision.attempts,
       defaulted,
-      latencyMs: Math.round(latencyMs * 1000) / 1000,
+      latencyMs,
+      timedOut,
+      input,
       meta: this.meta[decision.seat] ?? null,
-      rewards: null,
+      observation: this.observationOf(decision),
       at: new Date(),
       offered: this.episode!.legal(decision.seat),
-      legalIds: decision.numeric?.legalIds ?? this.legalIds(decision.seat),
-      prompt: decision.prompt ?? null,
-    };
-    this.lastRow = row;
-    if (!this.inProcessOnly) return this.persist(this.journal.appendStep(row));
-    // Nothing of this match is acknowledged to anyone: its log goes in bulk, off the per-step path (handed to the
-    // journal by applyStep, once the step's rewards are on its last row).
-    this.bulk.push(row);
-  }
-
-  /** The seat's legal action ids now, where the game has a numeric face for this config. */
-  private legalIds(seat: number): number[] | null {
-    if (this.mask === undefined) {
-      try {
-        this.mask = new Uint8Array(this.game.actionCount(this.config));
-      } catch (error) {
-        if (!(error instanceof NumericFaceError)) throw error;
-        this.mask = null;
-      }
-    }
-    return this.mask && maskIds(this.episode!.legalMask(seat, this.mask));
-  }
-
-  /** Writes the in-process match's decisions gathered so far, as one batch. */
-  private flushBulk(): void {
-    if (this.bulk.length === 0 || !this.journal || this.journalBroken) return;
-    this.persist(this.journal.appendStep(this.bulk.splice(0)));
+      legalIds: decision.numeric?.legalIds ?? this.numeric.legalIds(this.episode!, decision.seat),
+    }, completes);
   }
 }

@@ -72,7 +72,7 @@ export function playRecorded(options: PlayOptions): Recorded {
       };
       steps.push(last);
     }
-    last!.rewards = [...game.apply(state, moves, rng)];
+    steps[steps.length - 1] = { ...last!, rewards: [...game.apply(state, moves, rng)] };
   }
   const match: MatchRecord = {
     id: options.id,
