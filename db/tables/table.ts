@@ -54,7 +54,7 @@ export interface Table<R, W, K extends string> {
   readonly name: string;
   /** Every column in definition order. */
   readonly columns: readonly Column<R, W>[];
-  /** The SQL name of each column, by key: for SQL that names a column (`${steps.column.latencyMs}`). */
+  /** The SQL name of each column, by key: for SQL that names a column (`${STEPS.column.latencyMs}`). */
   readonly column: { readonly [key in K]: string };
   /** The written columns' names, for an INSERT or COPY column list. */
   readonly written: string;
