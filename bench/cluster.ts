@@ -28,6 +28,7 @@
 import { parseArgs } from "node:util";
 import process from "node:process";
 import { ReplayStore } from "../db/store.ts";
+import { MATCHES } from "../db/tables/matches.ts";
 import { createTokens } from "../test/support/tokens.ts";
 import { freshDatabase } from "../test/support/stores.ts";
 import { round3 } from "./selfplay/histogram.ts";
@@ -281,7 +282,7 @@ async function kill() {
     }
     const unfinished = (await store.unfinished()).length;
     const byOwner = await store.sql.query<{ owner: string; n: number }>(
-      "SELECT owner, count(*)::integer AS n FROM matches GROUP BY owner ORDER BY owner",
+      `SELECT ${MATCHES.column.owner} AS owner, count(*)::integer AS n FROM matches GROUP BY 1 ORDER BY 1`,
     );
     return {
       killed: victim.node,

@@ -1,6 +1,9 @@
 import { setImmediate } from "node:timers";
 import { type PlayerRow, playerRow } from "./players.ts";
 import type { MatchRecord, StepRecordRow } from "./records.ts";
+import { MATCHES } from "./tables/matches.ts";
+import { STEPS } from "./tables/steps.ts";
+import { NotCopyable } from "./tables/table.ts";
 import type { NodeLife } from "./nodes.ts";
 import type { Sql } from "./sql.ts";
 import { StoreDownError, yieldToEventLoop } from "./sql.ts";
@@ -78,14 +81,23 @@ const merge = (earlier: Batch, later: Batch): Batch => ({
   waiters: [...earlier.waiters, ...later.waiters],
 });
 
-const MATCH_COLUMNS = "id text, game text, game_version integer, variant text, config jsonb, seed text, " +
-  "seats jsonb, conduct jsonb, statuses jsonb, returns jsonb, end_reason text, culprit integer, steps integer, " +
-  "created_at timestamptz, started_at timestamptz, ended_at timestamptz, error text, invite text, group_id text, rated boolean, " +
-  "seat_keys jsonb, owner text, owner_epoch integer";
-const STEP_COLUMNS = "match_id text, seq integer, turn integer, seat integer, observation json, action json, " +
-  "input json, legal boolean, error json, attempts json, defaulted text, latency_ms real, meta json, " +
-  "rewards json, writer text, at timestamptz, offered json, legal_ids json, prompt text";
-const names = (columns: string) => columns.split(", ").map((c) => c.split(" ")[0]).join(", ");
+const M = MATCHES.column;
+const S = STEPS.column;
+
+/** What rewriting a match's row changes: its result, as it goes along (its header is fixed at creation). */
+const MATCH_UPDATES = [
+  M.seats,
+  M.statuses,
+  M.returns,
+  M.endReason,
+  M.culprit,
+  M.steps,
+  M.startedAt,
+  M.endedAt,
+  M.error,
+  M.seatKeys,
+]
+  .map((c) => `${c} = EXCLUDED.${c}`).join(", ");
 
 /**
  * One statement writes a whole batch: match rows upserted, step rows appended. A single statement is
@@ -109,19 +121,16 @@ WITH ${
 ), `
       : ""
   }m AS (
-  INSERT INTO matches (${names(MATCH_COLUMNS)})
-  SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCH_COLUMNS})${onlyIfOwned}
-  ON CONFLICT (id) DO UPDATE SET seats = EXCLUDED.seats, statuses = EXCLUDED.statuses,
-    returns = EXCLUDED.returns, end_reason = EXCLUDED.end_reason, culprit = EXCLUDED.culprit,
-    steps = EXCLUDED.steps, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, error = EXCLUDED.error,
-    seat_keys = EXCLUDED.seat_keys
-    WHERE matches.end_reason IS DISTINCT FROM 'error' AND matches.owner IS NOT DISTINCT FROM EXCLUDED.owner
-      AND matches.owner_epoch IS NOT DISTINCT FROM EXCLUDED.owner_epoch
+  INSERT INTO matches (${MATCHES.written})
+  SELECT * FROM json_to_recordset($1::text::json) AS r(${MATCHES.recordset})${onlyIfOwned}
+  ON CONFLICT (${M.id}) DO UPDATE SET ${MATCH_UPDATES}
+    WHERE matches.${M.endReason} IS DISTINCT FROM 'error' AND matches.${M.owner} IS NOT DISTINCT FROM EXCLUDED.${M.owner}
+      AND matches.${M.ownerEpoch} IS NOT DISTINCT FROM EXCLUDED.${M.ownerEpoch}
   RETURNING 1
 ), s AS (
-  INSERT INTO steps (${names(STEP_COLUMNS)})
-  SELECT * FROM json_to_recordset($2::text::json) AS r(${STEP_COLUMNS})${onlyIfOwned}
-  ON CONFLICT (match_id, seq) DO NOTHING
+  INSERT INTO steps (${STEPS.written})
+  SELECT * FROM json_to_recordset($2::text::json) AS r(${STEPS.recordset})${onlyIfOwned}
+  ON CONFLICT (${S.matchId}, ${S.seq}) DO NOTHING
   RETURNING 1
 ), p AS (
   INSERT INTO players (id, kind, name, details)
@@ -133,93 +142,14 @@ SELECT (SELECT count(*) FROM s)::integer AS inserted,
 }
 const WRITE_BATCH = { fenced: writeBatch(true), alone: writeBatch(false) };
 
-function matchRow(m: MatchRecord, owner: NodeLife | undefined): Record<string, unknown> {
-  return {
-    id: m.id,
-    game: m.game,
-    game_version: m.gameVersion,
-    variant: m.variant,
-    config: m.config,
-    seed: m.seed,
-    seats: m.seats,
-    conduct: m.conduct,
-    statuses: m.statuses,
-    returns: m.returns,
-    end_reason: m.endReason,
-    culprit: m.culprit,
-    steps: m.steps,
-    created_at: m.createdAt,
-    started_at: m.startedAt,
-    ended_at: m.endedAt,
-    error: m.error ?? null,
-    invite: m.invite ?? null,
-    group_id: m.group ?? null,
-    rated: m.rated ?? false,
-    seat_keys: m.seatKeys ?? null,
-    owner: owner?.node ?? null,
-    owner_epoch: owner?.epoch ?? null,
-  };
-}
+/** Ends match `$1` in error, unless it ended: statuses `$2`, error `$3`, steps `$4`, ended at `$5`. */
+const CLOSE_IN_ERROR = `UPDATE matches SET ${M.statuses} = $2::text::jsonb, ${M.endReason} = 'error', ${M.error} = $3,
+  ${M.steps} = $4, ${M.endedAt} = $5 WHERE ${M.id} = $1 AND ${M.endedAt} IS NULL`;
 
-function stepRow(s: StepRecordRow, writer: string): Record<string, unknown> {
-  return {
-    match_id: s.matchId,
-    seq: s.seq,
-    turn: s.turn,
-    seat: s.seat,
-    observation: s.observation,
-    action: s.action ?? null,
-    input: s.input ?? null,
-    legal: s.legal,
-    error: s.error,
-    attempts: s.attempts,
-    defaulted: s.defaulted,
-    latency_ms: s.latencyMs,
-    meta: s.meta,
-    rewards: s.rewards,
-    writer,
-    at: s.at,
-    offered: s.offered ?? null,
-    legal_ids: s.legalIds ?? null,
-    prompt: s.prompt ?? null,
-  };
-}
-
-const COPY_COLUMNS = "match_id, seq, turn, seat, observation, action, input, legal, error, attempts, defaulted, " +
-  "latency_ms, meta, rewards, writer, at, offered, legal_ids, prompt";
-
-/**
- * JSON that holds a NUL or a surrogate as an escape: a `json` column takes it through COPY, but the batch
- * statement (which reads it as text) refuses it, as every reader that does the same would.
- */
-const ESCAPED_UNSTORABLE = /\\u(0000|d[89a-f])/i;
-
-/** A row COPY must not write: the batch statement writes it, or refuses it, instead. */
-class NotCopyable extends Error {}
-
-/** A JSON value in COPY's text format: `\N` for null, backslashes doubled (JSON holds no raw tab or newline). */
-function copyJson(value: unknown): string {
-  if (value === null || value === undefined) return "\\N";
-  const json = JSON.stringify(value);
-  if (ESCAPED_UNSTORABLE.test(json)) throw new NotCopyable();
-  return json.replaceAll("\\", "\\\\");
-}
-
-/** A text value in COPY's text format. */
-const copyText = (value: string | null | undefined): string =>
-  value === null || value === undefined ? "\\N" : value.replace(/[\\\n\r\t]/g, (c) => COPY_ESCAPES[c]);
-const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-
-/** One decision as a line of `COPY steps (COPY_COLUMNS)`. */
-function copyLine(s: StepRecordRow, writer: string): string {
-  return `${copyText(s.matchId)}\t${s.seq}\t${s.turn}\t${s.seat}\t${copyJson(s.observation)}\t${copyJson(s.action)}\t${
-    copyJson(s.input)
-  }\t${s.legal ? "t" : "f"}\t${copyJson(s.error)}\t${copyJson(s.attempts)}\t${copyText(s.defaulted)}\t${s.latencyMs}\t${
-    copyJson(s.meta)
-  }\t${copyJson(s.rewards)}\t${copyText(writer)}\t${s.at.toISOString()}\t${copyJson(s.offered)}\t${
-    copyJson(s.legalIds)
-  }\t${copyText(s.prompt)}\n`;
-}
+/** Of the steps keyed `$1` ({id, seq}: a match's id), the first of each match that another writer than `$2` wrote. */
+const FOREIGN_STEPS = `SELECT s.${S.matchId} AS id, min(s.${S.seq}) AS seq FROM steps s
+  JOIN json_to_recordset($1::text::json) AS k(id text, seq integer) ON s.${S.matchId} = k.id AND s.${S.seq} = k.seq
+  WHERE s.${S.writer} <> $2 GROUP BY s.${S.matchId}`;
 
 /** Connection failures worth retrying; anything else is the batch's own fault. */
 export function transient(error: unknown): boolean {
@@ -358,8 +288,7 @@ export class GroupCommit {
     for (let delay = this.options.retryMinMs;; delay = Math.min(this.options.retryMaxMs, delay * 2)) {
       try {
         await this.sql.query(
-          `UPDATE matches SET statuses = $2::text::jsonb, end_reason = 'error', error = $3, steps = $4, ended_at = $5
-           WHERE id = $1 AND ended_at IS NULL`,
+          CLOSE_IN_ERROR,
           [matchId, JSON.stringify(end.statuses), end.error, end.steps, end.endedAt.toISOString()],
         );
         return;
@@ -561,8 +490,8 @@ export class GroupCommit {
       const statement = (steps: readonly StepRecordRow[]) => ({
         text: fenced ? WRITE_BATCH.fenced : WRITE_BATCH.alone,
         params: [
-          JSON.stringify([...batch.matches.values()].map((m) => matchRow(m, owner))),
-          JSON.stringify(steps.map((s) => stepRow(s, this.writer))),
+          JSON.stringify([...batch.matches.values()].map((m) => MATCHES.row(m, owner))),
+          JSON.stringify(steps.map((s) => STEPS.row(s, this.writer))),
           JSON.stringify(players),
           ...(fenced ? [owner.node, String(owner.epoch)] : []),
         ],
@@ -632,13 +561,13 @@ export class GroupCommit {
   ): Promise<[{ inserted: number; owned: boolean }] | [] | false> {
     let text = "";
     try {
-      for (const row of rows) text += copyLine(row, this.writer);
+      for (const row of rows) text += STEPS.copyLine(row, this.writer);
     } catch (error) {
       if (error instanceof NotCopyable) return false;
       throw error;
     }
     try {
-      return await this.sql.copyIn!<{ inserted: number; owned: boolean }>(`steps (${COPY_COLUMNS})`, text, then) as
+      return await this.sql.copyIn!<{ inserted: number; owned: boolean }>(`steps (${STEPS.written})`, text, then) as
         | [{ inserted: number; owned: boolean }]
         | [];
     } catch (error) {
@@ -715,13 +644,8 @@ export class GroupCommit {
    * (the matches whose log is not ours, with the first such sequence number).
    */
   private async conflicts(steps: readonly StepRecordRow[]): Promise<Map<string, number>> {
-    const keys = JSON.stringify(steps.map((s) => ({ match_id: s.matchId, seq: s.seq })));
-    const foreign = await this.sql.query<{ match_id: string; seq: number }>(
-      `SELECT s.match_id, min(s.seq) AS seq FROM steps s
-       JOIN json_to_recordset($1::text::json) AS k(match_id text, seq integer) ON s.match_id = k.match_id AND s.seq = k.seq
-       WHERE s.writer <> $2 GROUP BY s.match_id`,
-      [keys, this.writer],
-    );
-    return new Map(foreign.map((row) => [row.match_id, row.seq]));
+    const keys = JSON.stringify(steps.map((s) => ({ id: s.matchId, seq: s.seq })));
+    const foreign = await this.sql.query<{ id: string; seq: number }>(FOREIGN_STEPS, [keys, this.writer]);
+    return new Map(foreign.map((row) => [row.id, row.seq]));
   }
 }

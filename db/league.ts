@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { EndReasonRecord, SeatRecord } from "./records.ts";
 import { playerId } from "../protocol/players.ts";
 import type { Sql } from "./sql.ts";
+import { MATCHES } from "./tables/matches.ts";
 
 /** How a tournament pairs its players (see server/league/tournament/schedule.ts). */
 export type TournamentFormat = "round-robin" | "swiss" | "gauntlet" | "duplicate";
@@ -146,6 +147,12 @@ function toTournament(r: Row): TournamentRecord {
   };
 }
 
+const M = MATCHES.column;
+
+/** What toGameResult reads of a match `m`. */
+const GAME_RESULT =
+  `m.${M.id} AS id, m.${M.game} AS game, m.${M.variant} AS variant, m.${M.seats} AS seats, m.${M.returns} AS returns`;
+
 function toGameResult(r: Row): GameResult {
   return {
     matchId: r.id as string,
@@ -245,8 +252,9 @@ export class LeagueStore {
   /** The tournament's slots in order, each with its match's result where the match has ended. */
   async slots(id: string): Promise<SlotRecord[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT s.slot, s.round, s.seats, s.seed, s.match_id, m.returns, m.end_reason, m.seats AS seat_records
-       FROM tournament_slots s LEFT JOIN matches m ON m.id = s.match_id
+      `SELECT s.slot, s.round, s.seats, s.seed, s.match_id, m.${M.returns} AS returns, m.${M.endReason} AS end_reason,
+         m.${M.seats} AS seat_records
+       FROM tournament_slots s LEFT JOIN matches m ON m.${M.id} = s.match_id
        WHERE s.tournament_id = $1 ORDER BY s.slot`,
       [id],
     );
@@ -357,10 +365,10 @@ export class LeagueStore {
    */
   async unrated(limit: number): Promise<GameResult[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT m.id, m.game, m.variant, m.seats, m.returns FROM matches m
-       WHERE m.rated AND m.end_reason = 'completed'
-         AND NOT EXISTS (SELECT 1 FROM rated_matches r WHERE r.match_id = m.id)
-       ORDER BY m.end_seq LIMIT $1`,
+      `SELECT ${GAME_RESULT} FROM matches m
+       WHERE m.${M.rated} AND m.${M.endReason} = 'completed'
+         AND NOT EXISTS (SELECT 1 FROM rated_matches r WHERE r.match_id = m.${M.id})
+       ORDER BY m.${M.endSeq} LIMIT $1`,
       [limit],
     );
     return rows.map(toGameResult);
@@ -375,9 +383,11 @@ export class LeagueStore {
     game?: { game: string; variant: string },
   ): Promise<GameResult[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT id, game, variant, seats, returns FROM matches
-       WHERE rated AND end_reason = 'completed' ${game ? "AND game = $2 AND variant = $3" : ""}
-       ORDER BY end_seq DESC LIMIT $1`,
+      `SELECT ${GAME_RESULT} FROM matches m
+       WHERE m.${M.rated} AND m.${M.endReason} = 'completed' ${
+        game ? `AND m.${M.game} = $2 AND m.${M.variant} = $3` : ""
+      }
+       ORDER BY m.${M.endSeq} DESC LIMIT $1`,
       game ? [limit, game.game, game.variant] : [limit],
     );
     return rows.map(toGameResult);

@@ -1,4 +1,5 @@
 import { type Sql, textArray } from "./sql.ts";
+import { MATCHES } from "./tables/matches.ts";
 
 /**
  * The match directory: the server processes sharing a store (nodes) and which of them plays each live match
@@ -50,9 +51,11 @@ export class NodeConflictError extends Error {
   }
 }
 
-const OWNER_SELECT = `SELECT m.id AS match, n.id AS node, m.owner_epoch AS epoch, n.url, n.rooms,
-  n.lease_until > clock_timestamp() AND n.epoch = m.owner_epoch AS live
-  FROM matches m JOIN nodes n ON n.id = m.owner`;
+const M = MATCHES.column;
+
+const OWNER_SELECT = `SELECT m.${M.id} AS match, n.id AS node, m.${M.ownerEpoch} AS epoch, n.url, n.rooms,
+  n.lease_until > clock_timestamp() AND n.epoch = m.${M.ownerEpoch} AS live
+  FROM matches m JOIN nodes n ON n.id = m.${M.owner}`;
 
 type OwnerRow = { match: string; node: string; epoch: number; url: string; rooms: string | null; live: boolean };
 
@@ -168,14 +171,14 @@ export class NodeDirectory {
       );
       if (start) from.push(life.node);
       const rows = await tx.query<{ id: string }>(
-        `UPDATE matches SET owner = $1, owner_epoch = $2
-         WHERE id IN (
-           SELECT id FROM matches
-           WHERE ended_at IS NULL AND ($5 OR owner = ANY($3::text[]) OR ($4 AND owner IS NULL))
-             AND (owner IS DISTINCT FROM $1 OR owner_epoch < $2)
-           ORDER BY created_at, id
+        `UPDATE matches SET ${M.owner} = $1, ${M.ownerEpoch} = $2
+         WHERE ${M.id} IN (
+           SELECT ${M.id} FROM matches
+           WHERE ${M.endedAt} IS NULL AND ($5 OR ${M.owner} = ANY($3::text[]) OR ($4 AND ${M.owner} IS NULL))
+             AND (${M.owner} IS DISTINCT FROM $1 OR ${M.ownerEpoch} < $2)
+           ORDER BY ${M.createdAt}, ${M.id}
          )
-         RETURNING id, created_at`,
+         RETURNING ${M.id} AS id`,
         [life.node, life.epoch, textArray(from), start, alone],
       );
       return rows.map((r) => r.id);
@@ -196,7 +199,7 @@ export class NodeDirectory {
     const rows = await this.sql.query<NodeRow & { matches: number }>(
       `SELECT n.id, n.epoch, n.url, n.shared, n.rooms, n.lease_until, n.started_at,
          n.lease_until > clock_timestamp() AS live,
-         (SELECT count(*) FROM matches m WHERE m.owner = n.id AND m.ended_at IS NULL)::integer AS matches
+         (SELECT count(*) FROM matches m WHERE m.${M.owner} = n.id AND m.${M.endedAt} IS NULL)::integer AS matches
        FROM nodes n ORDER BY n.id`,
     );
     return rows.map((r) => ({ ...nodeRecord(r), matches: r.matches }));
@@ -206,7 +209,7 @@ export class NodeDirectory {
   async owners(ids: readonly string[]): Promise<MatchOwner[]> {
     if (ids.length === 0) return [];
     const rows = await this.sql.query<OwnerRow>(
-      `${OWNER_SELECT} WHERE m.id = ANY($1::text[]) AND m.ended_at IS NULL`,
+      `${OWNER_SELECT} WHERE m.${M.id} = ANY($1::text[]) AND m.${M.endedAt} IS NULL`,
       [textArray(ids)],
     );
     return rows.map(ownerOf);
@@ -220,7 +223,7 @@ export class NodeDirectory {
   /** Who plays the unfinished match an invite is for, if any. */
   async ownerOfInvite(invite: string): Promise<MatchOwner | undefined> {
     const [row] = await this.sql.query<OwnerRow>(
-      `${OWNER_SELECT} WHERE m.invite = $1 AND m.ended_at IS NULL`,
+      `${OWNER_SELECT} WHERE m.${M.invite} = $1 AND m.${M.endedAt} IS NULL`,
       [invite],
     );
     return row && ownerOf(row);

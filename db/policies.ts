@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Sql } from "./sql.ts";
 import { unstorable } from "./storable.ts";
+import { MATCHES } from "./tables/matches.ts";
 
 /** A registered policy: one version of a name, without its ONNX bytes (`PolicyRegistry.model` reads those). */
 export interface PolicyRecord {
@@ -47,6 +48,8 @@ export class PolicyRegistryError extends Error {
     this.name = "PolicyRegistryError";
   }
 }
+
+const M = MATCHES.column;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** Ids look like `pol_` and 12 base64url characters; names may not, so a reference is never both. */
@@ -311,8 +314,8 @@ export class PolicyRegistry {
         );
       }
       const seated = await tx.query<{ id: string }>(
-        `SELECT id FROM matches WHERE ended_at IS NULL
-           AND seats @> jsonb_build_array(jsonb_build_object('policyId', $1::text)) ORDER BY created_at, id`,
+        `SELECT ${M.id} AS id FROM matches WHERE ${M.endedAt} IS NULL
+           AND ${M.seats} @> jsonb_build_array(jsonb_build_object('policyId', $1::text)) ORDER BY ${M.createdAt}, ${M.id}`,
         [policy.id],
       );
       if (seated.length) {

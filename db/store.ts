@@ -10,6 +10,8 @@ import { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 import { migrate, StoreError } from "./migrate.ts";
 import { PolicyRegistry } from "./policies.ts";
 import { END_REASONS, type MatchRecord, SEAT_STATUSES, type StepRecordRow } from "./records.ts";
+import { MATCHES } from "./tables/matches.ts";
+import { STEPS } from "./tables/steps.ts";
 import { openPglite, openPostgres, type Sql, textArray } from "./sql.ts";
 import { NodeDirectory } from "./nodes.ts";
 
@@ -59,67 +61,14 @@ export interface MatchPosition {
   readonly id: string;
 }
 
-const MATCH_COLUMNS = `id, game, game_version, variant, config, seed, seats, conduct, statuses, returns,
-  end_reason, culprit, steps, created_at, started_at, ended_at, error, group_id, end_seq, rated`;
-// The invite and the seat keys are capabilities: read back only to restore a match, never for the API or exports.
-const MATCH_SELECT = `SELECT ${MATCH_COLUMNS} FROM matches`;
+const M = MATCHES.column;
+const S = STEPS.column;
 
-const STEP_SELECT = `SELECT match_id, seq, turn, seat, observation, action, input, legal, error, attempts, defaulted,
-  latency_ms, meta, rewards, at, offered, legal_ids, prompt FROM steps`;
+// The invite and the seat keys are capabilities: read back only to restore a match, never for the API or exports.
+const MATCH_SELECT = `SELECT ${MATCHES.selected} FROM matches`;
+const STEP_SELECT = `SELECT ${STEPS.selected} FROM steps`;
 
 type Row = Record<string, unknown>;
-
-const date = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
-
-function toMatch(r: Row): MatchRecord {
-  return {
-    id: r.id as string,
-    game: r.game as string,
-    gameVersion: r.game_version as number,
-    variant: r.variant as string,
-    config: r.config,
-    seed: r.seed as string,
-    seats: r.seats as MatchRecord["seats"],
-    conduct: r.conduct,
-    statuses: r.statuses as MatchRecord["statuses"],
-    returns: (r.returns ?? null) as MatchRecord["returns"],
-    endReason: (r.end_reason ?? null) as MatchRecord["endReason"],
-    culprit: (r.culprit ?? null) as number | null,
-    steps: r.steps as number,
-    createdAt: date(r.created_at),
-    startedAt: r.started_at == null ? null : date(r.started_at),
-    endedAt: r.ended_at == null ? null : date(r.ended_at),
-    error: (r.error ?? null) as string | null,
-    group: (r.group_id ?? null) as string | null,
-    rated: r.rated === true,
-    endSeq: r.end_seq == null ? null : Number(r.end_seq),
-    ...("invite" in r ? { invite: (r.invite ?? null) as string | null } : {}),
-    ...("seat_keys" in r ? { seatKeys: (r.seat_keys ?? null) as (string | null)[] | null } : {}),
-  };
-}
-
-function toStep(r: Row): StepRecordRow {
-  return {
-    matchId: r.match_id as string,
-    seq: r.seq as number,
-    turn: r.turn as number,
-    seat: r.seat as number,
-    observation: r.observation,
-    action: r.action ?? null,
-    input: r.input ?? null,
-    legal: r.legal as boolean,
-    error: (r.error ?? null) as StepRecordRow["error"],
-    attempts: (r.attempts ?? []) as StepRecordRow["attempts"],
-    defaulted: (r.defaulted ?? null) as StepRecordRow["defaulted"],
-    latencyMs: Number(r.latency_ms),
-    meta: (r.meta ?? null) as StepRecordRow["meta"],
-    rewards: (r.rewards ?? null) as StepRecordRow["rewards"],
-    at: date(r.at),
-    offered: r.offered ?? null,
-    legalIds: (r.legal_ids ?? null) as StepRecordRow["legalIds"],
-    prompt: (r.prompt ?? null) as string | null,
-  };
-}
 
 /** Creation order: oldest first (exports, verify, restore) or newest first (what people browsing expect). */
 export type MatchOrder = "asc" | "desc";
@@ -136,14 +85,14 @@ function where(
     params.push(value);
     clauses.push(clause(`$${params.length}`));
   };
-  if (filter.game !== undefined) add((n) => `game = ${n}`, filter.game);
-  if (filter.version !== undefined) add((n) => `game_version = ${n}`, filter.version);
-  if (filter.variant !== undefined) add((n) => `variant = ${n}`, filter.variant);
+  if (filter.game !== undefined) add((n) => `${M.game} = ${n}`, filter.game);
+  if (filter.version !== undefined) add((n) => `${M.gameVersion} = ${n}`, filter.version);
+  if (filter.variant !== undefined) add((n) => `${M.variant} = ${n}`, filter.variant);
   if (filter.participant !== undefined) {
     add(
       (n) =>
-        `(seats @> jsonb_build_array(jsonb_build_object('name', ${n}::text)) OR ` +
-        `seats @> jsonb_build_array(jsonb_build_object('tokenId', ${n}::text)))`,
+        `(${M.seats} @> jsonb_build_array(jsonb_build_object('name', ${n}::text)) OR ` +
+        `${M.seats} @> jsonb_build_array(jsonb_build_object('tokenId', ${n}::text)))`,
       filter.participant,
     );
   }
@@ -152,21 +101,21 @@ function where(
     // Either name the seat may carry; both use the seats index.
     params.push(...names.map((name) => JSON.stringify([{ kind, name }])));
     const [a, b] = [params.length - 1, params.length];
-    clauses.push(`(seats @> $${a}::text::jsonb OR seats @> $${b}::text::jsonb)`);
+    clauses.push(`(${M.seats} @> $${a}::text::jsonb OR ${M.seats} @> $${b}::text::jsonb)`);
   }
   const seatOf = seatClause(filter, params);
   if (seatOf) clauses.push(seatOf);
   if (filter.status !== undefined && (END_REASONS as readonly string[]).includes(filter.status)) {
-    add((n) => `end_reason = ${n}`, filter.status);
+    add((n) => `${M.endReason} = ${n}`, filter.status);
   }
-  if (filter.from !== undefined) add((n) => `created_at >= ${n}`, filter.from.toISOString());
-  if (filter.to !== undefined) add((n) => `created_at < ${n}`, filter.to.toISOString());
-  if (filter.ended === true) clauses.push("ended_at IS NOT NULL");
-  if (filter.ended === false) clauses.push("ended_at IS NULL");
+  if (filter.from !== undefined) add((n) => `${M.createdAt} >= ${n}`, filter.from.toISOString());
+  if (filter.to !== undefined) add((n) => `${M.createdAt} < ${n}`, filter.to.toISOString());
+  if (filter.ended === true) clauses.push(`${M.endedAt} IS NOT NULL`);
+  if (filter.ended === false) clauses.push(`${M.endedAt} IS NULL`);
   if (after) {
     params.push(after.createdAt, after.id);
     const beyond = order === "asc" ? ">" : "<";
-    clauses.push(`(created_at, id) ${beyond} ($${params.length - 1}::timestamptz, $${params.length})`);
+    clauses.push(`(${M.createdAt}, ${M.id}) ${beyond} ($${params.length - 1}::timestamptz, $${params.length})`);
   }
   return { sql: clauses.length ? ` WHERE ${clauses.join(" AND ")}` : "", params };
 }
@@ -197,18 +146,18 @@ function seatClause(filter: MatchFilter, params: unknown[]): string | undefined 
   if (filter.model !== undefined) focal.push(`f.seat->>'model' = ${param(filter.model)}`);
   if (filter.player !== undefined) focal.push(holds("f", filter.player));
   if (filter.participant !== undefined) focal.push(holds("f", filter.participant));
-  if (seatStatus !== undefined) focal.push(`statuses->>(f.i - 1)::int = ${param(seatStatus)}`);
+  if (seatStatus !== undefined) focal.push(`${M.statuses}->>(f.i - 1)::int = ${param(seatStatus)}`);
   if (filter.opponent !== undefined) {
     focal.push(
-      `EXISTS (SELECT 1 FROM jsonb_array_elements(seats) WITH ORDINALITY AS o(seat, i) WHERE o.i <> f.i AND ${
+      `EXISTS (SELECT 1 FROM jsonb_array_elements(${M.seats}) WITH ORDINALITY AS o(seat, i) WHERE o.i <> f.i AND ${
         holds("o", filter.opponent)
       })`,
     );
   }
   const contains = filter.model === undefined
     ? ""
-    : `seats @> ${param(JSON.stringify([{ model: filter.model }]))}::text::jsonb AND `;
-  return `${contains}EXISTS (SELECT 1 FROM jsonb_array_elements(seats) WITH ORDINALITY AS f(seat, i) WHERE ${
+    : `${M.seats} @> ${param(JSON.stringify([{ model: filter.model }]))}::text::jsonb AND `;
+  return `${contains}EXISTS (SELECT 1 FROM jsonb_array_elements(${M.seats}) WITH ORDINALITY AS f(seat, i) WHERE ${
     focal.join(" AND ")
   })`;
 }
@@ -379,13 +328,15 @@ export class ReplayStore {
   }
 
   async match(id: string): Promise<MatchRecord | undefined> {
-    const rows = await this.sql.query<Row>(`${MATCH_SELECT} WHERE id = $1`, [id]);
-    return rows.length ? toMatch(rows[0]) : undefined;
+    const rows = await this.sql.query<Row>(`${MATCH_SELECT} WHERE ${M.id} = $1`, [id]);
+    return rows.length ? MATCHES.record(rows[0]) : undefined;
   }
 
   /** A match's decisions in sequence order. */
   async steps(matchId: string): Promise<StepRecordRow[]> {
-    return (await this.sql.query<Row>(`${STEP_SELECT} WHERE match_id = $1 ORDER BY seq`, [matchId])).map(toStep);
+    return (await this.sql.query<Row>(`${STEP_SELECT} WHERE ${S.matchId} = $1 ORDER BY ${S.seq}`, [matchId])).map(
+      STEPS.record,
+    );
   }
 
   /** The steps of several matches, grouped by match id, each in sequence order. */
@@ -393,10 +344,10 @@ export class ReplayStore {
     const byMatch = new Map<string, StepRecordRow[]>(matchIds.map((id) => [id, []]));
     if (matchIds.length === 0) return byMatch;
     const rows = await this.sql.query<Row>(
-      `${STEP_SELECT} WHERE match_id IN (SELECT jsonb_array_elements_text($1::text::jsonb)) ORDER BY match_id, seq`,
+      `${STEP_SELECT} WHERE ${S.matchId} IN (SELECT jsonb_array_elements_text($1::text::jsonb)) ORDER BY ${S.matchId}, ${S.seq}`,
       [JSON.stringify(matchIds)],
     );
-    for (const row of rows) byMatch.get(row.match_id as string)!.push(toStep(row));
+    for (const row of rows) byMatch.get(row[S.matchId] as string)!.push(STEPS.record(row));
     return byMatch;
   }
 
@@ -410,10 +361,10 @@ export class ReplayStore {
     const w = where(filter, after, order);
     const direction = order === "asc" ? "" : " DESC";
     const rows = await this.sql.query<Row>(
-      `${MATCH_SELECT}${w.sql} ORDER BY created_at${direction}, id${direction} LIMIT $${w.params.length + 1}`,
+      `${MATCH_SELECT}${w.sql} ORDER BY ${M.createdAt}${direction}, ${M.id}${direction} LIMIT $${w.params.length + 1}`,
       [...w.params, limit],
     );
-    return rows.map(toMatch);
+    return rows.map(MATCHES.record);
   }
 
   /**
@@ -422,12 +373,12 @@ export class ReplayStore {
    */
   async endedMatches(filter: MatchFilter, limit: number, afterEndSeq = 0): Promise<MatchRecord[]> {
     const w = where({ ...filter, ended: true });
-    const clause = `${w.sql ? `${w.sql} AND` : " WHERE"} end_seq > $${w.params.length + 1}`;
+    const clause = `${w.sql ? `${w.sql} AND` : " WHERE"} ${M.endSeq} > $${w.params.length + 1}`;
     const rows = await this.sql.query<Row>(
-      `${MATCH_SELECT}${clause} ORDER BY end_seq LIMIT $${w.params.length + 2}`,
+      `${MATCH_SELECT}${clause} ORDER BY ${M.endSeq} LIMIT $${w.params.length + 2}`,
       [...w.params, afterEndSeq, limit],
     );
-    return rows.map(toMatch);
+    return rows.map(MATCHES.record);
   }
 
   /** Closes a match that will never be played on: every seat ERROR, ended by `reason`, with `why` as its error. */
@@ -447,18 +398,18 @@ export class ReplayStore {
    */
   async unfinished(ids?: readonly string[]): Promise<MatchRecord[]> {
     const rows = await this.sql.query<Row>(
-      `SELECT ${MATCH_COLUMNS}, invite, seat_keys FROM matches WHERE ended_at IS NULL${
-        ids ? " AND id = ANY($1::text[])" : ""
-      } ORDER BY created_at, id`,
+      `SELECT ${MATCHES.selected}, ${M.invite}, ${M.seatKeys} FROM matches WHERE ${M.endedAt} IS NULL${
+        ids ? ` AND ${M.id} = ANY($1::text[])` : ""
+      } ORDER BY ${M.createdAt}, ${M.id}`,
       ids ? [textArray(ids)] : [],
     );
-    return rows.map(toMatch);
+    return rows.map(MATCHES.record);
   }
 
   /** Which of `ids` the store has, each with whether it has ended. */
   async ended(ids: readonly string[]): Promise<Map<string, boolean>> {
     const rows = await this.sql.query<{ id: string; ended: boolean }>(
-      "SELECT id, ended_at IS NOT NULL AS ended FROM matches WHERE id = ANY($1::text[])",
+      `SELECT ${M.id} AS id, ${M.endedAt} IS NOT NULL AS ended FROM matches WHERE ${M.id} = ANY($1::text[])`,
       [textArray(ids)],
     );
     return new Map(rows.map((r) => [r.id, r.ended]));

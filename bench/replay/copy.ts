@@ -3,6 +3,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import type { StepRecordRow } from "../../db/records.ts";
 import { noDelaySocket } from "../../db/sql.ts";
+import { STEPS } from "../../db/tables/steps.ts";
 import { type CoresBusy, measureCores, repeatFor } from "./cpu.ts";
 import { type MatchScript, newMatchId, stepRow } from "./workload.ts";
 
@@ -12,8 +13,25 @@ import { type MatchScript, newMatchId, stepRow } from "./workload.ts";
  * into COPY's text format, the counterpart of the JSON the group commit builds.
  */
 
-const COLUMNS = "match_id, seq, turn, seat, observation, action, legal, error, attempts, defaulted, latency_ms, " +
-  "meta, rewards, writer, at";
+const S = STEPS.column;
+/** The columns `copyLine` writes, in its order: the schema's first (the later ones, all nullable, are left null). */
+const COLUMNS = [
+  S.matchId,
+  S.seq,
+  S.turn,
+  S.seat,
+  S.observation,
+  S.action,
+  S.legal,
+  S.error,
+  S.attempts,
+  S.defaulted,
+  S.latencyMs,
+  S.meta,
+  S.rewards,
+  S.writer,
+  S.at,
+].join(", ");
 const COPY_STEPS = `COPY steps (${COLUMNS}) FROM STDIN`;
 
 export interface CopyResult {

@@ -1,7 +1,10 @@
 import { jsonString as text, jsonTime as time, perGame } from "./json-text.ts";
 import type { MatchRecord, SeatRecord } from "../records.ts";
 import type { ReplayStore } from "../store.ts";
-import { estimatedRows, type PageEntry, type StepsReader } from "./source.ts";
+import { STEPS } from "../tables/steps.ts";
+import { estimatedRows, isoTime, type PageEntry, type StepsReader } from "./source.ts";
+
+const S = STEPS.column;
 
 /**
  * `episodes.jsonl`: one JSON object per match — its record and every decision in `seq` order, the full
@@ -19,34 +22,45 @@ import { estimatedRows, type PageEntry, type StepsReader } from "./source.ts";
  * JSON.stringify does (JSON text too: `to_json(input::text)`); a boolean is cast (concat would print `t`).
  * `opened` is the SQL of `{"<game>":`, made once per match in JS rather than once per decision in SQL.
  */
-const stepJson = (opened: string) =>
-  `concat(
-    '{"seq":', seq, ',"turn":', turn, ',"seat":', seat, ',"observation":', ${opened}, observation,
-    '},"action":', CASE WHEN action IS NULL THEN 'null' ELSE concat(${opened}, action::text, '}') END,
-    ',"input":', coalesce(to_json(input::text)::text, 'null'),
-    ',"legal":', legal::text, ',"error":', coalesce(to_json(error::text)::text, 'null'),
-    ',"attempts":', coalesce(to_json(attempts::text)::text, 'null'),
-    ',"defaulted":', coalesce(to_json(defaulted)::text, 'null'),
-    ',"latency_ms":', latency_ms::text::numeric, ',"meta":', coalesce(to_json(meta::text)::text, 'null'),
-    ',"rewards":', coalesce(rewards::text, 'null'),
-    ',"at":"', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    '","prompt":', coalesce(to_json(prompt)::text, 'null'), ',"legal_ids":', coalesce(legal_ids::text, 'null'),
-    '}')`;
+const stepJson = (opened: string) => {
+  /** Each key (a decision's keys are its columns' names) and the SQL of its value's JSON text, as concat's arguments. */
+  const fields: readonly (readonly [column: string, json: string])[] = [
+    [S.seq, S.seq],
+    [S.turn, S.turn],
+    [S.seat, S.seat],
+    [S.observation, `${opened}, ${S.observation}, '}'`],
+    [S.action, `CASE WHEN ${S.action} IS NULL THEN 'null' ELSE concat(${opened}, ${S.action}::text, '}') END`],
+    [S.input, `coalesce(to_json(${S.input}::text)::text, 'null')`],
+    [S.legal, `${S.legal}::text`],
+    [S.error, `coalesce(to_json(${S.error}::text)::text, 'null')`],
+    [S.attempts, `coalesce(to_json(${S.attempts}::text)::text, 'null')`],
+    [S.defaulted, `coalesce(to_json(${S.defaulted})::text, 'null')`],
+    [S.latencyMs, `${S.latencyMs}::text::numeric`],
+    [S.meta, `coalesce(to_json(${S.meta}::text)::text, 'null')`],
+    [S.rewards, `coalesce(${S.rewards}::text, 'null')`],
+    [S.at, `'"', ${isoTime(S.at)}, '"'`],
+    [S.prompt, `coalesce(to_json(${S.prompt})::text, 'null')`],
+    [S.legalIds, `coalesce(${S.legalIds}::text, 'null')`],
+  ];
+  return `concat(${
+    fields.map(([column, json], i) => `'${i === 0 ? "{" : ","}"${column}":', ${json}`).join(", ")
+  }, '}')`;
+};
 
 /** Each short match's decisions as the JSON array text of its line (without the brackets). */
 const EPISODE_STEPS_OF_PAGE = `
 SELECT p.n, s.steps
 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS p(id, opened, n)
 CROSS JOIN LATERAL (
-  SELECT string_agg(${stepJson("p.opened")}, ',' ORDER BY seq) AS steps
-  FROM steps WHERE match_id = p.id
+  SELECT string_agg(${stepJson("p.opened")}, ',' ORDER BY ${S.seq}) AS steps
+  FROM steps WHERE ${S.matchId} = p.id
 ) s
 ORDER BY p.n`;
 
 /** The next `$3` decisions of match `$1` after seq `$2`, as text like the above, and the last one's seq. */
 const EPISODE_STEPS_AFTER = `
-SELECT max(seq) AS last, count(*) AS n, string_agg(${stepJson("$4::text")}, ',' ORDER BY seq) AS steps
-FROM (SELECT * FROM steps WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) s`;
+SELECT max(${S.seq}) AS last, count(*) AS n, string_agg(${stepJson("$4::text")}, ',' ORDER BY ${S.seq}) AS steps
+FROM (SELECT * FROM steps WHERE ${S.matchId} = $1 AND ${S.seq} > $2 ORDER BY ${S.seq} LIMIT $3) s`;
 
 /**
  * What episodes.jsonl reads of a match's decisions: the JSON array's text, without its brackets, whole for a short

@@ -2,6 +2,8 @@ import * as arrow from "apache-arrow";
 import * as parquet from "parquet-wasm";
 import { PLAYED_BY_FIELDS, playedByColumns } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
+import { MATCHES } from "../tables/matches.ts";
+import { STEPS } from "../tables/steps.ts";
 import { rowChars, type TurnRow, turnRows } from "./turns-view.ts";
 
 /**
@@ -37,30 +39,36 @@ const int32 = new arrow.Int32();
 const float64 = new arrow.Float64();
 const bool = new arrow.Bool();
 
-/** The columns before who played (played-by.ts) and those after, in turns.jsonl's order. */
+const M = MATCHES.column;
+const S = STEPS.column;
+
+/**
+ * The columns before who played (played-by.ts) and those after, in turns.jsonl's order. One that carries a stored
+ * column's value (as is, as JSON text, or counted: `attempts`) keeps that column's name.
+ */
 export const HEAD: readonly Column[] = [
-  ["match_id", utf8, false, (r) => r.matchId],
-  ["game", utf8, false, (r) => r.game],
-  ["game_version", int32, false, (r) => r.gameVersion],
-  ["variant", utf8, false, (r) => r.variant],
-  ["seat", int32, false, (r) => r.seat],
+  [S.matchId, utf8, false, (r) => r.matchId],
+  [M.game, utf8, false, (r) => r.game],
+  [M.gameVersion, int32, false, (r) => r.gameVersion],
+  [M.variant, utf8, false, (r) => r.variant],
+  [S.seat, int32, false, (r) => r.seat],
   ["role", utf8, false, (r) => r.role],
 ];
 export const TAIL: readonly Column[] = [
-  ["turn", int32, false, (r) => r.turn],
-  ["seq", int32, false, (r) => r.seq],
-  ["observation", utf8, false, (r) => r.observation, "game"],
-  ["prompt", utf8, true, (r) => r.prompt],
+  [S.turn, int32, false, (r) => r.turn],
+  [S.seq, int32, false, (r) => r.seq],
+  [S.observation, utf8, false, (r) => r.observation, "game"],
+  [S.prompt, utf8, true, (r) => r.prompt],
   // JSON text whose shape is the seat's (chat messages) or absent on most rows: text in JSONL too, since a reader
   // that types columns from its first rows (pyarrow, Hugging Face datasets) cannot take a nested value after nulls.
   ["messages", utf8, true, (r) => r.messages],
   ["response", utf8, true, (r) => r.response],
-  ["action", utf8, true, (r) => r.action, "game"],
-  ["legal", bool, false, (r) => r.legal],
-  ["error", utf8, true, (r) => r.error],
-  ["attempts", int32, false, (r) => r.attempts],
-  ["defaulted", utf8, true, (r) => r.defaulted],
-  ["latency_ms", float64, false, (r) => r.latencyMs],
+  [S.action, utf8, true, (r) => r.action, "game"],
+  [S.legal, bool, false, (r) => r.legal],
+  [S.error, utf8, true, (r) => r.error],
+  [S.attempts, int32, false, (r) => r.attempts],
+  [S.defaulted, utf8, true, (r) => r.defaulted],
+  [S.latencyMs, float64, false, (r) => r.latencyMs],
   ["prompt_tokens", int32, true, (r) => r.promptTokens],
   ["completion_tokens", int32, true, (r) => r.completionTokens],
   ["reward", float64, false, (r) => r.reward],

@@ -2,6 +2,7 @@ import { encodeEndCursor } from "../query.ts";
 import type { MatchRecord } from "../records.ts";
 import { yieldToEventLoop } from "../sql.ts";
 import type { MatchFilter, ReplayStore } from "../store.ts";
+import { STEPS } from "../tables/steps.ts";
 
 /**
  * A decision row as an export reads it. The observation — most of an export's bytes — stays the JSON text
@@ -51,6 +52,30 @@ export type StepsReader<S> = (
   matches: readonly MatchRecord[],
 ) => Promise<{ steps: S[]; chars: number; rows?: number }>;
 
+const S = STEPS.column;
+
+/** SQL of a timestamp column as JSON's time text: ISO 8601 in UTC, as `Date.toISOString` writes it. */
+export const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The columns of a decision's JSON array on a page row, in StepColumns' order. */
+const STEP_COLUMNS = [
+  S.seq,
+  S.turn,
+  S.seat,
+  S.action,
+  S.legal,
+  S.error,
+  S.attempts,
+  S.defaulted,
+  S.latencyMs,
+  S.meta,
+  S.rewards,
+  isoTime(S.at),
+  S.input,
+  S.prompt,
+  S.legalIds,
+].join(", ");
+
 /**
  * One row per match of a page: its observations joined by newlines (stored JSON text holds none) and the
  * other columns as one JSON array. Row by row, the embedded store spends more on each result row than on
@@ -62,10 +87,9 @@ const STEPS_OF_PAGE = `
 SELECT p.n, s.observations, s.rest
 FROM unnest($1::text[]) WITH ORDINALITY AS p(id, n)
 CROSS JOIN LATERAL (
-  SELECT string_agg(observation::text, E'\\n' ORDER BY seq) AS observations,
-    json_agg(json_build_array(seq, turn, seat, action, legal, error, attempts, defaulted, latency_ms, meta, rewards,
-      to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), input, prompt, legal_ids) ORDER BY seq)::text AS rest
-  FROM steps WHERE match_id = p.id
+  SELECT string_agg(${S.observation}::text, E'\\n' ORDER BY ${S.seq}) AS observations,
+    json_agg(json_build_array(${STEP_COLUMNS}) ORDER BY ${S.seq})::text AS rest
+  FROM steps WHERE ${S.matchId} = p.id
 ) s
 ORDER BY p.n`;
 
