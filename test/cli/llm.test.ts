@@ -263,9 +263,11 @@ describe("ludus llm", () => {
       .filter((row) => row.match_id === match && row.participant_kind === "llm");
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
-      // The stand-in scores its answer in pieces of 7 characters, with the two likeliest alternatives each.
-      expect(row.logprobs.map((t: { token: string }) => t.token).join("")).toBe(row.response);
-      for (const token of row.logprobs) expect(token.top_logprobs).toHaveLength(2);
+      // The stand-in scores its answer in pieces of 7 characters, with the two likeliest alternatives each (JSON text
+      // in JSONL, as every value that is nested on some rows only).
+      const logprobs = JSON.parse(row.logprobs);
+      expect(logprobs.map((t: { token: string }) => t.token).join("")).toBe(row.response);
+      for (const token of logprobs) expect(token.top_logprobs).toHaveLength(2);
       expect(JSON.parse(row.participant_sampling)).toMatchObject({ logprobs: true, top_logprobs: 2 });
     }
   });

@@ -577,7 +577,7 @@ describe("the LLM agent against an OpenAI-compatible endpoint", () => {
     const steps = await llmSteps(ends[0].match);
     mine.forEach((row, i) => {
       const meta = metaOf(steps[i]);
-      expect(row.messages).toEqual(meta.prompt);
+      expect(JSON.parse(row.messages)).toEqual(meta.prompt); // JSON text in JSONL, as in Parquet
       expect(row.response).toBe(meta.response);
       expect(row.prompt_tokens).toBe(meta.usage!.prompt_tokens);
       expect(row.completion_tokens).toBe(meta.usage!.completion_tokens);
