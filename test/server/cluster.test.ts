@@ -255,10 +255,12 @@ describe.skipIf(!ready)(suite, () => {
     const bots = await Promise.all(nodes.map((n) => RawBot.connect(n.server!.wsUrl, token)));
     // 1,000 pings a second from each connection for 1.5 s: each far under its own limit (2,000), the token's 3,000
     // a second over its 300. The processes add up their counts every 100 ms, so the token is held near its limit.
+    const started = performance.now();
     for (let tick = 0; tick < 75; tick++) {
       for (let i = 0; i < 20; i++) for (const bot of bots) bot.send({ type: "ping", id: i });
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    const seconds = (performance.now() - started) / 1000;
     const notices = await Promise.all(
       bots.map((bot) =>
         bot.next("error", (e) => e.code === "rate_limited", { timeoutMs: 5000 }).catch(() => undefined)
@@ -268,8 +270,12 @@ describe.skipIf(!ready)(suite, () => {
     expect(refused.length).toBeGreaterThan(0);
     expect(refused[0]!.message).toMatch(/at most 300 frames a second for this token, over all its connections/);
     const answered = bots.reduce((n, bot) => n + bot.frames.filter((f) => f.type === "pong").length, 0);
-    console.info(`frames per token: ${answered} of 4,500 pings over 1.5 s answered (limit 300 a second)`);
-    expect(answered).toBeLessThan(1500);
+    console.info(
+      `frames per token: ${answered} of 4,500 pings over ${seconds.toFixed(1)} s answered (limit 300 a second)`,
+    );
+    // The token's 300 a second over the time the pings took (a loaded machine stretches the 1.5 s), with its burst and
+    // the processes' 100 ms windows of slack: 1,800 at 1.5 s, far below the 4,500 sent.
+    expect(answered).toBeLessThan(300 * seconds + 1350);
     for (const bot of bots) bot.close();
   });
 
