@@ -214,6 +214,9 @@ export function registerTrain(program: Command, io: Io): void {
         dataDir: location.dataDir,
         databaseUrl: location.databaseUrl,
         fillAfterMs: null,
+        // A private server (loopback, its admin token the trainer's alone) playing the versions its own trainer writes,
+        // a few every step: in this process, as a process of their own each would cost more than the step.
+        policies: { isolated: false },
       });
       const admin = await server.tokens.create(`trainer-${run}`, "admin");
       const perSeat = !sharedPolicy(method);

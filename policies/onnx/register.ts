@@ -3,8 +3,9 @@ import { getGame, numericInfo } from "../../games/registry.ts";
 import { type PolicyRecord, type PolicyRegistry, PolicyRegistryError } from "../../db/policies.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { Episode } from "../../games/core/episode.ts";
-import { PolicyError } from "./network.ts";
+import { PolicyError, PolicyNetwork } from "./network.ts";
 import { HostedNetwork, type HostOptions, PolicyBudgetError } from "./hosted.ts";
+import { refuseExternalData } from "./inspect.ts";
 
 /** What a caller registers a policy with (the CLI's flags, the JSON beside an upload). */
 export interface PolicyUpload {
@@ -45,11 +46,22 @@ function trialBatch(game: AnyGame, config: unknown, size: number): { rows: Float
  * against the game config (PolicyNetwork.load's checks, and no external data), then asked the trial batch.
  * Throws PolicyError saying why it may not play.
  */
-export async function trialRun(model: Uint8Array, game: AnyGame, config: unknown, options: HostOptions = {}) {
-  const network = await HostedNetwork.open(model, game, config, "the model", options);
+export async function trialRun(
+  model: Uint8Array,
+  game: AnyGame,
+  config: unknown,
+  options: HostOptions & { readonly isolated?: boolean } = {},
+) {
+  if (options.isolated === false) refuseExternalData(model);
+  const network = options.isolated === false
+    ? await PolicyNetwork.load(model, game, config, options)
+    : await HostedNetwork.open(model, game, config, "the model", options);
   try {
     const { rows, count } = trialBatch(game, config, network.size);
-    await network.logits(rows, count);
+    const logits = await network.logits(rows, count);
+    // A hosted network refuses non-finite logits itself; one in this process is checked here.
+    const bad = logits.find((x) => !Number.isFinite(x));
+    if (bad !== undefined) throw new PolicyError(`its trial run failed: it answered a non-finite logit (${bad})`);
   } catch (error) {
     if (error instanceof PolicyBudgetError) throw new PolicyError(`its trial run failed: ${error.message}`);
     throw error;
@@ -68,7 +80,7 @@ export async function registerPolicy(
   registry: Pick<PolicyRegistry, "add" | "get">,
   upload: PolicyUpload,
   model: Uint8Array,
-  budget: HostOptions = {},
+  budget: HostOptions & { readonly isolated?: boolean } = {},
 ): Promise<PolicyRecord> {
   const game = getGame(upload.game);
   const { variant, config } = configure(game, upload.config ?? {}, upload.variant);

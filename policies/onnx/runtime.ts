@@ -32,6 +32,12 @@ export interface RuntimeOptions extends BatcherOptions {
   /** The memory limit of each version's inference process, in MiB (default 1024; 0: none). */
   readonly memoryMb?: number;
   /**
+   * Whether each version plays in a process of its own, within the budgets (default true). Only a runtime whose
+   * models are all its own caller's may run them in this process: `ludus train`'s, playing what its trainer wrote,
+   * where a process per version would cost more than the learning step (a trainer registers versions every step).
+   */
+  readonly isolated?: boolean;
+  /**
    * Re-read the registry this often (ms), for versions other processes register (a shared PostgreSQL
    * store); absent: only what is registered through this runtime is seen.
    */
@@ -229,6 +235,7 @@ export class PolicyRuntime {
    */
   private async load(record: PolicyRecord): Promise<PolicyBatcher> {
     const { maxBatch, waitMs, threads, device, batchMs, memoryMb } = this.options;
+    if (this.options.isolated === false) return new PolicyBatcher(await this.network(record), { maxBatch, waitMs });
     const model = await this.registry.model(record.id);
     if (!model) throw new PolicyRegistryError("unknown_policy", `policy ${record.id} is no longer registered`);
     const label = policySeatName(record.name, record.version, false);
@@ -288,8 +295,8 @@ export class PolicyRuntime {
 
   /** Checks and registers a model; the next match that names its policy seats it. */
   async register(upload: PolicyUpload, model: Uint8Array): Promise<PolicyRecord> {
-    const { threads, device, batchMs, memoryMb } = this.options;
-    const record = await registerPolicy(this.registry, upload, model, { threads, device, batchMs, memoryMb });
+    const { threads, device, batchMs, memoryMb, isolated } = this.options;
+    const record = await registerPolicy(this.registry, upload, model, { threads, device, batchMs, memoryMb, isolated });
     this.changes++;
     // Added in place, not re-indexed: a training run registers a version or two per step, tens of thousands in all.
     this.byId.set(record.id, record);
