@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
-import type { AnyGame } from "../../games/core/game.ts";
 import type { ConductPolicy, EndReason, SeatStatus } from "../../protocol/frames.ts";
 import type { DefaultedReason, MatchRecord, SeatRecord, StepRecordRow } from "../../db/records.ts";
 import { MatchMovedError } from "../../db/group-commit.ts";
 import type { Decision } from "./decisions.ts";
+import type { MatchOptions } from "./match.ts";
 import type { Participant } from "./occupancy.ts";
 
 /**
@@ -35,14 +35,8 @@ export interface MatchJournal {
 export const BULK_ROWS = 4000;
 export const BULK_IN_FLIGHT = 2;
 
-/** A match as it stands, for its record. */
-export interface MatchFacts {
-  readonly id: string;
-  readonly game: AnyGame;
-  readonly variant: string;
-  readonly config: unknown;
-  readonly seed: string;
-  readonly participants: readonly (Participant | undefined)[];
+/** A match as it stands, for its record: what it was made with, and how far it is. */
+export interface MatchFacts extends Pick<MatchOptions, "id" | "game" | "variant" | "config" | "seed" | "participants"> {
   readonly conduct: ConductPolicy;
   readonly statuses: readonly SeatStatus[];
   readonly result?: {
