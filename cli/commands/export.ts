@@ -12,7 +12,7 @@ import {
   isParquet,
   parseDiscount,
 } from "../../db/export/index.ts";
-import { parseTensorConfig } from "../../db/export/tensors.ts";
+import { parseTensorConfig } from "../../db/export/tensor-spec.ts";
 import { FILTER_KEYS, parseFilter, QueryError } from "../../db/query.ts";
 import { ReplayStore, StoreError, type StoreOptions } from "../../db/store.ts";
 import { TRAILERS } from "../../server/api/datasets.ts";

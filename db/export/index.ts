@@ -1,8 +1,7 @@
 import { decodeEndCursor, QueryError } from "../query.ts";
 import type { MatchFilter, ReplayStore } from "../store.ts";
 import { episodeLine, episodeSteps } from "./episodes.ts";
-import { parquetChunks, turnsEncoder } from "./parquet.ts";
-import { tensorFilter, tensorsEncoder, type TensorSpec, tensorSpec } from "./tensors.ts";
+import { tensorFilter, type TensorSpec, tensorSpec } from "./tensor-spec.ts";
 import { matchPages, type PageEntry, stepRows, type StepText } from "./source.ts";
 import { turnLines } from "./turns.ts";
 import { verlLines } from "./verl.ts";
@@ -184,6 +183,18 @@ async function* jsonlChunks<S>(
   }
 }
 
+/** A Parquet export's bytes. Arrow and parquet-wasm load here, on a server's first Parquet export, not when it starts. */
+async function parquetExport(
+  rows: AsyncGenerator<PageEntry<readonly StepText[]>[]>,
+  tensors: TensorSpec | undefined,
+  discount: number,
+  advance: (page: readonly PageEntry<unknown>[], rows: number) => void,
+): Promise<AsyncIterable<Uint8Array>> {
+  const { parquetChunks, turnsEncoder } = await import("./parquet.ts");
+  const encoder = tensors ? (await import("./tensors.ts")).tensorsEncoder(tensors) : turnsEncoder(discount);
+  return parquetChunks(rows, encoder, advance);
+}
+
 /**
  * Streams a dataset of the ended matches that `options.filter` selects, in the order they ended. Bad
  * options throw a QueryError here, before anything is read; the store is read one page at a time as the
@@ -231,7 +242,7 @@ export function exportDataset(
         [pages, chunks] = [
           rows,
           isParquet(format)
-            ? parquetChunks(rows, tensors ? tensorsEncoder(tensors) : turnsEncoder(discount), advance)
+            ? await parquetExport(rows, tensors, discount, advance)
             : jsonlChunks(rows, ROW_JSONL[format], discount, advance),
         ];
       }

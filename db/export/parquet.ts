@@ -1,9 +1,8 @@
 import * as arrow from "apache-arrow";
 import * as parquet from "parquet-wasm";
-import { PLAYED_BY_FIELDS, playedByColumns } from "./played-by.ts";
+import { PLAYED_BY_COLUMNS, type PlayedBy } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
-import { MATCHES } from "../tables/matches.ts";
-import { STEPS } from "../tables/steps.ts";
+import { type Column, type ColumnType, HEAD, TAIL } from "./turn-columns.ts";
 import { rowChars, type TurnRow, turnRows } from "./turns-view.ts";
 
 /**
@@ -21,64 +20,29 @@ export const ROW_GROUP_BYTES = 32 * 1024 * 1024;
 /** Characters of rows per record batch, about. */
 const BATCH_CHARS = 4_000_000;
 
-/**
- * A column of the turns view: its name, Arrow type and nullability, and its value. `game` marks a game-shaped value
- * (JSON text): Parquet stores the bare value, `turns.jsonl` the value under the game's id (`{"ipd": …}`). Every other
- * value is written as it is, JSON text as a string: this list is the one definition of both formats' columns.
- */
-export type Column = readonly [
-  name: string,
-  type: arrow.DataType,
-  nullable: boolean,
-  value: (r: TurnRow) => string | number | boolean | null,
-  game?: "game",
-];
-
-const utf8 = new arrow.Utf8();
-const int32 = new arrow.Int32();
-const float64 = new arrow.Float64();
-const bool = new arrow.Bool();
-
-const M = MATCHES.column;
-const S = STEPS.column;
-
-/**
- * The columns before who played (played-by.ts) and those after, in turns.jsonl's order. One that carries a stored
- * column's value (as is, as JSON text, or counted: `attempts`) keeps that column's name.
- */
-export const HEAD: readonly Column[] = [
-  [S.matchId, utf8, false, (r) => r.matchId],
-  [M.game, utf8, false, (r) => r.game],
-  [M.gameVersion, int32, false, (r) => r.gameVersion],
-  [M.variant, utf8, false, (r) => r.variant],
-  [S.seat, int32, false, (r) => r.seat],
-  ["role", utf8, false, (r) => r.role],
-];
-export const TAIL: readonly Column[] = [
-  [S.turn, int32, false, (r) => r.turn],
-  [S.seq, int32, false, (r) => r.seq],
-  [S.observation, utf8, false, (r) => r.observation, "game"],
-  [S.prompt, utf8, true, (r) => r.prompt],
-  // JSON text whose shape is the seat's (chat messages) or absent on most rows: text in JSONL too, since a reader
-  // that types columns from its first rows (pyarrow, Hugging Face datasets) cannot take a nested value after nulls.
-  ["messages", utf8, true, (r) => r.messages],
-  ["response", utf8, true, (r) => r.response],
-  [S.action, utf8, true, (r) => r.action, "game"],
-  [S.legal, bool, false, (r) => r.legal],
-  [S.error, utf8, true, (r) => r.error],
-  [S.attempts, int32, false, (r) => r.attempts],
-  [S.defaulted, utf8, true, (r) => r.defaulted],
-  [S.latencyMs, float64, false, (r) => r.latencyMs],
-  ["prompt_tokens", int32, true, (r) => r.promptTokens],
-  ["completion_tokens", int32, true, (r) => r.completionTokens],
-  ["reward", float64, false, (r) => r.reward],
-  ["return", float64, true, (r) => r.return],
-  ["return_to_go", float64, false, (r) => r.returnToGo],
-  ["cursor", utf8, true, (r) => r.cursor],
-];
+/** Each column type's Arrow type. */
+export const ARROW_TYPES: Readonly<Record<ColumnType, arrow.DataType>> = {
+  utf8: new arrow.Utf8(),
+  int32: new arrow.Int32(),
+  float64: new arrow.Float64(),
+  bool: new arrow.Bool(),
+};
 
 const fields = (columns: readonly Column[]) =>
-  columns.map(([name, type, nullable]) => new arrow.Field(name, type, nullable));
+  columns.map(([name, type, nullable]) => new arrow.Field(name, ARROW_TYPES[type], nullable));
+/** Who played (played-by.ts) as Arrow fields, every one nullable. */
+export const PLAYED_BY_FIELDS: readonly arrow.Field[] = PLAYED_BY_COLUMNS.map(([name, type]) =>
+  new arrow.Field(name, ARROW_TYPES[type], true)
+);
+
+/** Who played, for a batch of rows, as Arrow data in field order. */
+export function playedByColumns<R>(rows: readonly R[], of: (row: R) => PlayedBy): arrow.Data[] {
+  const values = rows.map(of);
+  return PLAYED_BY_COLUMNS.map(([, type, source]) =>
+    arrow.vectorFromArray(values.map(({ seat, meta }) => source(seat, meta).value), ARROW_TYPES[type]).data[0]
+  );
+}
+
 const SCHEMA = new arrow.Schema([...fields(HEAD), ...PLAYED_BY_FIELDS, ...fields(TAIL)]);
 
 /** Arrow columns as one record batch in parquet-wasm's memory. */
@@ -94,7 +58,7 @@ export function wasmBatch(schema: arrow.Schema, length: number, children: arrow.
 }
 
 const data = (columns: readonly Column[], rows: readonly TurnRow[]) =>
-  columns.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), type).data[0]);
+  columns.map(([, type, , value]) => arrow.vectorFromArray(rows.map(value), ARROW_TYPES[type]).data[0]);
 
 /** The turns view's rows as one record batch (an empty one carries the schema alone). */
 function recordBatch(rows: readonly TurnRow[]): parquet.RecordBatch {

@@ -1,6 +1,6 @@
-import * as arrow from "apache-arrow";
 import type { SeatRecord } from "../records.ts";
 import { jsonString } from "./json-text.ts";
+import type { ColumnType } from "./turn-columns.ts";
 
 /**
  * Who played a decision: the same columns, by the same names, in every per-decision format (`turns.jsonl`,
@@ -22,25 +22,25 @@ const text = (value: unknown): Value => ({ kind: "text", value: typeof value ===
 const int = (value: unknown): Value => ({ kind: "int", value: Number.isSafeInteger(value) ? value as number : null });
 const bool = (value: unknown): Value => ({ kind: "bool", value: typeof value === "boolean" ? value : null });
 
-/** The columns, in their order in every format. */
-const COLUMNS: readonly (readonly [name: string, type: arrow.DataType, source: Source])[] = [
-  ["participant_kind", new arrow.Utf8(), (seat) => text(seat?.kind)],
-  ["participant_name", new arrow.Utf8(), (seat) => text(seat?.name)],
-  ["participant_token", new arrow.Utf8(), (seat) => text(seat?.tokenId)],
-  ["participant_strategy", new arrow.Utf8(), (seat) => text(seat?.strategy)],
-  ["participant_model", new arrow.Utf8(), (seat) => text(seat?.model)],
-  ["participant_endpoint", new arrow.Utf8(), (seat) => text(seat?.endpoint)],
+/** The columns, in their order in every format (Parquet's Arrow side: parquet.ts). */
+export const PLAYED_BY_COLUMNS: readonly (readonly [name: string, type: ColumnType, source: Source])[] = [
+  ["participant_kind", "utf8", (seat) => text(seat?.kind)],
+  ["participant_name", "utf8", (seat) => text(seat?.name)],
+  ["participant_token", "utf8", (seat) => text(seat?.tokenId)],
+  ["participant_strategy", "utf8", (seat) => text(seat?.strategy)],
+  ["participant_model", "utf8", (seat) => text(seat?.model)],
+  ["participant_endpoint", "utf8", (seat) => text(seat?.endpoint)],
   // Sampling parameters are whatever the seat declared (any key, text or number): JSON text in every format, so a
   // key that is a number for one model and text for another cannot break a reader's column types.
-  ["participant_sampling", new arrow.Utf8(), (seat) => text(seat?.sampling && JSON.stringify(seat.sampling))],
-  ["participant_policy_id", new arrow.Utf8(), (seat) => text(seat?.policyId)],
-  ["participant_policy_version", new arrow.Int32(), (seat) => int(seat?.policyVersion)],
-  ["participant_greedy", new arrow.Bool(), (seat) => bool(seat?.greedy)],
-  ["participant_learner", new arrow.Bool(), (seat) => bool(seat ? seat.learner === true : null)],
-  ["renderer", new arrow.Utf8(), (_, meta) => text(meta?.renderer)],
+  ["participant_sampling", "utf8", (seat) => text(seat?.sampling && JSON.stringify(seat.sampling))],
+  ["participant_policy_id", "utf8", (seat) => text(seat?.policyId)],
+  ["participant_policy_version", "int32", (seat) => int(seat?.policyVersion)],
+  ["participant_greedy", "bool", (seat) => bool(seat?.greedy)],
+  ["participant_learner", "bool", (seat) => bool(seat ? seat.learner === true : null)],
+  ["renderer", "utf8", (_, meta) => text(meta?.renderer)],
   [
     "logprobs",
-    new arrow.Utf8(),
+    "utf8",
     (_, meta) => text(Array.isArray(meta?.logprobs) ? JSON.stringify(meta.logprobs) : null),
   ],
 ];
@@ -52,10 +52,14 @@ export interface PlayedBy {
 }
 
 /** The columns that come from the seat: the same for every decision of it. */
-const SEAT_COLUMNS = COLUMNS.filter(([name]) => name.startsWith("participant_"));
-const DECISION_COLUMNS = COLUMNS.filter(([name]) => !name.startsWith("participant_"));
+const SEAT_COLUMNS = PLAYED_BY_COLUMNS.filter(([name]) => name.startsWith("participant_"));
+const DECISION_COLUMNS = PLAYED_BY_COLUMNS.filter(([name]) => !name.startsWith("participant_"));
 
-function jsonFields(columns: typeof COLUMNS, seat: SeatRecord | null, meta: Record<string, unknown> | null): string {
+function jsonFields(
+  columns: typeof PLAYED_BY_COLUMNS,
+  seat: SeatRecord | null,
+  meta: Record<string, unknown> | null,
+): string {
   let out = "";
   for (const [name, , source] of columns) {
     const v = source(seat, meta);
@@ -82,17 +86,4 @@ function seatFields(seat: SeatRecord | null): string {
     seatJson.set(seat, json);
   }
   return json;
-}
-
-/** The columns as Arrow fields (every one nullable). */
-export const PLAYED_BY_FIELDS: readonly arrow.Field[] = COLUMNS.map(([name, type]) =>
-  new arrow.Field(name, type, true)
-);
-
-/** The columns of a batch of rows as Arrow data, in field order. */
-export function playedByColumns<R>(rows: readonly R[], of: (row: R) => PlayedBy): arrow.Data[] {
-  const values = rows.map(of);
-  return COLUMNS.map(([, type, source]) =>
-    arrow.vectorFromArray(values.map(({ seat, meta }) => source(seat, meta).value), type).data[0]
-  );
 }

@@ -1,5 +1,5 @@
 import { perGame } from "./json-text.ts";
-import { type Column, HEAD, TAIL } from "./parquet.ts";
+import { type Column, HEAD, TAIL } from "./turn-columns.ts";
 import { playedByJson } from "./played-by.ts";
 import type { ExportMatch } from "./source.ts";
 import { type TurnRow, turnRows } from "./turns-view.ts";

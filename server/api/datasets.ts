@@ -9,7 +9,7 @@ import {
   FORMATS,
   parseDiscount,
 } from "../../db/export/index.ts";
-import { parseTensorConfig } from "../../db/export/tensors.ts";
+import { parseTensorConfig } from "../../db/export/tensor-spec.ts";
 import { parseFilter, QueryError } from "../../db/query.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import { type ApiRoute, error, pathSegment, send, whileWorking } from "../http.ts";
