@@ -1,4 +1,4 @@
-import * as ort from "onnxruntime-node";
+import type * as Ort from "onnxruntime-node";
 import type { AnyGame } from "../../games/core/game.ts";
 import { shapeSize } from "../../games/core/numeric.ts";
 
@@ -27,9 +27,13 @@ export interface NetworkOptions {
   readonly device?: PolicyDevice;
 }
 
+/** onnxruntime, loaded by the first model a process opens (a server that seats none never loads it). */
+const onnxruntime = (): Promise<typeof Ort> => import("onnxruntime-node");
+
 /** A session for `model` on `options.device`, or a PolicyError saying why it cannot be had. */
-export async function openSession(model: Uint8Array, options: NetworkOptions): Promise<ort.InferenceSession> {
+export async function openSession(model: Uint8Array, options: NetworkOptions): Promise<Ort.InferenceSession> {
   const device = options.device ?? "cpu";
+  const ort = await onnxruntime();
   try {
     return await ort.InferenceSession.create(model, {
       intraOpNumThreads: options.threads ?? 1,
@@ -57,7 +61,8 @@ export class PolicyNetwork {
   readonly actions: number;
 
   private constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly ort: typeof Ort,
+    private readonly session: Ort.InferenceSession,
     private readonly input: string,
     private readonly output: string,
     readonly shape: readonly number[],
@@ -88,7 +93,7 @@ export class PolicyNetwork {
     const [input] = session.inputMetadata;
     const [output] = session.outputMetadata;
     const expectedIn = ["batch", ...shape];
-    const found = (meta: ort.InferenceSession.ValueMetadata) => (meta.isTensor ? meta.shape : []);
+    const found = (meta: Ort.InferenceSession.ValueMetadata) => (meta.isTensor ? meta.shape : []);
     const fits = (dims: readonly (number | string)[], want: readonly number[]) =>
       dims.length === want.length + 1 && typeof dims[0] === "string" && want.every((n, i) => dims[i + 1] === n);
     if (!input.isTensor || input.type !== "float32" || !fits(found(input), shape)) {
@@ -103,12 +108,19 @@ export class PolicyNetwork {
           `found ${output.isTensor ? `${output.type} ${shapeText(found(output))}` : "a non-tensor"}`,
       );
     }
-    return new PolicyNetwork(session, session.inputNames[0], session.outputNames[0], shape, actions);
+    return new PolicyNetwork(
+      await onnxruntime(),
+      session,
+      session.inputNames[0],
+      session.outputNames[0],
+      shape,
+      actions,
+    );
   }
 
   /** The logits of `count` observations laid end to end in `observations`: `count × actions` numbers. */
   async logits(observations: Float32Array, count: number): Promise<Float32Array> {
-    const input = new ort.Tensor("float32", observations.subarray(0, count * this.size), [count, ...this.shape]);
+    const input = new this.ort.Tensor("float32", observations.subarray(0, count * this.size), [count, ...this.shape]);
     const result = await this.session.run({ [this.input]: input });
     return result[this.output].data as Float32Array;
   }
