@@ -1,7 +1,7 @@
 import { configure } from "../games/core/config.ts";
 import { Episode } from "../games/core/episode.ts";
 import type { AnyGame } from "../games/core/game.ts";
-import { GAME_STREAM, Rng, type Seed, seedToBigInt } from "../games/core/rng.ts";
+import { Rng, type Seed, seedToBigInt, STRATEGY_STREAM } from "../games/core/rng.ts";
 import { playEpisode, type Seat, type StepListener } from "../games/core/seat.ts";
 import { createStrategy } from "./baselines/index.ts";
 import type { PolicyRuntime } from "./onnx/runtime.ts";
@@ -9,10 +9,6 @@ import { isPolicySpec } from "./onnx/spec.ts";
 import { type Strategy, StrategyError, strategySeat } from "./strategy.ts";
 
 /** Headless self-play: built-in strategies in every seat, in-process, no clocks, no transport. */
-
-/** The game's chance stream (defined beside the Rng, for the replay store) and the strategies' stream of a seed. */
-export { GAME_STREAM };
-export const STRATEGY_STREAM = 1;
 
 export interface MatchOutcome {
   readonly returns: readonly number[];

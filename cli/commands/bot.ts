@@ -4,10 +4,9 @@ import { WebSocket as NodeWebSocket } from "ws";
 import type { ActionSpace } from "../../games/core/action.ts";
 import { configure } from "../../games/core/config.ts";
 import { type AnyGame, NumericFaceError } from "../../games/core/game.ts";
-import { Rng } from "../../games/core/rng.ts";
+import { Rng, STRATEGY_STREAM } from "../../games/core/rng.ts";
 import { games, getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
-import { STRATEGY_STREAM } from "../../policies/simulate.ts";
 import { sampleMasked } from "../../policies/onnx/sample.ts";
 import {
   ActionId,

@@ -5,8 +5,13 @@
  * serialises cheaply (replays, restores, search).
  */
 
-/** The stream of a match's seed that the game's chance draws from (built-in strategies use another). */
+/**
+ * The streams of a match's seed, one per source of chance, so that none draws from another's numbers: the game's
+ * chance, the built-in strategies', and each seat's sampling policy's.
+ */
 export const GAME_STREAM = 0;
+export const STRATEGY_STREAM = 1;
+export const policyStream = (seat: number): number => 2 + seat;
 
 /** A seed: a 64-bit integer (bigint, safe integer, or decimal string) or any other string. */
 export type Seed = bigint | number | string;

@@ -1,5 +1,5 @@
 import type { AnyGame } from "../../games/core/game.ts";
-import { Rng, type Seed } from "../../games/core/rng.ts";
+import { policyStream, Rng, type Seed } from "../../games/core/rng.ts";
 import type { Seat } from "../../games/core/seat.ts";
 import { encoderVersion, getGame, numericInfo } from "../../games/registry.ts";
 import { type PolicyRecord, type PolicyRegistry, PolicyRegistryError } from "../../db/policies.ts";
@@ -43,9 +43,6 @@ export interface RuntimeOptions extends BatcherOptions {
    */
   readonly refreshMs?: number;
 }
-
-/** The stream of a match's seed that the policy in `seat` samples from (0 is chance, 1 the built-ins). */
-export const policyStream = (seat: number): number => 2 + seat;
 
 /** The registry a runtime reads and registers through: the store's, or a running server's over its HTTP API. */
 export type PolicySource = Pick<PolicyRegistry, "add" | "get" | "list" | "model" | "remove">;

@@ -3,9 +3,8 @@ import { isDeepStrictEqual } from "node:util";
 import { type Action, ActionError, defaultAction } from "../../games/core/action.ts";
 import { Episode } from "../../games/core/episode.ts";
 import type { AnyGame } from "../../games/core/game.ts";
-import { Rng } from "../../games/core/rng.ts";
+import { Rng, STRATEGY_STREAM } from "../../games/core/rng.ts";
 import { turnOf } from "../../games/core/seat.ts";
-import { STRATEGY_STREAM } from "../../policies/simulate.ts";
 import { strategySeat } from "../../policies/strategy.ts";
 import type {
   ConductPolicy,

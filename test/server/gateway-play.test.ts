@@ -3,7 +3,7 @@ import { isActionError } from "../../games/core/action.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { games, getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
-import { GAME_STREAM } from "../../policies/simulate.ts";
+import { GAME_STREAM } from "../../games/core/rng.ts";
 import type { MatchEndFrame, MatchStartFrame, TurnFrame } from "../../protocol/frames.ts";
 import { RawBot } from "../support/raw-bot.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";

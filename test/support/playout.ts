@@ -2,7 +2,8 @@ import type { Action } from "../../games/core/action.ts";
 import type { AnyGame } from "../../games/core/game.ts";
 import { Rng } from "../../games/core/rng.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
-import { GAME_STREAM, playMatch } from "../../policies/simulate.ts";
+import { GAME_STREAM } from "../../games/core/rng.ts";
+import { playMatch } from "../../policies/simulate.ts";
 
 /** A match as data: every step's moves and rewards, every viewer's observation before each step. */
 export interface Recording {

@@ -1,9 +1,8 @@
 import type { Action } from "../../games/core/action.ts";
 import { configure } from "../../games/core/config.ts";
-import { GAME_STREAM, Rng } from "../../games/core/rng.ts";
+import { GAME_STREAM, Rng, STRATEGY_STREAM } from "../../games/core/rng.ts";
 import { getGame } from "../../games/registry.ts";
 import { createStrategy } from "../../policies/baselines/index.ts";
-import { STRATEGY_STREAM } from "../../policies/simulate.ts";
 import type { MatchRecord, SeatRecord, StepRecordRow } from "../../db/records.ts";
 import type { ReplayStore } from "../../db/store.ts";
 
