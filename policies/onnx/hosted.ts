@@ -35,6 +35,14 @@ export class PolicyBudgetError extends PolicyError {
   }
 }
 
+/** A call on a network its owner released (a batch still in flight then): nothing is wrong with the model. */
+export class NetworkReleasedError extends Error {
+  constructor(label: string) {
+    super(`${label} was released`);
+    this.name = "NetworkReleasedError";
+  }
+}
+
 const HOST = fromFileUrl(new URL("./host.ts", import.meta.url));
 const CONFIG = fromFileUrl(new URL("../../deno.json", import.meta.url));
 const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"].find((p) => existsSync(p));
@@ -96,7 +104,7 @@ export class HostedNetwork {
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   private pending?: Pending;
   /** Set once the process is gone or condemned: every later call fails with it. */
-  private dead?: PolicyBudgetError;
+  private dead?: PolicyBudgetError | NetworkReleasedError;
   private stderr = "";
   size = 0;
   actions = 0;
@@ -235,7 +243,7 @@ export class HostedNetwork {
     }
   }
 
-  private fail(error: PolicyBudgetError): void {
+  private fail(error: PolicyBudgetError | NetworkReleasedError): void {
     this.dead ??= error;
     const pending = this.pending;
     this.pending = undefined;
@@ -252,7 +260,7 @@ export class HostedNetwork {
 
   /** Ends the process (its session goes with it). */
   async release(): Promise<void> {
-    this.fail(new PolicyBudgetError(`${this.label} was released`));
+    this.fail(new NetworkReleasedError(this.label));
     await this.writer.close().catch(() => {});
     // A process busy in a long batch would not read its end of stdin: it goes at once.
     const gone = await Promise.race([this.child.status.then(() => true), delay(2000).then(() => false)]);

@@ -5,7 +5,7 @@ import { encoderVersion, getGame, numericInfo } from "../../games/registry.ts";
 import { type PolicyRecord, type PolicyRegistry, PolicyRegistryError } from "../../db/policies.ts";
 import { StrategyError } from "../strategy.ts";
 import { type BatcherOptions, type LogitSource, PolicyBatcher } from "./batcher.ts";
-import { HostedNetwork, PolicyBudgetError } from "./hosted.ts";
+import { HostedNetwork, NetworkReleasedError, PolicyBudgetError } from "./hosted.ts";
 import { type PolicyDevice, PolicyNetwork } from "./network.ts";
 import { checkDevice } from "./probe.ts";
 import { type PolicyUpload, registerPolicy } from "./register.ts";
@@ -250,7 +250,8 @@ export class PolicyRuntime {
       actions: network.actions,
       logits: (observations, count) =>
         network.logits(observations, count).catch((error) => {
-          this.quarantine(record.id, (error as Error).message);
+          // A batch asked just before its version was let go (see unloadIfIdle) is moot, not the model's fault.
+          if (!(error instanceof NetworkReleasedError)) this.quarantine(record.id, (error as Error).message);
           throw error;
         }),
       release: () => network.release(),
