@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["./test/support/global-setup.ts"],
     // The suite must pass on a machine several times slower than ours and under load: a test store or
     // server can take well over ten seconds to start there (PGlite alone took 8-14 s), so hooks get the
     // same generous bound as tests. Tests wait for events, never for fixed times.

@@ -5,7 +5,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReplayStore } from "../../db/store.ts";
 import type { ClientFrame } from "../../protocol/frames.ts";
-import { buildWebApp, launchBrowser, openPage, playToEnd, screenshot } from "../support/browser.ts";
+import { launchBrowser, openPage, playToEnd, screenshot } from "../support/browser.ts";
 import { createTokens } from "../support/tokens.ts";
 import { DocsBot, expectNothingLost } from "../support/docs-bot.ts";
 import { RawBot } from "../support/raw-bot.ts";
@@ -122,7 +122,6 @@ describe.skipIf(!ready)(suite, () => {
     createTokens({ dataDir: nodes[0].dataDir, databaseUrl: db.url }, names, "bot", maxMatches);
 
   beforeAll(async () => {
-    buildWebApp();
     db = await freshDatabase();
     for (const node of nodes) await start(node);
   }, 180_000);

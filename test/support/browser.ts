@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll } from "vitest";
 
 /**
  * A real browser for the web app's tests: Debian's chromium driven by playwright-core (never a downloaded
@@ -10,15 +10,6 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 
 export const CHROMIUM = process.env.LUDUS_CHROMIUM ?? "/usr/bin/chromium";
 export const ARTIFACTS = join(import.meta.dirname!, "..", "..", "artifacts", "web");
-
-/** Bundles web/src into web/dist/app.js, as `npm start` does, so the tests never run a stale page. */
-export function buildWebApp(): void {
-  const result = spawnSync(process.execPath, ["task", "--quiet", "build:web"], {
-    cwd: join(import.meta.dirname!, "..", ".."),
-    encoding: "utf8",
-  });
-  if (result.status !== 0) throw new Error(`deno task build:web failed:\n${result.stderr}${result.stdout}`);
-}
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
@@ -85,8 +76,43 @@ export async function openPage(
   return watch(await context.newPage(), context);
 }
 
+/** A test file's browser (see `useBrowser`). */
+export interface TestBrowser {
+  /** A page in a fresh context (a first visit: nothing cached), closed after the test that opened it. */
+  open(options?: { width?: number; height?: number }): Promise<WatchedPage>;
+}
+
+/** The browser of one test file: chromium launched before its tests, closed after them (global-setup.ts built the app). */
+export function useBrowser(): TestBrowser {
+  let browser: Browser | undefined;
+  const opened: WatchedPage[] = [];
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 180_000);
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    async open(options) {
+      const watched = await openPage(browser!, options);
+      opened.push(watched);
+      return watched;
+    },
+  };
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** The match id of the table a page shows (once it shows one other than `not`). */
+export async function matchIdOf(page: Page, not?: string): Promise<string> {
+  const table = page.locator(`.table-page[data-match]${not ? `:not([data-match="${not}"])` : ""}`);
+  await table.waitFor();
+  return (await table.getAttribute("data-match"))!;
 }
 
 /** Waits until it is the page's turn (returns its seq) or the match is over (null). */

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,5 +36,39 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The server of the tests of one file (or `describe`): started before them, closed after. Used inside tests and
+ * hooks like the TestServer it stands for.
+ */
+export function useTestServer(options: Partial<ServerOptions> = {}): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(options);
+  }, 180_000);
+  afterAll(async () => {
+    await started?.close();
+  });
+  const live = (): TestServer => {
+    if (!started) throw new Error("the test server starts before the tests: use it inside a test or a later hook");
+    return started;
+  };
+  return {
+    get url() {
+      return live().url;
+    },
+    get wsUrl() {
+      return live().wsUrl;
+    },
+    get server() {
+      return live().server;
+    },
+    get dataDir() {
+      return live().dataDir;
+    },
+    token: (...args) => live().token(...args),
+    close: () => live().close(),
   };
 }

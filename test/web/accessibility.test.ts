@@ -1,11 +1,10 @@
 /// <reference lib="dom" />
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { checkTournament, runTournament } from "../../server/league/tournament/run.ts";
 import { checkEvolution, runEvolution } from "../../server/league/evolution.ts";
 import { seriousViolations, smallTargets } from "../support/accessibility.ts";
-import { buildWebApp, launchBrowser, openPage, screenshot, type WatchedPage } from "../support/browser.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import { screenshot, useBrowser } from "../support/browser.ts";
+import { useTestServer } from "../support/server.ts";
 
 /**
  * Every page of the web app, at a phone's and a laptop's width, as axe-core judges it (no serious or critical
@@ -17,15 +16,12 @@ import { startTestServer, type TestServer } from "../support/server.ts";
 
 const TEST_MS = 240_000;
 const SIZES = { phone: { width: 390, height: 844 }, laptop: { width: 1280, height: 860 } };
-let server: TestServer;
-let browser: Browser;
-const opened: WatchedPage[] = [];
+const browser = useBrowser();
+const server = useTestServer();
 /** Each page's path, and what shows it has drawn what it fetched. */
 let pages: Record<string, { path: string; ready: string }>;
 
 beforeAll(async () => {
-  buildWebApp();
-  [browser, server] = await Promise.all([launchBrowser(), startTestServer()]);
   const { store, matches } = server.server;
   const t = await store.league.createTournament(
     checkTournament(
@@ -51,22 +47,12 @@ beforeAll(async () => {
   };
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
-});
-
 describe("every page", () => {
   for (const [size, viewport] of Object.entries(SIZES)) {
     it(`has no serious accessibility violation and no target under 24 px (${size})`, async () => {
       const found: Record<string, { violations: string[]; small: string[] }> = {};
       for (const [name, { path, ready }] of Object.entries(pages)) {
-        const watched = await openPage(browser, viewport);
-        opened.push(watched);
+        const watched = await browser.open(viewport);
         await watched.page.goto(`${server.url}${path}`);
         await watched.page.locator(ready).first().waitFor();
         found[name] = {

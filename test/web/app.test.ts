@@ -1,6 +1,6 @@
 import { matchMaker } from "@colyseus/core";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bot } from "../../clients/sdk/index.ts";
 import type { MatchRecord } from "../../db/records.ts";
 import { verifyMatch } from "../../db/verify.ts";
@@ -9,14 +9,13 @@ import { strategiesFor } from "../../policies/baselines/index.ts";
 import type { ParticipantView } from "../../protocol/frames.ts";
 import type { ServerOptions } from "../../server/app.ts";
 import {
-  buildWebApp,
-  launchBrowser,
+  matchIdOf,
   nextTurn,
-  openPage,
   PAGE_WAIT_MS,
   playAMove,
   playToEnd,
   screenshot,
+  useBrowser,
   watch,
   type WatchedPage,
 } from "../support/browser.ts";
@@ -37,22 +36,7 @@ const TEST_MS = 240_000;
 const PHONE = { width: 390, height: 844 };
 
 let server: TestServer;
-let browser: Browser;
-/** Every browser context a test opened, closed after it. */
-const opened: WatchedPage[] = [];
-
-beforeAll(async () => {
-  buildWebApp();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
-});
+const browser = useBrowser();
 
 /** A server for the tests of one `describe`: the browser rooms are process-wide, so one at a time. */
 function serve(options: Partial<ServerOptions> = {}): void {
@@ -65,8 +49,7 @@ function serve(options: Partial<ServerOptions> = {}): void {
 }
 
 async function open(path: string, size?: { width: number; height: number }): Promise<WatchedPage> {
-  const watched = await openPage(browser, size);
-  opened.push(watched);
+  const watched = await browser.open(size);
   await watched.page.goto(`${server.url}${path}`);
   return watched;
 }
@@ -76,13 +59,6 @@ async function openTab(of: WatchedPage, path: string): Promise<WatchedPage> {
   const tab = watch(await of.context.newPage(), of.context);
   await tab.page.goto(`${server.url}${path}`);
   return tab;
-}
-
-/** The match id of the table a page shows. */
-async function matchIdOf(page: Page): Promise<string> {
-  const table = page.locator(".table-page[data-match]");
-  await table.waitFor();
-  return (await table.getAttribute("data-match"))!;
 }
 
 /** The match's record, once the store has it as ended. */
@@ -774,8 +750,7 @@ describe("web app, with a registered Kuhn poker policy", () => {
       expect((await storedEnd(id)).seats[1]).toMatchObject({ name: `policy:${NAME}@2`, policyId, policyVersion: 2 });
 
       // The registry does not answer: the card says so and every built-in strategy is still there to play.
-      const failing = await openPage(browser);
-      opened.push(failing);
+      const failing = await browser.open();
       await failing.page.route((url) => url.pathname === "/policies", (route) => route.abort());
       await failing.page.goto(`${server.url}/`);
       const kuhn = failing.page.locator('article[data-game="kuhn-poker"]');

@@ -1,9 +1,8 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildWebApp, launchBrowser, nextTurn, openPage, screenshot, type WatchedPage } from "../support/browser.ts";
+import { describe, expect, it } from "vitest";
+import { matchIdOf, nextTurn, screenshot, useBrowser } from "../support/browser.ts";
 import { smallTargets } from "../support/accessibility.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import { useTestServer } from "../support/server.ts";
 
 /**
  * A Donor Game played by clicking, as a person chooses it in the lobby, at a phone's and a laptop's size: the donor's
@@ -13,37 +12,15 @@ import { startTestServer, type TestServer } from "../support/server.ts";
 
 const TEST_MS = 240_000;
 const SIZES = { phone: { width: 390, height: 844 }, laptop: { width: 1280, height: 800 } };
-let server: TestServer;
-let browser: Browser;
-const opened: WatchedPage[] = [];
-
-beforeAll(async () => {
-  buildWebApp();
-  [browser, server] = await Promise.all([launchBrowser(), startTestServer()]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
-});
-
-async function matchIdOf(page: Page, not?: string): Promise<string> {
-  const table = page.locator(`.table-page[data-match]${not ? `:not([data-match="${not}"])` : ""}`);
-  await table.waitFor();
-  return (await table.getAttribute("data-match"))!;
-}
+const browser = useBrowser();
+const server = useTestServer();
 
 describe("the Donor Game's table", () => {
   for (const [size, viewport] of Object.entries(SIZES)) {
     it(
       `keeps the donor's control in the first screen, numbers the agents, and plays again the same (${size})`,
       async () => {
-        const watched = await openPage(browser, viewport);
-        opened.push(watched);
+        const watched = await browser.open(viewport);
         const { page, errors } = watched;
         await page.goto(`${server.url}/`);
         const card = page.locator("article[data-game='donor-game']");

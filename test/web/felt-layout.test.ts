@@ -1,7 +1,7 @@
-import type { Browser, CDPSession } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWebApp, launchBrowser, nextTurn, openPage, type WatchedPage } from "../support/browser.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import type { CDPSession } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { nextTurn, useBrowser, type WatchedPage } from "../support/browser.ts";
+import { useTestServer } from "../support/server.ts";
 
 /**
  * The poker felt's box over many fresh loads of a table, at phone and laptop width, with the page's CPU throttled
@@ -14,18 +14,8 @@ const LOADS_PER_WIDTH = 15;
 const WIDTHS = [{ width: 390, height: 844 }, { width: 1280, height: 860 }];
 const GAMES = ["kuhn-poker", "leduc-poker", "holdem"];
 
-let server: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  buildWebApp();
-  [server, browser] = await Promise.all([startTestServer({ roomCreatesPerSecond: 100 }), launchBrowser()]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const browser = useBrowser();
+const server = useTestServer({ roomCreatesPerSecond: 100 });
 
 /** The felt's box and its wrapper's, once the table is set and the page has drawn two frames since. */
 async function feltBox(watched: WatchedPage) {
@@ -46,7 +36,7 @@ describe("the poker felt", () => {
     for (const size of WIDTHS) {
       for (let load = 0; load < LOADS_PER_WIDTH; load++) {
         // A new browser context each time: nothing cached, nothing compiled yet, as on a first visit.
-        const watched = await openPage(browser, size);
+        const watched = await browser.open(size);
         const cdp: CDPSession = await watched.context.newCDPSession(watched.page);
         try {
           // Every other load on a CPU ten times slower, as on a machine busy with other work.

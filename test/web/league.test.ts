@@ -1,17 +1,10 @@
 /// <reference lib="dom" />
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { checkTournament, runTournament } from "../../server/league/tournament/run.ts";
 import { checkEvolution, runEvolution } from "../../server/league/evolution.ts";
-import {
-  buildWebApp,
-  launchBrowser,
-  openPage,
-  PAGE_WAIT_MS,
-  screenshot,
-  type WatchedPage,
-} from "../support/browser.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import { PAGE_WAIT_MS, screenshot, useBrowser, type WatchedPage } from "../support/browser.ts";
+import { useTestServer } from "../support/server.ts";
 
 /**
  * The league's pages in a real browser against a real server: a tournament played on it, its standings (live while
@@ -20,27 +13,11 @@ import { startTestServer, type TestServer } from "../support/server.ts";
  */
 
 const TEST_MS = 240_000;
-let server: TestServer;
-let browser: Browser;
-const opened: WatchedPage[] = [];
-
-beforeAll(async () => {
-  buildWebApp();
-  [browser, server] = await Promise.all([launchBrowser(), startTestServer()]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
-});
+const browser = useBrowser();
+const server = useTestServer();
 
 async function open(path: string, size?: { width: number; height: number }): Promise<WatchedPage> {
-  const watched = await openPage(browser, size);
-  opened.push(watched);
+  const watched = await browser.open(size);
   await watched.page.goto(`${server.url}${path}`);
   return watched;
 }

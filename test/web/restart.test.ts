@@ -1,19 +1,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterEach, describe, expect, it } from "vitest";
 import type { MatchRecord } from "../../db/records.ts";
 import { ReplayStore } from "../../db/store.ts";
 import {
-  buildWebApp,
-  launchBrowser,
+  matchIdOf,
   nextTurn,
-  openPage,
   PAGE_WAIT_MS,
   playAMove,
   playToEnd,
   screenshot,
+  useBrowser,
   type WatchedPage,
 } from "../support/browser.ts";
 import { freePort, type ServerProcess, startServerProcess } from "../support/server-process.ts";
@@ -27,23 +26,12 @@ import { until } from "../support/until.ts";
 
 const TEST_MS = 300_000;
 
-let browser: Browser;
+const browser = useBrowser();
 let dataDir: string;
 let port: number;
 let server: ServerProcess | undefined;
-const opened: WatchedPage[] = [];
-
-beforeAll(async () => {
-  buildWebApp();
-  browser = await launchBrowser();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 afterEach(async () => {
-  await Promise.all(opened.splice(0).map((w) => w.context.close().catch(() => {})));
   server?.child.kill("SIGKILL");
   await server?.exited;
   server = undefined;
@@ -61,12 +49,6 @@ async function stop(): Promise<void> {
   await server!.exited;
   expect(server!.stderr()).toMatch(/ludus: stopped; \d+ live match/);
   server = undefined;
-}
-
-async function matchIdOf(page: Page): Promise<string> {
-  const table = page.locator(".table-page[data-match]");
-  await table.waitFor();
-  return (await table.getAttribute("data-match"))!;
 }
 
 /** The match as the running server's store has it, once it has ended. */
@@ -92,8 +74,7 @@ async function midMatch(): Promise<{ watched: WatchedPage; id: string; seq: stri
   dataDir = mkdtempSync(join(tmpdir(), "ludus-web-restart-"));
   port = await freePort();
   await start();
-  const watched = await openPage(browser);
-  opened.push(watched);
+  const watched = await browser.open();
   const { page } = watched;
   await page.goto(`${server!.url}/play/new/ipd?vs=tit-for-tat`);
   const id = await matchIdOf(page);

@@ -1,7 +1,7 @@
-import type { Browser, CDPSession, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWebApp, launchBrowser, openPage, playToEnd, type WatchedPage } from "../support/browser.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import type { CDPSession } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { matchIdOf, playToEnd, useBrowser, type WatchedPage } from "../support/browser.ts";
+import { useTestServer } from "../support/server.ts";
 import { until } from "../support/until.ts";
 
 /**
@@ -9,32 +9,13 @@ import { until } from "../support/until.ts";
  * counted by Chromium itself (CDP's DOMDebugger.getEventListeners), staying flat as one tab plays match after match.
  */
 
-let server: TestServer;
-let browser: Browser;
-const opened: WatchedPage[] = [];
-
-beforeAll(async () => {
-  buildWebApp();
-  [server, browser] = await Promise.all([startTestServer({ roomCreatesPerSecond: 100 }), launchBrowser()]);
-}, 180_000);
-
-afterAll(async () => {
-  await Promise.all(opened.map((w) => w.context.close().catch(() => {})));
-  await browser?.close();
-  await server?.close();
-});
+const browser = useBrowser();
+const server = useTestServer({ roomCreatesPerSecond: 100 });
 
 async function open(path: string): Promise<WatchedPage> {
-  const watched = await openPage(browser);
-  opened.push(watched);
+  const watched = await browser.open();
   await watched.page.goto(`${server.url}${path}`);
   return watched;
-}
-
-async function matchIdOf(page: Page): Promise<string> {
-  const table = page.locator(".table-page[data-match]");
-  await table.waitFor();
-  return (await table.getAttribute("data-match"))!;
 }
 
 /**
