@@ -9,6 +9,7 @@ import { RawBot } from "../support/raw-bot.ts";
 import { runLudus, startServerProcess } from "../support/server-process.ts";
 import { mountSmallDisk } from "../support/small-disk.ts";
 import { matchHeader } from "../support/match-header.ts";
+import { until } from "../support/until.ts";
 
 /**
  * The embedded store on a disk that fills up. A WAL write that fails is a PANIC in PostgreSQL; PGlite's
@@ -106,12 +107,10 @@ describe.skipIf(!disk)("ludus serve on a disk that fills up, or is read-only", (
     bot.send({ type: "create", game: "ipd", config: { rounds: 500 }, opponents: { "1": "strategy:random" } });
     await bot.next("ack", (a) => a.seq > 20);
     disk!.fill(0);
-    let failure: string | null = null;
-    for (let i = 0; i < 300 && !failure; i++) {
+    const failure = await until("the store's failure in /health", async () => {
       const health = await (await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(5000) })).json();
-      failure = health.store.failure;
-      if (!failure) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      return health.store.failure as string | null;
+    });
     expect(failure).toMatch(/space|disk|reopen|failed/i);
     const acked = bot.frames.filter((f) => f.type === "ack").length;
     server.child.kill("SIGTERM");

@@ -97,8 +97,9 @@ describe("browsers play in Colyseus rooms beside gateway bots", () => {
     await until("the ack", () => frames.find((f) => f.type === "ack"));
 
     const token = room.reconnectionToken;
+    const gone = new Promise((resolve) => room.onLeave(resolve));
     (room as unknown as { connection: { close(): void } }).connection.close(); // the page goes away
-    await new Promise((r) => setTimeout(r, 100));
+    await gone;
     const again = await client.reconnect(token);
     const after = record(again);
     const start = await until("match_start after the reconnect", () => after.find((f) => f.type === "match_start"));

@@ -213,11 +213,8 @@ describe("limits a stranger meets", () => {
     const room = await creator.consumeSeatReservation(reservation);
     const frames: ServerFrame[] = [];
     room.onMessage("*", (_type: unknown, message: unknown) => frames.push(message as ServerFrame));
-    const deadline = Date.now() + 30_000;
-    while (!frames.some((f) => f.type === "created") && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(frames.find((f) => f.type === "created")).toMatchObject({ seat: 0, match: reservation.roomId });
+    const created = await until("the room's created frame", () => frames.find((f) => f.type === "created"));
+    expect(created).toMatchObject({ seat: 0, match: reservation.roomId });
     await room.leave();
   });
 
