@@ -379,23 +379,7 @@ describe.each(BACKENDS)("tensors.parquet on a running server (%s)", (backend) =>
       return ended(...args);
     };
     try {
-      const answer = await new Promise<Answer>((resolve, reject) => {
-        get(`${server.url}/datasets/tensors.parquet?game=kuhn-poker`, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on(
-            "end",
-            () =>
-              resolve({
-                status: res.statusCode!,
-                headers: res.headers,
-                body: Buffer.concat(chunks),
-                trailers: res.trailers,
-              }),
-          );
-          res.on("error", reject);
-        }).on("error", reject);
-      });
+      const answer = await fetchWithTrailers(`${server.url}/datasets/tensors.parquet?game=kuhn-poker`);
       expect(answer.status).toBe(200);
       expect(answer.headers["content-type"]).toBe("application/vnd.apache.parquet");
       const kuhn = await ended({ game: "kuhn-poker", ended: true }, 10_000, 0);
