@@ -1,12 +1,11 @@
 import type { Presence } from "@colyseus/core";
-import { RedisDriver } from "@colyseus/redis-driver";
-import { RedisPresence } from "@colyseus/redis-presence";
+import type { RedisDriver } from "@colyseus/redis-driver";
+import type { RedisPresence } from "@colyseus/redis-presence";
 import type { MatchOwner, NodeLife, NodeListing, NodeRecord } from "../../db/nodes.ts";
 import type { ReplayStore } from "../../db/store.ts";
 import type { LiveMatches } from "../match/live-matches.ts";
 import { Bus } from "./bus.ts";
 import { Membership, type Restored } from "./membership.ts";
-import { connectRedis, RedisState } from "./redis-state.ts";
 import { type ClusterState, LocalState } from "./state.ts";
 
 /**
@@ -53,6 +52,12 @@ export class Cluster {
    */
   static async open(store: ReplayStore, options: ClusterOptions): Promise<Cluster> {
     if (!options.redisUrl || store.backend !== "postgres") return new Cluster(store, options, new LocalState());
+    // Redis's clients load only here: a server alone never loads them.
+    const [{ connectRedis, RedisState }, { RedisPresence }, { RedisDriver }] = await Promise.all([
+      import("./redis-state.ts"),
+      import("@colyseus/redis-presence"),
+      import("@colyseus/redis-driver"),
+    ]);
     const id = await store.nodes.clusterId();
     const redis = await connectRedis(options.redisUrl, id);
     const presence = new RedisPresence(redis);
