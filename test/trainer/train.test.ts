@@ -330,65 +330,64 @@ print(same)`;
     });
 
     it("says in one sentence what is wrong, and exits non-zero", async () => {
-      const refused = async (url: string, token: string, args: string[], message: string | RegExp) => {
-        const t = trainer(url, token, ...args);
-        expect(await t.exited).toBe(1);
-        expect(t.err()).toMatch(message);
-        expect(t.err()).not.toMatch(/Traceback/);
-      };
-      await refused(
-        "http://127.0.0.1:9",
-        admin,
-        ["--game", "kuhn-poker", "--name", "x"],
-        /cannot reach the Ludus server at http:\/\/127\.0\.0\.1:9/,
-      );
-      await refused(server.url, admin, ["--game", "chess", "--name", "x"], /the server has no game chess/);
-      await refused(
-        server.url,
-        admin,
-        ["--game", "kuhn-poker", "--name", "x", "--device", "cuda"],
-        /--device cuda: this PyTorch/,
-      );
-      await refused(server.url, await server.token(), ["--game", "kuhn-poker", "--name", "x"], /takes an admin token/);
-      await refused(
-        server.url,
-        admin,
-        ["--game", "ipd", "--name", "x", "--method", "cfr"],
-        /cfr trains two-player zero-sum games, and ipd \(classic\) is not one \(it is general-sum\); use adalign or ppo/,
-      );
       // A policy of the right shapes that the trainer did not write cannot be resumed.
       await server.server.policies.register(
         { name: "foreign", game: "kuhn-poker" },
         linearModel(11, 2, new Array(22).fill(0), [0, 0]),
-      );
-      await refused(
-        server.url,
-        admin,
-        ["--game", "kuhn-poker", "--name", "foreign"],
-        /cannot resume foreign@1: not a network the Ludus trainer wrote/,
       );
       // A network the trainer wrote, but without cfr's tables: cfr cannot go on from it.
       await server.server.policies.register(
         { name: "tableless", game: "kuhn-poker" },
         new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo.behaviour/model`)).arrayBuffer()),
       );
-      await refused(
-        server.url,
-        admin,
-        ["--game", "kuhn-poker", "--name", "tableless"],
-        /the policy was not trained with cfr \(its model carries no cfr tables\); resume it with its own method/,
-      );
       // Its cursor from another store.
       await server.server.policies.register(
         { name: "elsewhere", game: "kuhn-poker", datasetCursor: "eyJxIjoiYWJjIiwiZSI6MTJ9" },
         new Uint8Array(await (await fetch(`${server.url}/policies/kuhn-solo/model`)).arrayBuffer()),
       );
-      await refused(
-        server.url,
-        admin,
-        ["--game", "kuhn-poker", "--name", "elsewhere"],
-        /dataset cursor .* is not one of this server's/,
-      );
+      const player = await server.token();
+      const refusals: [url: string, token: string, args: string[], message: RegExp][] = [
+        [
+          "http://127.0.0.1:9",
+          admin,
+          ["--game", "kuhn-poker", "--name", "x"],
+          /cannot reach the Ludus server at http:\/\/127\.0\.0\.1:9/,
+        ],
+        [server.url, admin, ["--game", "chess", "--name", "x"], /the server has no game chess/],
+        [server.url, admin, ["--game", "kuhn-poker", "--name", "x", "--device", "cuda"], /--device cuda: this PyTorch/],
+        [server.url, player, ["--game", "kuhn-poker", "--name", "x"], /takes an admin token/],
+        [
+          server.url,
+          admin,
+          ["--game", "ipd", "--name", "x", "--method", "cfr"],
+          /cfr trains two-player zero-sum games, and ipd \(classic\) is not one \(it is general-sum\); use adalign or ppo/,
+        ],
+        [
+          server.url,
+          admin,
+          ["--game", "kuhn-poker", "--name", "foreign"],
+          /cannot resume foreign@1: not a network the Ludus trainer wrote/,
+        ],
+        [
+          server.url,
+          admin,
+          ["--game", "kuhn-poker", "--name", "tableless"],
+          /the policy was not trained with cfr \(its model carries no cfr tables\); resume it with its own method/,
+        ],
+        [
+          server.url,
+          admin,
+          ["--game", "kuhn-poker", "--name", "elsewhere"],
+          /dataset cursor .* is not one of this server's/,
+        ],
+      ];
+      // Each trainer its own process, all at once: most of their time is PyTorch's import.
+      await Promise.all(refusals.map(async ([url, token, args, message]) => {
+        const t = trainer(url, token, ...args);
+        expect(await t.exited, t.err()).toBe(1);
+        expect(t.err()).toMatch(message);
+        expect(t.err()).not.toMatch(/Traceback/);
+      }));
     }, 5 * 60_000);
   });
 });
