@@ -4,10 +4,7 @@ import { registry, UnknownGameError, UnknownVersionError } from "../../games/reg
 import { QueryError } from "../query.ts";
 import type { MatchFilter } from "../store.ts";
 
-/**
- * What a `tensors.parquet` export is fixed to, checked before anything is read: the game version and variant (and
- * any config over it) whose shapes its columns take. The encoder (tensors.ts) loads Arrow; this does not.
- */
+/** A `tensors.parquet` export's spec, checked before anything is read; its encoder (tensors.ts) loads Arrow, this not. */
 
 /** What a tensors export is fixed to: the game version and variant whose shapes its columns have. */
 export interface TensorSpec {
