@@ -9,7 +9,7 @@
  */
 import { getGame } from "../../games/registry.ts";
 import { refuseExternalData } from "./inspect.ts";
-import { PolicyNetwork } from "./network.ts";
+import { onnxruntime, PolicyNetwork } from "./network.ts";
 
 export const FRAME = { load: 1, model: 2, run: 3, ok: 10, logits: 11, failed: 12 } as const;
 
@@ -62,6 +62,8 @@ export class FrameReader {
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
 async function main(): Promise<void> {
+  // Loaded while the process waits as a spare, so its model does not wait for onnxruntime too.
+  onnxruntime().catch(() => {}); // a failure is reported by the load that needs it
   const writer = Deno.stdout.writable.getWriter();
   const reader = new FrameReader();
   let header:

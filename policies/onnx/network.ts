@@ -28,7 +28,7 @@ export interface NetworkOptions {
 }
 
 /** onnxruntime, loaded by the first model a process opens (a server that seats none never loads it). */
-const onnxruntime = (): Promise<typeof Ort> => import("onnxruntime-node");
+export const onnxruntime = (): Promise<typeof Ort> => import("onnxruntime-node");
 
 /** A session for `model` on `options.device`, or a PolicyError saying why it cannot be had. */
 export async function openSession(model: Uint8Array, options: NetworkOptions): Promise<Ort.InferenceSession> {
