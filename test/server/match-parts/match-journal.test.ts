@@ -5,7 +5,13 @@ import { getGame } from "../../../games/registry.ts";
 import { createStrategy } from "../../../policies/baselines/index.ts";
 import type { StepRecordRow } from "../../../db/records.ts";
 import type { ServerFrame, TurnFrame } from "../../../protocol/frames.ts";
-import { Match, type MatchJournal, type SeatLink, type StepRecord } from "../../../server/match/match.ts";
+import {
+  Match,
+  type MatchJournal,
+  type MatchOptions,
+  type SeatLink,
+  type StepRecord,
+} from "../../../server/match/match.ts";
 import { fakeTimers } from "./fake-timers.ts";
 
 /**
@@ -33,22 +39,28 @@ function capturing(): { journal: MatchJournal; rows: StepRecordRow[] } {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A Kuhn match of `participants` writing to a capturing journal, and the steps it applies. */
+function kuhnMatch(id: string, participants: MatchOptions["participants"]) {
+  const { journal, rows } = capturing();
+  const match = new Match({
+    id,
+    game: kuhn,
+    variant: "standard",
+    config,
+    seed: "rewards",
+    invite: "i",
+    journal,
+    timers: fakeTimers(),
+    participants,
+  });
+  const steps: StepRecord[] = [];
+  match.subscribe((event) => event.kind === "step" && steps.push(event.step));
+  return { match, rows, steps };
+}
+
 describe("a match's rows as its journal receives them", () => {
   it("carry every step's rewards when each decision is written on its own", async () => {
-    const { journal, rows } = capturing();
-    const match = new Match({
-      id: "rows",
-      game: kuhn,
-      variant: "standard",
-      config,
-      seed: "rewards",
-      invite: "i",
-      journal,
-      timers: fakeTimers(),
-      participants: [{ kind: "bot", name: "a" }, { kind: "bot", name: "b" }],
-    });
-    const steps: StepRecord[] = [];
-    match.subscribe((event) => event.kind === "step" && steps.push(event.step));
+    const { match, rows, steps } = kuhnMatch("rows", [{ kind: "bot", name: "a" }, { kind: "bot", name: "b" }]);
     const frames: ServerFrame[][] = [[], []];
     const links: SeatLink[] = frames.map((to) => ({ text: false, send: (frame) => to.push(frame) }));
     match.connect(0, links[0]);
@@ -73,21 +85,9 @@ describe("a match's rows as its journal receives them", () => {
   });
 
   it("carry every step's rewards when an in-process match writes them in bulk", async () => {
-    const { journal, rows } = capturing();
     const first = createStrategy("kuhn-poker", "always-fold");
-    const match = new Match({
-      id: "bulk",
-      game: kuhn,
-      variant: "standard",
-      config,
-      seed: "rewards",
-      invite: "i",
-      journal,
-      timers: fakeTimers(),
-      participants: [0, 1].map(() => ({ kind: "builtin" as const, name: "always-fold", strategy: first })),
-    });
-    const steps: StepRecord[] = [];
-    match.subscribe((event) => event.kind === "step" && steps.push(event.step));
+    const builtins = [0, 1].map(() => ({ kind: "builtin" as const, name: "always-fold", strategy: first }));
+    const { match, rows, steps } = kuhnMatch("bulk", builtins);
     match.open();
     await match.durableEnd();
     expect(rows.filter((row) => row.rewards !== null).map((row) => row.rewards)).toEqual(steps.map((s) => s.rewards));
